@@ -1,0 +1,110 @@
+//! `switchyard --check`: every diagnostic of every indexed file, as rustc-style text or JSON lines.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{Outcome, load, report_file_errors};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::FileFacts;
+use crate::rails::project;
+
+/// One JSON line per finding (1-based lines and character columns, paths relative to the app root).
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    file: &'a str,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    severity: &'static str,
+    rule: &'static str,
+    message: &'a str,
+    /// The app's root relative to the checked folder (`.` for the folder itself).
+    app: &'a str,
+}
+
+pub fn check(path: &Path, json: bool, fail_level: Severity) -> Result<Outcome, String> {
+    let (index, report, base) = load(path)?;
+    let mut out = std::io::stdout().lock();
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut by_severity: BTreeMap<Severity, usize> = BTreeMap::new();
+    let mut failing = false;
+    for facts in index.snapshot() {
+        if facts.diagnostics.is_empty() {
+            continue;
+        }
+        let app_root = index.app_for(&facts.path).map(|a| project::relative_path(&a.root, &base)).unwrap_or_default();
+        let app_root = if app_root.is_empty() { ".".to_owned() } else { app_root };
+        let source = if json { None } else { std::fs::read_to_string(&facts.path).ok() };
+        for diagnostic in &facts.diagnostics {
+            *counts.entry(diagnostic.rule).or_default() += 1;
+            *by_severity.entry(diagnostic.severity).or_default() += 1;
+            failing |= diagnostic.severity >= fail_level;
+            let written = if json {
+                write_json(&mut out, &facts, diagnostic, &app_root)
+            } else {
+                let shown_path = display_path(path, &project::relative_path(&facts.path, &base));
+                write_human(&mut out, &facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""))
+            };
+            written.map_err(|e| format!("cannot write output: {e}"))?;
+        }
+    }
+    if !json {
+        write_summary(&mut out, &counts, &by_severity, report.files).map_err(|e| format!("cannot write output: {e}"))?;
+    }
+    drop(out);
+    report_file_errors(&report, &base)?;
+    Ok(if failing { Outcome::Findings } else { Outcome::Clean })
+}
+
+/// A path the user can click from where they ran the command: the PATH they gave, then the file.
+fn display_path(given: &Path, relative: &str) -> String {
+    let given = given.to_string_lossy();
+    let given = given.trim_end_matches('/');
+    if given == "." || given.is_empty() { relative.to_owned() } else if given.ends_with(".rb") || given.ends_with(".erb") { given.to_owned() } else { format!("{given}/{relative}") }
+}
+
+fn columns(facts: &FileFacts, d: &Diagnostic) -> (u32, u32, u32, u32) {
+    let li = &facts.line_index;
+    (d.span.start.line + 1, li.char_col(d.span.start) + 1, d.span.end.line + 1, li.char_col(d.span.end) + 1)
+}
+
+fn write_json(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, app: &str) -> std::io::Result<()> {
+    let (line, column, end_line, end_column) = columns(facts, d);
+    let finding = JsonFinding { file: &facts.relative_path, line, column, end_line, end_column, severity: d.severity.as_str(), rule: d.rule, message: &d.message, app };
+    serde_json::to_writer(&mut *out, &finding)?;
+    writeln!(out)
+}
+
+fn write_human(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, shown_path: &str, source: &str) -> std::io::Result<()> {
+    let (line, column, end_line, end_column) = columns(facts, d);
+    writeln!(out, "{}[{}]: {}", d.severity.as_str(), d.rule, d.message)?;
+    let gutter = line.to_string().len();
+    writeln!(out, "{:gutter$}--> {shown_path}:{line}:{column}", "")?;
+    if let Some(text) = source.lines().nth((line - 1) as usize) {
+        let width = if end_line == line { end_column.saturating_sub(column).max(1) } else { (text.chars().count() as u32 + 1).saturating_sub(column).max(1) };
+        writeln!(out, "{:gutter$} |", "")?;
+        writeln!(out, "{line} | {text}")?;
+        writeln!(out, "{:gutter$} | {}{}", "", " ".repeat((column - 1) as usize), "^".repeat(width as usize))?;
+    }
+    writeln!(out)
+}
+
+fn write_summary(out: &mut impl Write, counts: &BTreeMap<&str, usize>, by_severity: &BTreeMap<Severity, usize>, files: usize) -> std::io::Result<()> {
+    let total: usize = counts.values().sum();
+    if total == 0 {
+        return writeln!(out, "switchyard: {files} files checked, no findings");
+    }
+    let severities: Vec<String> = [Severity::Error, Severity::Warning, Severity::Info]
+        .iter()
+        .filter_map(|s| by_severity.get(s).map(|n| format!("{n} {}{}", s.as_str(), if *n == 1 { "" } else { "s" })))
+        .collect();
+    writeln!(out, "switchyard: {files} files checked, {}", severities.join(", "))?;
+    for (rule, n) in counts {
+        writeln!(out, "  {n:>4}  {rule}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,84 @@
+//! The headless commands: `--check` (diagnostics for CI, human or JSON lines) and `index` (a dump of
+//! the index). They share the index with the server and print to stdout; failures are one line on
+//! stderr and exit code 2.
+
+mod check;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub use check::check;
+
+use crate::index::{Index, IndexReport, dump};
+use crate::rails::project;
+
+/// Exit codes: 0 clean, 1 findings at or above the fail level (2 is a usage or IO error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Clean = 0,
+    Findings = 1,
+}
+
+/// Indexes every app at or below `path` (or the app that contains it).
+pub fn load(path: &Path) -> Result<(Index, IndexReport, PathBuf), String> {
+    let base = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let folder = if base.is_file() { base.parent().map(Path::to_path_buf).unwrap_or_else(|| base.clone()) } else { base.clone() };
+    let mut apps = project::discover_apps(&folder);
+    if apps.is_empty() {
+        // PATH may be inside an app: look upwards for its root.
+        if let Some(root) = folder.ancestors().find(|dir| project::is_rails_root(dir)) {
+            apps = project::discover_apps(root);
+        }
+    }
+    if apps.is_empty() {
+        return Err(format!("no Rails app at {} (looked for config/application.rb or config/routes.rb)", path.display()));
+    }
+    let index = Index::new();
+    let roots: Vec<PathBuf> = apps.iter().map(|a| a.root.clone()).collect();
+    index.add_apps(apps);
+    let report = index.index_workspace(&roots, &|_, _| {});
+    Ok((index, report, folder))
+}
+
+pub fn index(path: &Path, json: bool) -> Result<Outcome, String> {
+    let (index, report, base) = load(path)?;
+    let mut out = std::io::stdout().lock();
+    let dumped = dump(&index, &base);
+    let written = if json {
+        serde_json::to_writer_pretty(&mut out, &dumped).map_err(|e| e.to_string()).and_then(|()| writeln!(out).map_err(|e| e.to_string()))
+    } else {
+        write_summary(&mut out, &dumped)
+    };
+    written.map_err(|e| format!("cannot write output: {e}"))?;
+    report_file_errors(&report, &base)
+}
+
+fn write_summary(out: &mut impl Write, dumped: &crate::index::IndexDump) -> Result<(), String> {
+    let io = |e: std::io::Error| e.to_string();
+    for app in &dumped.apps {
+        let c = &app.counts;
+        writeln!(out, "{} ({}): {} files, {} models, {} controllers, {} actions, {} templates, {} tables, {} route calls", app.name, app.root, c.files, c.models, c.controllers, c.actions, c.templates, c.tables, c.route_calls).map_err(io)?;
+        for model in app.models.iter().filter(|m| m.active_record) {
+            writeln!(out, "  model {} → {} ({})", model.class_name, model.table_name.as_deref().unwrap_or("abstract"), model.file).map_err(io)?;
+        }
+        for file in &app.files {
+            for controller in &file.controllers {
+                let actions: Vec<&str> = controller.actions.iter().map(|a| a.name.as_str()).collect();
+                writeln!(out, "  controller {} [{}] ({})", controller.class_name, actions.join(", "), file.relative_path).map_err(io)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Files that could not be read are reported one line each; any makes the exit code 2.
+fn report_file_errors(report: &IndexReport, base: &Path) -> Result<Outcome, String> {
+    if report.errors.is_empty() {
+        return Ok(Outcome::Clean);
+    }
+    let mut err = std::io::stderr().lock();
+    for (path, error) in &report.errors {
+        let _ = writeln!(err, "switchyard: error: {}: {error}", project::relative_path(path, base));
+    }
+    Err(format!("{} file(s) could not be read", report.errors.len()))
+}

@@ -1,0 +1,248 @@
+//! Document symbols (a Rails-aware outline: associations, validations, callbacks, scopes, actions,
+//! filters, routes nested as written, schema tables and columns) and workspace symbols (models,
+//! controllers, actions, templates, tables, library classes) with fuzzy matching.
+
+use std::sync::Arc;
+
+use super::SymbolKind;
+use crate::rails::project::FileKind;
+use crate::rails::{FileFacts, controller, inflect};
+use crate::syntax::Span;
+use crate::syntax::outline::{Call, Item, NamespaceKind, Visibility};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentSymbol {
+    pub name: String,
+    pub detail: Option<String>,
+    pub kind: SymbolKind,
+    pub span: Span,
+    pub selection_span: Span,
+    pub children: Vec<DocumentSymbol>,
+}
+
+const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_belongs_to_many"];
+const ROUTE_NAMESPACES: &[&str] = &["namespace", "scope", "member", "collection", "constraints", "defaults", "controller", "concern", "nested", "shallow", "direct", "resolve"];
+const ROUTE_VERBS: &[&str] = &["get", "post", "put", "patch", "delete", "options", "match", "root", "mount", "draw", "concerns"];
+
+pub fn document_symbols(facts: &FileFacts) -> Vec<DocumentSymbol> {
+    if let Some(schema) = &facts.schema {
+        return schema
+            .tables
+            .iter()
+            .map(|table| {
+                let mut children: Vec<DocumentSymbol> = table
+                    .columns
+                    .iter()
+                    .map(|c| symbol(c.name.clone(), Some(column_detail(c)), SymbolKind::Field, c.span, c.span))
+                    .collect();
+                children.extend(table.indexes.iter().map(|i| {
+                    let name = format!("index [{}]", i.columns.join(", "));
+                    symbol(name, i.unique.then(|| "unique".to_owned()), SymbolKind::Key, i.span, i.span)
+                }));
+                DocumentSymbol { children, ..symbol(table.name.clone(), Some("table".to_owned()), SymbolKind::Struct, table.span, table.name_span) }
+            })
+            .collect();
+    }
+    let context = Context { kind: facts.kind, in_routes: facts.routes.is_some() };
+    items(&facts.outline.items, &context, false)
+}
+
+struct Context {
+    kind: Option<FileKind>,
+    in_routes: bool,
+}
+
+fn symbol(name: String, detail: Option<String>, kind: SymbolKind, span: Span, selection_span: Span) -> DocumentSymbol {
+    DocumentSymbol { name, detail, kind, span, selection_span, children: Vec::new() }
+}
+
+fn column_detail(c: &crate::rails::schema::Column) -> String {
+    let mut detail = c.column_type.clone();
+    if !c.null {
+        detail.push_str(", null: false");
+    }
+    if let Some(default) = &c.default {
+        detail.push_str(&format!(", default: {default}"));
+    }
+    if let Some(limit) = c.limit {
+        detail.push_str(&format!(", limit: {limit}"));
+    }
+    detail
+}
+
+fn items(items: &[Item], context: &Context, in_controller: bool) -> Vec<DocumentSymbol> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Item::Namespace(ns) => {
+                let is_controller = context.kind == Some(FileKind::Controller) && ns.kind == NamespaceKind::Class;
+                let detail = match (&ns.superclass, context.kind) {
+                    (Some(superclass), Some(FileKind::Model)) => Some(format!("< {superclass} · table {}", inflect::tableize(&ns.name))),
+                    (Some(superclass), _) => Some(format!("< {superclass}")),
+                    (None, _) => None,
+                };
+                let kind = if ns.kind == NamespaceKind::Class { SymbolKind::Class } else { SymbolKind::Module };
+                out.push(DocumentSymbol { children: self::items(&ns.items, context, is_controller), ..symbol(ns.name.clone(), detail, kind, ns.span, ns.name_span) });
+            }
+            Item::Method(def) => {
+                let detail = match (in_controller, def.visibility, def.singleton) {
+                    (_, _, true) => Some("class method".to_owned()),
+                    (true, Visibility::Public, _) => Some("action".to_owned()),
+                    (_, Visibility::Private, _) => Some("private".to_owned()),
+                    (_, Visibility::Protected, _) => Some("protected".to_owned()),
+                    _ => None,
+                };
+                let name = if def.singleton && !def.name.starts_with("self.") { format!("self.{}", def.name) } else { def.name.clone() };
+                out.push(symbol(name, detail, SymbolKind::Method, def.span, def.name_span));
+            }
+            Item::Call(call) => {
+                if let Some(s) = call_symbol(call, context) {
+                    out.push(s);
+                } else if let Some(block) = &call.block {
+                    // A block that is not itself a symbol (`Rails.application.routes.draw do`): its contents are.
+                    out.extend(self::items(&block.items, context, in_controller));
+                }
+            }
+            Item::Assignment(assignment) => {
+                let is_constant = assignment.target.starts_with(|c: char| c.is_ascii_uppercase());
+                let kind = if is_constant { SymbolKind::Constant } else { SymbolKind::Property };
+                if is_constant || assignment.target.starts_with("config.") || assignment.target.starts_with("self.") || assignment.target.contains("config.") {
+                    out.push(symbol(assignment.target.clone(), Some(truncate(&assignment.value.to_string(), 60)), kind, assignment.span, assignment.target_span));
+                }
+            }
+            Item::SingletonClass { span, items } => {
+                out.push(DocumentSymbol { children: self::items(items, context, false), ..symbol("class << self".to_owned(), None, SymbolKind::Module, *span, *span) });
+            }
+        }
+    }
+    out
+}
+
+fn call_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
+    let method = call.method.as_str();
+    if context.in_routes && call.receiver.is_none() {
+        let kind = if ROUTE_NAMESPACES.contains(&method) {
+            SymbolKind::Namespace
+        } else if method == "resources" || method == "resource" {
+            SymbolKind::Struct
+        } else if ROUTE_VERBS.contains(&method) {
+            SymbolKind::Method
+        } else {
+            SymbolKind::Function
+        };
+        let children = call.block.as_ref().map(|b| items(&b.items, context, false)).unwrap_or_default();
+        return Some(DocumentSymbol { children, ..symbol(call_label(call), None, kind, call.span, call.name_span) });
+    }
+    if call.receiver.is_some() {
+        // `Rails.application.configure do`, `ActiveSupport.on_load(:x) do`: only calls with blocks matter.
+        let block = call.block.as_ref()?;
+        let children = items(&block.items, context, false);
+        return Some(DocumentSymbol { children, ..symbol(call_label(call), None, SymbolKind::Function, call.span, call.name_span) });
+    }
+    let kind = if ASSOCIATIONS.contains(&method) {
+        SymbolKind::Field
+    } else if method.starts_with("validate") || method.starts_with("attr_") || method == "attribute" || method == "store_accessor" {
+        SymbolKind::Property
+    } else if controller::is_filter(method) || ["before_", "after_", "around_"].iter().any(|p| method.starts_with(p)) {
+        SymbolKind::Event
+    } else if method == "scope" {
+        SymbolKind::Function
+    } else if method == "enum" {
+        SymbolKind::Enum
+    } else if matches!(method, "include" | "extend" | "prepend") {
+        SymbolKind::Interface
+    } else if matches!(method, "private" | "protected" | "public" | "require" | "require_relative") && call.block.is_none() {
+        return None;
+    } else if context.kind.is_none() && call.block.is_none() && !matches!(context.kind, Some(FileKind::Model | FileKind::Controller)) {
+        return None;
+    } else {
+        SymbolKind::Key
+    };
+    let children = call.block.as_ref().map(|b| items(&b.items, context, false)).unwrap_or_default();
+    Some(DocumentSymbol { children, ..symbol(call_label(call), None, kind, call.span, call.name_span) })
+}
+
+/// `has_many :comments, dependent: :destroy`, shortened for an outline.
+pub fn call_label(call: &Call) -> String {
+    let mut label = call.receiver.as_ref().map_or_else(|| call.method.clone(), |r| format!("{r}.{}", call.method));
+    let parts: Vec<String> = call.arguments.iter().filter(|v| !matches!(v, crate::syntax::value::Value::Lambda(_))).map(ToString::to_string).chain(call.options.iter().map(|(k, v)| match k.as_name() {
+        Some(name) if matches!(k, crate::syntax::value::Value::Symbol(_)) => format!("{name}: {v}"),
+        _ => format!("{k} => {v}"),
+    })).collect();
+    if !parts.is_empty() {
+        label.push(' ');
+        label.push_str(&parts.join(", "));
+    }
+    truncate(&label, 80)
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > max { format!("{}…", one_line.chars().take(max - 1).collect::<String>()) } else { one_line }
+}
+
+#[derive(Debug, Clone)]
+pub struct WorkspaceSymbol {
+    pub name: String,
+    pub kind: SymbolKind,
+    pub container: Option<String>,
+    pub file: Arc<FileFacts>,
+    pub span: Span,
+}
+
+/// Symbols across the workspace whose name fuzzily matches `query` (case-insensitive subsequence),
+/// best matches first: exact, then prefix, then substring, then subsequence.
+pub fn workspace_symbols(snapshot: &[Arc<FileFacts>], query: &str, limit: usize) -> Vec<WorkspaceSymbol> {
+    let query = query.to_lowercase();
+    let mut found: Vec<(u8, WorkspaceSymbol)> = Vec::new();
+    let mut push = |name: String, kind: SymbolKind, container: Option<String>, file: &Arc<FileFacts>, span: Span| {
+        if let Some(rank) = match_rank(&name, &query) {
+            found.push((rank, WorkspaceSymbol { name, kind, container, file: Arc::clone(file), span }));
+        }
+    };
+    for file in snapshot {
+        for model in &file.models {
+            push(model.class_name.clone(), SymbolKind::Class, Some(format!("model · {}", file.relative_path)), file, model.name_span);
+        }
+        for controller in &file.controllers {
+            push(controller.class_name.clone(), SymbolKind::Class, Some(format!("controller · {}", file.relative_path)), file, controller.name_span);
+            for action in &controller.actions {
+                push(format!("{}#{}", controller.class_name, action.name), SymbolKind::Method, Some("action".to_owned()), file, action.name_span);
+            }
+        }
+        if let Some(template) = &file.template {
+            let name = file.relative_path.strip_prefix("app/views/").unwrap_or(&file.relative_path).to_owned();
+            let kind = if template.partial { "partial" } else if template.layout { "layout" } else { "template" };
+            push(name, SymbolKind::File, Some(kind.to_owned()), file, Span::default());
+        }
+        if let Some(schema) = &file.schema {
+            for table in &schema.tables {
+                push(table.name.clone(), SymbolKind::Struct, Some(format!("table · {} columns", table.columns.len())), file, table.name_span);
+            }
+        }
+        for definition in &file.definitions {
+            let kind = if definition.kind == NamespaceKind::Class { SymbolKind::Class } else { SymbolKind::Module };
+            push(definition.name.clone(), kind, Some(file.relative_path.clone()), file, definition.name_span);
+        }
+    }
+    found.sort_by(|(ra, a), (rb, b)| ra.cmp(rb).then(a.name.len().cmp(&b.name.len())).then(a.name.cmp(&b.name)));
+    found.into_iter().take(limit).map(|(_, s)| s).collect()
+}
+
+fn match_rank(name: &str, query: &str) -> Option<u8> {
+    if query.is_empty() {
+        return Some(3);
+    }
+    let lower = name.to_lowercase();
+    if lower == query {
+        return Some(0);
+    }
+    if lower.starts_with(query) || lower.rsplit(['#', ':', '/']).next().is_some_and(|last| last.starts_with(query)) {
+        return Some(1);
+    }
+    if lower.contains(query) {
+        return Some(2);
+    }
+    let mut chars = lower.chars();
+    query.chars().all(|q| chars.any(|c| c == q)).then_some(3)
+}

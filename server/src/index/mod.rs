@@ -1,0 +1,218 @@
+//! The workspace index: per-file facts in a `DashMap`, keyed by absolute path, plus the Rails apps
+//! found in the workspace. Replacing a file's facts replaces everything derived from it; whole-app
+//! answers (is this model Active Record through STI? which table?) are computed from the current facts
+//! when asked, so they can never go stale.
+//!
+//! Architecture invariant: nothing here holds a tree-sitter tree. Trees live only in open documents
+//! (`document`); closed files are parsed, extracted and their trees dropped.
+
+mod dump;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use dashmap::DashMap;
+use rayon::prelude::*;
+
+pub use dump::{IndexDump, dump};
+
+use crate::rails::project::{self, RailsApp};
+use crate::rails::{FileFacts, extract, inflect};
+use crate::syntax::ParsedFile;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileError {
+    NotUtf8,
+    Io(String),
+    NotIndexable,
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FileError::NotUtf8 => f.write_str("not valid UTF-8; Switchyard reads UTF-8 source only"),
+            FileError::Io(error) => f.write_str(error),
+            FileError::NotIndexable => f.write_str("not a Ruby or template file"),
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Index {
+    apps: RwLock<Vec<RailsApp>>,
+    files: DashMap<PathBuf, Arc<FileFacts>>,
+}
+
+/// What a cold index did, for progress messages, `--check` and benchmarks.
+#[derive(Debug, Default)]
+pub struct IndexReport {
+    pub files: usize,
+    pub bytes: usize,
+    pub errors: Vec<(PathBuf, FileError)>,
+}
+
+impl Index {
+    pub fn new() -> Index {
+        Index::default()
+    }
+
+    pub fn apps(&self) -> Vec<RailsApp> {
+        self.apps.read().map(|apps| apps.clone()).unwrap_or_default()
+    }
+
+    /// Adds apps (deduplicated by root).
+    pub fn add_apps(&self, new_apps: Vec<RailsApp>) {
+        if let Ok(mut apps) = self.apps.write() {
+            for app in new_apps {
+                if !apps.iter().any(|a| a.root == app.root) {
+                    apps.push(app);
+                }
+            }
+            apps.sort_by(|a, b| a.root.cmp(&b.root));
+        }
+    }
+
+    /// Forgets the apps under `folder` (a workspace folder the client removed).
+    pub fn remove_apps_under(&self, folder: &Path) {
+        if let Ok(mut apps) = self.apps.write() {
+            apps.retain(|app| !app.root.starts_with(folder));
+        }
+    }
+
+    pub fn app_for(&self, path: &Path) -> Option<RailsApp> {
+        let apps = self.apps.read().ok()?;
+        project::owning_app(path, &apps).cloned()
+    }
+
+    pub fn get(&self, path: &Path) -> Option<Arc<FileFacts>> {
+        self.files.get(path).map(|entry| Arc::clone(entry.value()))
+    }
+
+    pub fn insert(&self, facts: FileFacts) -> Arc<FileFacts> {
+        let facts = Arc::new(facts);
+        self.files.insert(facts.path.clone(), Arc::clone(&facts));
+        facts
+    }
+
+    pub fn remove(&self, path: &Path) -> Option<Arc<FileFacts>> {
+        self.files.remove(path).map(|(_, facts)| facts)
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Every file's facts, sorted by path: a consistent view that holds no lock once returned.
+    pub fn snapshot(&self) -> Vec<Arc<FileFacts>> {
+        let mut all: Vec<Arc<FileFacts>> = self.files.iter().map(|entry| Arc::clone(entry.value())).collect();
+        all.sort_by(|a, b| a.path.cmp(&b.path));
+        all
+    }
+
+    /// Facts for `text` as the content of `path` (an open document or a file just read).
+    pub fn extract_text(&self, path: &Path, text: &str, parsed: &ParsedFile) -> FileFacts {
+        let app = self.app_for(path);
+        let (relative, kind) = match &app {
+            Some(app) => {
+                let relative = project::relative_path(path, &app.root);
+                let kind = project::classify(&relative);
+                (relative, Some(kind))
+            }
+            None => (path.to_string_lossy().into_owned(), None),
+        };
+        extract(path.to_path_buf(), relative, kind, text, parsed)
+    }
+
+    /// Reads `path` from disk, parses and extracts it, and replaces its facts.
+    pub fn index_file(&self, path: &Path) -> Result<Arc<FileFacts>, FileError> {
+        let (facts, _) = self.read_file(path)?;
+        Ok(self.insert(facts))
+    }
+
+    fn read_file(&self, path: &Path) -> Result<(FileFacts, usize), FileError> {
+        let language = project::language_of(path).ok_or(FileError::NotIndexable)?;
+        let bytes = std::fs::read(path).map_err(|e| FileError::Io(e.to_string()))?;
+        let len = bytes.len();
+        let text = String::from_utf8(bytes).map_err(|_| FileError::NotUtf8)?;
+        let parsed = ParsedFile::parse(language, &text);
+        Ok((self.extract_text(path, &text, &parsed), len))
+    }
+
+    /// Finds the Rails apps under `folders` and indexes all their files in parallel.
+    /// `progress(done, total)` is called from worker threads as files finish.
+    pub fn index_workspace(&self, folders: &[PathBuf], progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
+        let mut found = Vec::new();
+        for folder in folders {
+            found.extend(project::discover_apps(folder));
+        }
+        self.add_apps(found);
+        let apps = self.apps();
+        let files: Vec<PathBuf> = apps.iter().flat_map(|app| project::app_files(app, &apps)).collect();
+        let total = files.len();
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<Result<usize, (PathBuf, FileError)>> = files
+            .par_iter()
+            .map(|path| {
+                let result = self.read_file(path).map(|(facts, len)| {
+                    self.insert(facts);
+                    len
+                });
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                progress(n, total);
+                result.map_err(|e| (path.clone(), e))
+            })
+            .collect();
+        let mut report = IndexReport { files: total, ..IndexReport::default() };
+        for result in results {
+            match result {
+                Ok(len) => report.bytes += len,
+                Err(error) => report.errors.push(error),
+            }
+        }
+        report
+    }
+
+    /// Follows superclasses through the app's models: is `class_name` an Active Record model
+    /// (directly, or through STI or an abstract base)?
+    pub fn is_active_record(&self, class_name: &str, snapshot: &[Arc<FileFacts>]) -> bool {
+        let mut current = class_name.to_owned();
+        for _ in 0..32 {
+            let Some(superclass) = find_model(snapshot, &current).and_then(|m| m.superclass.clone()) else { return false };
+            if superclass == "ApplicationRecord" || superclass == "ActiveRecord::Base" {
+                return true;
+            }
+            current = superclass;
+        }
+        false
+    }
+
+    /// The table a model reads: `self.table_name`, else its STI base class's table, else Rails' default.
+    pub fn table_name(&self, class_name: &str, snapshot: &[Arc<FileFacts>]) -> String {
+        let mut current = class_name.to_owned();
+        for _ in 0..32 {
+            let Some(model) = find_model(snapshot, &current) else { break };
+            if let Some(table) = &model.table_name {
+                return table.clone();
+            }
+            match model.superclass.as_deref() {
+                Some(superclass) if superclass != "ApplicationRecord" && superclass != "ActiveRecord::Base" => {
+                    let base_is_abstract = find_model(snapshot, superclass).is_some_and(|m| m.abstract_class);
+                    if base_is_abstract || find_model(snapshot, superclass).is_none() {
+                        break;
+                    }
+                    current = superclass.to_owned();
+                }
+                _ => break,
+            }
+        }
+        inflect::tableize(&current)
+    }
+}
+
+fn find_model<'a>(snapshot: &'a [Arc<FileFacts>], class_name: &str) -> Option<&'a crate::rails::model::Model> {
+    snapshot.iter().flat_map(|f| f.models.iter()).find(|m| m.class_name == class_name)
+}

@@ -1,0 +1,14 @@
+//! Switchyard: a static index of a Rails app and a language server over it, built for apps that are
+//! compiled with Roundhouse.
+//!
+//! Layers (dependencies point one way): `lsp → ide → rails / index → syntax / document`.
+//! Only `lsp` knows the protocol; everything below speaks paths, byte spans and plain structs.
+
+pub mod cli;
+pub mod diagnostic;
+pub mod document;
+pub mod ide;
+pub mod index;
+pub mod lsp;
+pub mod rails;
+pub mod syntax;

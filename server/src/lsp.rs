@@ -1,0 +1,36 @@
+//! The language server: the only code that knows LSP types. `backend` is the router (one line per
+//! method), `handlers/` hold one file per method family, `convert` does every UTF-16 ⇄ byte and
+//! Uri ⇄ path conversion, `session` is the mutable state behind them.
+//!
+//! Architecture invariant: document notifications mutate state synchronously, before any `.await`,
+//! so edits apply in the order they were sent; requests read `Arc` snapshots off the async runtime,
+//! and a panic in request work becomes an internal-error reply, never a dead server.
+
+mod backend;
+mod capabilities;
+pub mod convert;
+mod guard;
+mod handlers;
+mod session;
+mod transport;
+
+use tower_lsp_server::{LspService, Server};
+
+/// Serves LSP over stdin/stdout until `exit`. Returns whether `shutdown` came before `exit` (the
+/// protocol's exit code 0 versus 1).
+pub fn run_stdio() -> Result<bool, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let clean = runtime.block_on(async {
+        let (service, socket) = LspService::new(backend::Backend::new);
+        let session = service.inner().session();
+        Server::new(transport::well_formed_frames(tokio::io::stdin()), tokio::io::stdout(), socket).serve(service).await;
+        session.shutdown_requested()
+    });
+    // A cold index may still be running on a blocking thread: do not wait for it.
+    runtime.shutdown_background();
+    Ok(clean)
+}

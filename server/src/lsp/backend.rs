@@ -1,0 +1,42 @@
+//! The router: one line per LSP method, delegating to the handler file named after it.
+
+use std::sync::Arc;
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use super::handlers;
+use super::session::Session;
+
+pub struct Backend {
+    pub client: Client,
+    pub session: Arc<Session>,
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend { client, session: Arc::new(Session::default()) }
+    }
+
+    pub fn session(&self) -> Arc<Session> {
+        Arc::clone(&self.session)
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> { handlers::lifecycle::initialize(self, params) }
+    async fn initialized(&self, _: InitializedParams) { handlers::lifecycle::initialized(self).await }
+    async fn shutdown(&self) -> Result<()> { handlers::lifecycle::shutdown(self) }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) { handlers::text_document::did_open(self, params).await }
+    async fn did_change(&self, params: DidChangeTextDocumentParams) { handlers::text_document::did_change(self, params).await }
+    async fn did_save(&self, params: DidSaveTextDocumentParams) { handlers::text_document::did_save(self, params).await }
+    async fn did_close(&self, params: DidCloseTextDocumentParams) { handlers::text_document::did_close(self, params).await }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> { handlers::document_symbol::document_symbol(self, params).await }
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> { handlers::workspace_symbol::symbol(self, params).await }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) { handlers::workspace::did_change_watched_files(self, params).await }
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) { handlers::workspace::did_change_workspace_folders(self, params).await }
+}

@@ -1,0 +1,148 @@
+//! Every conversion between the protocol and the rest of Switchyard: UTF-16 positions ⇄ byte offsets
+//! (through a document's rope, or a file's `LineIndex`), `Uri` ⇄ path, and our plain structs → LSP types.
+
+use std::path::PathBuf;
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::{self as lsp, Position, Uri};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::ide::SymbolKind;
+use crate::ide::symbols::DocumentSymbol;
+use crate::syntax::{LineIndex, Span};
+
+pub fn path_of(uri: &Uri) -> Option<PathBuf> {
+    uri.to_file_path().map(|p| p.into_owned())
+}
+
+pub fn uri_of(path: &std::path::Path) -> Option<Uri> {
+    Uri::from_file_path(path)
+}
+
+/// The byte offset of an LSP position in a rope. A character past the end of its line means the end of
+/// the line (as the protocol says); a line past the end of the text is an error (out of sync).
+pub fn offset(rope: &Rope, position: Position) -> Option<usize> {
+    let line = position.line as usize;
+    if line >= rope.len_lines() {
+        return (line == rope.len_lines() && position.character == 0).then(|| rope.len_bytes());
+    }
+    let line_start = rope.line_to_char(line);
+    let slice = rope.line(line);
+    let content_chars = slice.len_chars() - trailing_line_break_chars(&slice);
+    let content_utf16 = slice.char_to_utf16_cu(content_chars);
+    let utf16 = (position.character as usize).min(content_utf16);
+    let char_in_line = slice.utf16_cu_to_char(utf16);
+    Some(rope.char_to_byte(line_start + char_in_line))
+}
+
+fn trailing_line_break_chars(slice: &ropey::RopeSlice<'_>) -> usize {
+    let len = slice.len_chars();
+    match (len.checked_sub(2).map(|i| slice.char(i)), len.checked_sub(1).map(|i| slice.char(i))) {
+        (Some('\r'), Some('\n')) => 2,
+        (_, Some('\n' | '\r')) => 1,
+        _ => 0,
+    }
+}
+
+pub fn position(line_index: &LineIndex, point: crate::syntax::LineCol) -> Position {
+    Position { line: point.line, character: line_index.utf16_col(point) }
+}
+
+pub fn range(line_index: &LineIndex, span: Span) -> lsp::Range {
+    lsp::Range { start: position(line_index, span.start), end: position(line_index, span.end) }
+}
+
+pub fn diagnostic(line_index: &LineIndex, d: &Diagnostic) -> lsp::Diagnostic {
+    lsp::Diagnostic {
+        range: range(line_index, d.span),
+        severity: Some(match d.severity {
+            Severity::Error => lsp::DiagnosticSeverity::ERROR,
+            Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+            Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(lsp::NumberOrString::String(d.rule.to_owned())),
+        source: Some("switchyard".to_owned()),
+        message: d.message.clone(),
+        ..lsp::Diagnostic::default()
+    }
+}
+
+pub fn symbol_kind(kind: SymbolKind) -> lsp::SymbolKind {
+    match kind {
+        SymbolKind::Module => lsp::SymbolKind::MODULE,
+        SymbolKind::Class => lsp::SymbolKind::CLASS,
+        SymbolKind::Method => lsp::SymbolKind::METHOD,
+        SymbolKind::Field => lsp::SymbolKind::FIELD,
+        SymbolKind::Property => lsp::SymbolKind::PROPERTY,
+        SymbolKind::Event => lsp::SymbolKind::EVENT,
+        SymbolKind::Function => lsp::SymbolKind::FUNCTION,
+        SymbolKind::Enum => lsp::SymbolKind::ENUM,
+        SymbolKind::Constant => lsp::SymbolKind::CONSTANT,
+        SymbolKind::Struct => lsp::SymbolKind::STRUCT,
+        SymbolKind::File => lsp::SymbolKind::FILE,
+        SymbolKind::Namespace => lsp::SymbolKind::NAMESPACE,
+        SymbolKind::Interface => lsp::SymbolKind::INTERFACE,
+        SymbolKind::Key => lsp::SymbolKind::KEY,
+    }
+}
+
+#[allow(deprecated)] // `deprecated` is a required field of the protocol type.
+pub fn document_symbol(line_index: &LineIndex, s: &DocumentSymbol) -> lsp::DocumentSymbol {
+    let range = range(line_index, s.span);
+    let mut selection_range = self::range(line_index, s.selection_span);
+    if selection_range.start < range.start || selection_range.end > range.end {
+        selection_range = range;
+    }
+    lsp::DocumentSymbol {
+        name: if s.name.is_empty() { "(unnamed)".to_owned() } else { s.name.clone() },
+        detail: s.detail.clone(),
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        range,
+        selection_range,
+        children: (!s.children.is_empty()).then(|| s.children.iter().map(|c| document_symbol(line_index, c)).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Document;
+    use crate::syntax::Language;
+
+    fn apply(text: &str, changes: &[((u32, u32), (u32, u32), &str)]) -> String {
+        let mut doc = Document::new(PathBuf::from("x.rb"), 1, Language::Ruby, text.to_owned());
+        for &((sl, sc), (el, ec), new_text) in changes {
+            let start = offset(&doc.rope, Position { line: sl, character: sc }).unwrap();
+            let end = offset(&doc.rope, Position { line: el, character: ec }).unwrap();
+            doc.replace(start, end, new_text).unwrap();
+        }
+        doc.commit(2);
+        doc.text
+    }
+
+    #[test]
+    fn utf16_positions_after_surrogate_pairs_and_multibyte_characters() {
+        // 😀 is two UTF-16 units, é one: `x` sits at UTF-16 column 4 on line 1.
+        assert_eq!(apply("a\n😀éx\n", &[((1, 3), (1, 4), "y")]), "a\n😀éy\n");
+    }
+
+    #[test]
+    fn crlf_line_ends_and_positions_past_the_end_of_a_line() {
+        assert_eq!(apply("ab\r\ncd\r\n", &[((0, 99), (1, 0), "|")]), "ab|cd\r\n");
+    }
+
+    #[test]
+    fn several_changes_apply_in_order() {
+        let changes = [((0, 0), (0, 0), "# é\n"), ((1, 6), (1, 6), "X"), ((2, 0), (2, 0), "end\n")];
+        assert_eq!(apply("class A\nend\n", &changes), "# é\nclass XA\nend\nend\n");
+    }
+
+    #[test]
+    fn a_line_past_the_end_is_out_of_sync() {
+        let rope = Rope::from_str("a\n");
+        assert_eq!(offset(&rope, Position { line: 1, character: 0 }), Some(2));
+        assert_eq!(offset(&rope, Position { line: 5, character: 0 }), None);
+    }
+}

@@ -1,0 +1,147 @@
+//! `initialize`, `initialized` (file watchers and the cold index with `$/progress`), `shutdown`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+use super::diagnostics::Publish;
+use crate::lsp::backend::Backend;
+use crate::lsp::session::{ClientFlags, Session};
+use crate::lsp::{capabilities, convert};
+
+pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<InitializeResult> {
+    let mut folders: Vec<PathBuf> = params.workspace_folders.iter().flatten().filter_map(|f| convert::path_of(&f.uri)).collect();
+    #[allow(deprecated)] // root_uri is how older clients name their single folder.
+    if folders.is_empty() {
+        folders.extend(params.root_uri.as_ref().and_then(convert::path_of));
+    }
+    backend.session.set_folders(folders);
+    let capabilities = &params.capabilities;
+    backend.session.set_flags(ClientFlags {
+        work_done_progress: capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+        dynamic_watched_files: capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false),
+    });
+    Ok(InitializeResult { capabilities: capabilities::server_capabilities(), server_info: Some(capabilities::server_info()), ..Default::default() })
+}
+
+pub async fn initialized(backend: &Backend) {
+    // Everything here waits on the client (registration, progress tokens): it runs in its own task so
+    // `initialized` returns at once and a client that never answers cannot hold up `exit`.
+    let client = backend.client.clone();
+    let session = backend.session();
+    tokio::spawn(async move {
+        if session.flags().dynamic_watched_files {
+            register_file_watchers(&client).await;
+        }
+        let folders = session.folders();
+        index_folders(client, session, folders).await;
+    });
+}
+
+async fn register_file_watchers(client: &tower_lsp_server::Client) {
+    let options = DidChangeWatchedFilesRegistrationOptions {
+        watchers: vec![FileSystemWatcher { glob_pattern: GlobPattern::String(capabilities::WATCHED_GLOB.to_owned()), kind: None }],
+    };
+    let registration = Registration {
+        id: "switchyard/watched-files".to_owned(),
+        method: "workspace/didChangeWatchedFiles".to_owned(),
+        register_options: serde_json::to_value(options).ok(),
+    };
+    if let Err(error) = client.register_capability(vec![registration]).await {
+        tracing::warn!("client refused the file watcher registration: {error}");
+    }
+}
+
+/// Indexes `folders` on a blocking thread, reporting `$/progress`, then publishes the diagnostics of
+/// every indexed file and refreshes open documents (their buffer, not the disk, is the truth).
+pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Session>, folders: Vec<PathBuf>) {
+    if folders.is_empty() {
+        return;
+    }
+    let started = Instant::now();
+    let token = NumberOrString::String(format!("switchyard/indexing/{}", started.elapsed().as_nanos()));
+    let progress = if session.flags().work_done_progress && client.create_work_done_progress(token.clone()).await.is_ok() {
+        Some(client.progress(token, "Switchyard").with_message("Finding Rails apps").with_percentage(0).begin().await)
+    } else {
+        None
+    };
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
+    let index = Arc::clone(&session.index);
+    let work = tokio::task::spawn_blocking(move || {
+        let last_reported = std::sync::atomic::AtomicUsize::new(0);
+        index.index_workspace(&folders, &|done, total| {
+            // About fifty reports per index, whatever its size.
+            let step = (total / 50).max(1);
+            let previous = last_reported.load(std::sync::atomic::Ordering::Relaxed);
+            if done == total || done >= previous + step {
+                last_reported.store(done, std::sync::atomic::Ordering::Relaxed);
+                let _ = sender.send((done, total));
+            }
+        })
+    });
+    while let Some((done, total)) = receiver.recv().await {
+        if let Some(progress) = &progress {
+            let percentage = (done * 100 / total.max(1)) as u32;
+            progress.report_with_message(format!("Indexing {} files", thousands(total)), percentage).await;
+        }
+    }
+    let report = match work.await {
+        Ok(report) => report,
+        Err(error) => {
+            tracing::error!("indexing failed: {error}");
+            if let Some(progress) = progress {
+                progress.finish_with_message("Indexing failed (see the server log)").await;
+            }
+            return;
+        }
+    };
+    for (path, error) in &report.errors {
+        tracing::warn!("{}: {error}", path.display());
+    }
+    tracing::info!("indexed {} files ({} bytes) in {:?}", report.files, report.bytes, started.elapsed());
+    let mut publishes = Vec::new();
+    {
+        let documents = session.documents();
+        for document in documents.values() {
+            let facts = session.refresh_document(document);
+            publishes.extend(Publish::of(&facts, Some(document.version)));
+        }
+        for facts in session.index.snapshot() {
+            if !facts.diagnostics.is_empty() && !documents.contains_key(&facts.path) {
+                publishes.extend(Publish::of(&facts, None));
+            }
+        }
+    }
+    for publish in publishes {
+        publish.send(&client).await;
+    }
+    if let Some(progress) = progress {
+        progress.finish_with_message(format!("Indexed {} files", thousands(report.files))).await;
+    }
+}
+
+/// `1234` → `1,234`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn shutdown(backend: &Backend) -> Result<()> {
+    backend.session.request_shutdown();
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! `workspace/didChangeWatchedFiles` (files created, changed or deleted on disk are re-indexed; a new
+//! `config/routes.rb` or `config/application.rb` makes a new app) and
+//! `workspace/didChangeWorkspaceFolders` (added folders are indexed, removed ones forgotten).
+
+use std::path::PathBuf;
+
+use tower_lsp_server::ls_types::*;
+
+use super::diagnostics::Publish;
+use super::lifecycle::index_folders;
+use super::text_document::reindex_from_disk;
+use crate::lsp::backend::Backend;
+use crate::lsp::{convert, guard};
+use crate::rails::project;
+
+pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatchedFilesParams) {
+    let session = &backend.session;
+    let mut new_app_folders: Vec<PathBuf> = Vec::new();
+    let publishes = guard::notification("workspace/didChangeWatchedFiles", || {
+        let mut publishes = Vec::new();
+        for change in &params.changes {
+            let Some(path) = convert::path_of(&change.uri) else { continue };
+            if session.is_open(&path) {
+                continue; // The buffer is the truth for open documents.
+            }
+            if change.typ == FileChangeType::DELETED {
+                let removed: Vec<PathBuf> = session.index.snapshot().iter().filter(|f| f.path.starts_with(&path)).map(|f| f.path.clone()).collect();
+                for removed_path in removed {
+                    session.index.remove(&removed_path);
+                    publishes.extend(Publish::clear(&removed_path));
+                }
+                continue;
+            }
+            if path.ends_with("config/routes.rb") || path.ends_with("config/application.rb") {
+                if let Some(root) = path.parent().and_then(|p| p.parent()) {
+                    if session.index.app_for(&path).is_none_or(|app| app.root != root) {
+                        new_app_folders.push(root.to_path_buf());
+                        continue;
+                    }
+                }
+            }
+            if project::language_of(&path).is_some() {
+                publishes.extend(reindex_from_disk(session, &path));
+            }
+        }
+        publishes
+    })
+    .unwrap_or_default();
+    for publish in publishes {
+        publish.send(&backend.client).await;
+    }
+    if !new_app_folders.is_empty() {
+        index_folders(backend.client.clone(), backend.session(), new_app_folders).await;
+    }
+}
+
+pub async fn did_change_workspace_folders(backend: &Backend, params: DidChangeWorkspaceFoldersParams) {
+    let session = &backend.session;
+    let mut publishes = Vec::new();
+    for removed in &params.event.removed {
+        let Some(folder) = convert::path_of(&removed.uri) else { continue };
+        session.remove_folder(&folder);
+        session.index.remove_apps_under(&folder);
+        for facts in session.index.snapshot().iter().filter(|f| f.path.starts_with(&folder)) {
+            session.index.remove(&facts.path);
+            publishes.extend(Publish::clear(&facts.path));
+        }
+    }
+    for publish in publishes {
+        publish.send(&backend.client).await;
+    }
+    let added: Vec<PathBuf> = params.event.added.iter().filter_map(|f| convert::path_of(&f.uri)).collect();
+    for folder in &added {
+        session.add_folder(folder.clone());
+    }
+    if !added.is_empty() {
+        index_folders(backend.client.clone(), backend.session(), added).await;
+    }
+}

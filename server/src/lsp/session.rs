@@ -1,0 +1,82 @@
+//! The server's mutable state: the index, open documents, workspace folders and what the client can do.
+//! Locks here are `std` locks held for short synchronous sections, never across an `.await`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::document::Document;
+use crate::index::Index;
+use crate::rails::FileFacts;
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ClientFlags {
+    pub work_done_progress: bool,
+    pub dynamic_watched_files: bool,
+}
+
+#[derive(Default)]
+pub struct Session {
+    pub index: Arc<Index>,
+    documents: Mutex<HashMap<PathBuf, Document>>,
+    folders: Mutex<Vec<PathBuf>>,
+    flags: Mutex<ClientFlags>,
+    shutdown: AtomicBool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while a lock was held was already logged by a guard; the data is still usable.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Session {
+    pub fn documents(&self) -> MutexGuard<'_, HashMap<PathBuf, Document>> {
+        lock(&self.documents)
+    }
+
+    pub fn set_folders(&self, folders: Vec<PathBuf>) {
+        *lock(&self.folders) = folders;
+    }
+
+    pub fn add_folder(&self, folder: PathBuf) {
+        let mut folders = lock(&self.folders);
+        if !folders.contains(&folder) {
+            folders.push(folder);
+        }
+    }
+
+    pub fn remove_folder(&self, folder: &Path) {
+        lock(&self.folders).retain(|f| f != folder);
+    }
+
+    pub fn folders(&self) -> Vec<PathBuf> {
+        lock(&self.folders).clone()
+    }
+
+    pub fn set_flags(&self, flags: ClientFlags) {
+        *lock(&self.flags) = flags;
+    }
+
+    pub fn flags(&self) -> ClientFlags {
+        *lock(&self.flags)
+    }
+
+    pub fn request_shutdown(&self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+    }
+
+    pub fn shutdown_requested(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+
+    pub fn is_open(&self, path: &Path) -> bool {
+        self.documents().contains_key(path)
+    }
+
+    /// Re-extracts an open document's facts from its current text and stores them.
+    pub fn refresh_document(&self, document: &Document) -> Arc<FileFacts> {
+        let facts = self.index.extract_text(&document.path, &document.text, &document.parsed);
+        self.index.insert(facts)
+    }
+}

@@ -1,0 +1,101 @@
+//! The `switchyard` binary: the language server over stdio by default, `--check` for CI, and `index`
+//! to dump what the index read.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use switchyard::cli;
+use switchyard::diagnostic::Severity;
+
+#[derive(Parser)]
+#[command(
+    name = "switchyard",
+    version,
+    about = "Editor tooling for Rails apps compiled with Roundhouse: a language server (the default, over stdio) and a checker for CI.",
+    args_conflicts_with_subcommands = true
+)]
+struct Args {
+    /// Check the Rails app(s) at PATH and print diagnostics instead of serving LSP.
+    #[arg(long)]
+    check: bool,
+    /// The app (or a folder holding apps) to check; defaults to the current directory.
+    #[arg(requires = "check")]
+    path: Option<PathBuf>,
+    /// Output format for --check.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human, requires = "check")]
+    format: CheckFormat,
+    /// Exit with 1 when a finding is at or above this severity.
+    #[arg(long, value_enum, default_value_t = FailLevel::Error, requires = "check")]
+    fail_level: FailLevel,
+    /// Serve LSP over stdio (the default; accepted for clients that pass it).
+    #[arg(long, conflicts_with = "check")]
+    stdio: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Index the Rails app(s) at PATH and print what was read.
+    Index {
+        path: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = IndexFormat::Text)]
+        format: IndexFormat,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CheckFormat {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum IndexFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailLevel {
+    Error,
+    Warning,
+    Info,
+}
+
+fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(error) => {
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    let default_level = if args.check || args.command.is_some() { "warn" } else { "info" };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
+
+    let result = match (args.command, args.check) {
+        (Some(Command::Index { path, format }), _) => cli::index(&path.unwrap_or_else(|| PathBuf::from(".")), matches!(format, IndexFormat::Json)),
+        (None, true) => {
+            let fail_level = match args.fail_level {
+                FailLevel::Error => Severity::Error,
+                FailLevel::Warning => Severity::Warning,
+                FailLevel::Info => Severity::Info,
+            };
+            cli::check(&args.path.unwrap_or_else(|| PathBuf::from(".")), matches!(args.format, CheckFormat::Json), fail_level)
+        }
+        // LSP: exit code 0 when `shutdown` came before `exit`, 1 otherwise (as the protocol asks).
+        (None, false) => switchyard::lsp::run_stdio().map(|clean| if clean { cli::Outcome::Clean } else { cli::Outcome::Findings }),
+    };
+    match result {
+        Ok(outcome) => ExitCode::from(outcome as u8),
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "switchyard: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Controllers: actions (public instance methods), private and protected methods, filters with their
+//! `only/except/if/unless`, `layout`, included concerns and every other class-body macro.
+
+use serde::Serialize;
+
+use super::{Macro, MethodSummary};
+use crate::syntax::outline::{Item, Namespace, Visibility};
+use crate::syntax::value::Value;
+use crate::syntax::Span;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Controller {
+    pub class_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superclass: Option<String>,
+    pub actions: Vec<MethodSummary>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub private_methods: Vec<MethodSummary>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub filters: Vec<Filter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub concerns: Vec<Macro>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub macros: Vec<Macro>,
+    pub span: Span,
+    #[serde(skip)]
+    pub name_span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Filter {
+    /// `before_action`, `skip_before_action`, `around_action`, `prepend_before_action`…
+    pub kind: String,
+    /// Method names, or the source of a lambda/block.
+    pub targets: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub only: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub except: Vec<String>,
+    #[serde(rename = "if", skip_serializing_if = "Option::is_none")]
+    pub if_condition: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unless: Option<Value>,
+    pub span: Span,
+}
+
+pub fn is_filter(method: &str) -> bool {
+    let base = method.strip_prefix("skip_").or_else(|| method.strip_prefix("prepend_")).or_else(|| method.strip_prefix("append_")).unwrap_or(method);
+    matches!(base, "before_action" | "after_action" | "around_action" | "before_filter" | "after_filter" | "around_filter")
+}
+
+pub fn extract(namespace: &Namespace) -> Controller {
+    let mut controller = Controller {
+        class_name: namespace.name.clone(),
+        superclass: namespace.superclass.clone(),
+        actions: Vec::new(),
+        private_methods: Vec::new(),
+        filters: Vec::new(),
+        layout: None,
+        concerns: Vec::new(),
+        macros: Vec::new(),
+        span: namespace.span,
+        name_span: namespace.name_span,
+    };
+    for item in &namespace.items {
+        match item {
+            Item::Method(def) if !def.singleton => {
+                let summary = MethodSummary::of(def);
+                if def.visibility == Visibility::Public {
+                    controller.actions.push(summary);
+                } else {
+                    controller.private_methods.push(summary);
+                }
+            }
+            Item::Call(call) if call.receiver.is_none() => {
+                let method = call.method.as_str();
+                if is_filter(method) {
+                    let mut targets: Vec<String> =
+                        call.arguments.iter().map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned)).collect();
+                    if call.block.is_some() {
+                        targets.push("{ block }".to_owned());
+                    }
+                    controller.filters.push(Filter {
+                        kind: method.to_owned(),
+                        targets,
+                        only: call.option("only").map(Value::names).unwrap_or_default(),
+                        except: call.option("except").map(Value::names).unwrap_or_default(),
+                        if_condition: call.option("if").cloned(),
+                        unless: call.option("unless").cloned(),
+                        span: call.span,
+                    });
+                } else if method == "layout" {
+                    controller.layout = call.arguments.first().cloned();
+                } else if matches!(method, "include" | "extend" | "prepend") {
+                    controller.concerns.push(Macro::of(call));
+                } else if !matches!(method, "private" | "protected" | "public") {
+                    controller.macros.push(Macro::of(call));
+                }
+            }
+            _ => {}
+        }
+    }
+    controller
+}

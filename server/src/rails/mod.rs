@@ -1,0 +1,257 @@
+//! Rails knowledge: which file is what (`project`), naming (`inflect`), and the facts read from each
+//! kind of file. `extract` turns one parsed file into its `FileFacts`; it never fails: broken code
+//! yields the facts that could be read plus syntax diagnostics.
+
+pub mod config;
+pub mod controller;
+pub mod inflect;
+pub mod model;
+pub mod project;
+pub mod references;
+pub mod routes;
+pub mod schema;
+
+use std::path::PathBuf;
+
+use serde::{Serialize, Serializer, ser::SerializeMap};
+
+use crate::diagnostic::{Diagnostic, rule};
+use crate::syntax::outline::{Call, Item, MethodDef, NamespaceKind, Outline, Visibility};
+use crate::syntax::value::Value;
+use crate::syntax::{Language, LineIndex, ParsedFile, Span, syntax_errors};
+use project::FileKind;
+use references::{Reference, RenderCall};
+
+/// Everything the index knows about one file. Replacing a file's facts replaces all of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileFacts {
+    #[serde(skip)]
+    pub path: PathBuf,
+    /// Relative to the app root (or the path as given, outside any app).
+    #[serde(rename = "file")]
+    pub relative_path: String,
+    /// `None` outside any Rails app.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FileKind>,
+    #[serde(skip)]
+    pub language: Language,
+    #[serde(skip)]
+    pub line_index: LineIndex,
+    #[serde(skip)]
+    pub outline: Outline,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<Definition>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<model::Model>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub controllers: Vec<controller::Controller>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema: Option<schema::Schema>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routes: Option<routes::RouteFile>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template: Option<Template>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<config::ConfigFacts>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub route_helper_calls: Vec<Reference>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub render_calls: Vec<RenderCall>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A class or module defined in a file (any Ruby file; library code is mostly this).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Definition {
+    pub kind: NamespaceKind,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superclass: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<MethodSummary>,
+    pub span: Span,
+    #[serde(skip)]
+    pub name_span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MethodSummary {
+    pub name: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub singleton: bool,
+    #[serde(skip_serializing_if = "is_public")]
+    pub visibility: Visibility,
+    pub span: Span,
+    #[serde(skip)]
+    pub name_span: Span,
+}
+
+fn is_public(v: &Visibility) -> bool {
+    *v == Visibility::Public
+}
+
+impl MethodSummary {
+    pub fn of(def: &MethodDef) -> MethodSummary {
+        MethodSummary { name: def.name.clone(), singleton: def.singleton, visibility: def.visibility, span: def.span, name_span: def.name_span }
+    }
+}
+
+/// Methods defined directly in a body, including `class << self` ones.
+pub fn method_summaries(items: &[Item]) -> Vec<MethodSummary> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Item::Method(def) => out.push(MethodSummary::of(def)),
+            Item::SingletonClass { items, .. } => out.extend(method_summaries(items)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A class-body call the index keeps as written: `has_secure_password`, `rescue_from X, with: :y`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Macro {
+    pub name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "options_map")]
+    pub options: Vec<(String, Value)>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub block: bool,
+    pub span: Span,
+}
+
+impl Macro {
+    pub fn of(call: &Call) -> Macro {
+        Macro {
+            name: call.receiver.as_ref().map_or_else(|| call.method.clone(), |r| format!("{r}.{}", call.method)),
+            arguments: call.arguments.clone(),
+            options: call.named_options(),
+            block: call.block.is_some(),
+            span: call.span,
+        }
+    }
+}
+
+/// Options serialize as a JSON object in source order.
+pub fn options_map<S: Serializer>(options: &[(String, Value)], serializer: S) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(options.len()))?;
+    for (key, value) in options {
+        map.serialize_entry(key, value)?;
+    }
+    map.end()
+}
+
+/// A template under `app/views`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Template {
+    /// `posts/_form`, `layouts/application`.
+    pub logical_path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// `erb`, `haml`, `jbuilder`, `slim`…
+    pub handler: String,
+    pub partial: bool,
+    pub layout: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ivars_read: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub helpers_called: Vec<String>,
+}
+
+impl FileFacts {
+    pub fn empty(path: PathBuf, relative_path: String, kind: Option<FileKind>, language: Language) -> FileFacts {
+        FileFacts {
+            path,
+            relative_path,
+            kind,
+            language,
+            line_index: LineIndex::default(),
+            outline: Outline::default(),
+            definitions: Vec::new(),
+            models: Vec::new(),
+            controllers: Vec::new(),
+            schema: None,
+            routes: None,
+            template: None,
+            config: None,
+            route_helper_calls: Vec::new(),
+            render_calls: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// Reads the facts of one file from its parse. `relative_path` and `kind` come from the app it
+/// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
+pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
+    let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
+    facts.line_index = LineIndex::new(text);
+    if kind == Some(FileKind::View) {
+        facts.template = project::template_parts(&facts.relative_path).map(|(logical_path, format, handler)| {
+            let file_name = logical_path.rsplit('/').next().unwrap_or("");
+            Template {
+                partial: file_name.starts_with('_'),
+                layout: logical_path.starts_with("layouts/"),
+                logical_path,
+                format,
+                handler,
+                ivars_read: Vec::new(),
+                helpers_called: Vec::new(),
+            }
+        });
+    }
+    let Some(tree) = parsed.ruby.as_ref() else { return facts };
+    let ruby_text = parsed.ruby_text(text);
+    let error_rule = if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };
+    facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
+
+    let outline = Outline::new(tree, ruby_text);
+    let references = references::extract(tree.root_node(), ruby_text);
+    facts.route_helper_calls = references.route_helpers;
+    facts.render_calls = references.renders;
+    if let Some(template) = facts.template.as_mut() {
+        template.ivars_read = references.ivars_read;
+        template.helpers_called = references.helper_calls;
+    }
+    // Models and controllers carry their own methods; definitions list the other namespaces.
+    let is_model_or_controller = |ns: &&crate::syntax::outline::Namespace| {
+        ns.kind == NamespaceKind::Class && matches!(kind, Some(FileKind::Model | FileKind::Controller))
+    };
+    facts.definitions = outline
+        .namespaces()
+        .into_iter()
+        .filter(|ns| !is_model_or_controller(ns))
+        .map(|ns| Definition {
+            kind: ns.kind,
+            name: ns.name.clone(),
+            superclass: ns.superclass.clone(),
+            methods: method_summaries(&ns.items),
+            span: ns.span,
+            name_span: ns.name_span,
+        })
+        .collect();
+    match kind {
+        Some(FileKind::Model) => {
+            facts.models = outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Class).map(model::extract).collect();
+        }
+        Some(FileKind::Controller) => {
+            facts.controllers = outline
+                .namespaces()
+                .into_iter()
+                .filter(|ns| ns.kind == NamespaceKind::Class && (ns.name.ends_with("Controller") || ns.superclass.as_deref().is_some_and(|s| s.ends_with("Controller"))))
+                .map(controller::extract)
+                .collect();
+        }
+        Some(FileKind::Schema) => facts.schema = Some(schema::extract(&outline)),
+        Some(FileKind::Routes) => facts.routes = Some(routes::extract(&outline, facts.relative_path != "config/routes.rb")),
+        Some(FileKind::Application | FileKind::Environment | FileKind::Initializer) => {
+            facts.config = Some(config::extract(&outline, tree.root_node(), ruby_text, kind == Some(FileKind::Initializer)));
+        }
+        _ => {}
+    }
+    facts.outline = outline;
+    facts
+}

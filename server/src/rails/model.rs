@@ -1,0 +1,240 @@
+//! Active Record models (and any class under `app/models`): associations with every option,
+//! validations, callbacks, scopes, enums, included concerns, delegations, attributes and the other
+//! class-body macros, each with its span. Table names and AR-ness through STI are resolved by the
+//! index, which sees every model.
+
+use serde::Serialize;
+
+use super::{Macro, MethodSummary, method_summaries};
+use crate::syntax::outline::{Call, Item, Namespace};
+use crate::syntax::value::Value;
+use crate::syntax::Span;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Model {
+    pub class_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superclass: Option<String>,
+    /// `self.table_name = "…"`, when the model sets it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_name: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub abstract_class: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub associations: Vec<Association>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub validations: Vec<Validation>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub callbacks: Vec<Callback>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<Scope>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub enums: Vec<Enum>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub concerns: Vec<Macro>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub delegates: Vec<Delegate>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<Attribute>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub macros: Vec<Macro>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<MethodSummary>,
+    pub span: Span,
+    #[serde(skip)]
+    pub name_span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Association {
+    /// `belongs_to`, `has_many`, `has_one`, `has_and_belongs_to_many`.
+    pub kind: String,
+    pub name: String,
+    /// A scope lambda given before the options (`has_many :x, -> { order(:y) }`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
+    pub options: Vec<(String, Value)>,
+    pub span: Span,
+    #[serde(skip)]
+    pub name_span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Validation {
+    /// `validates`, `validate`, `validates_presence_of`, `validates_with`, `validates_associated`…
+    pub kind: String,
+    /// Attributes (for `validates*`) or methods (for `validate`).
+    pub attributes: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
+    pub options: Vec<(String, Value)>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Callback {
+    /// `before_save`, `after_create_commit`, `around_update`…
+    pub kind: String,
+    /// Method names, or the source of a lambda/block.
+    pub targets: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
+    pub options: Vec<(String, Value)>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scope {
+    pub name: String,
+    /// The body's source (`-> { where(published: true) }`), or whatever was passed.
+    pub body: String,
+    pub span: Span,
+    #[serde(skip)]
+    pub name_span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Enum {
+    pub name: String,
+    pub values: Value,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
+    pub options: Vec<(String, Value)>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Delegate {
+    pub methods: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
+    pub options: Vec<(String, Value)>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Attribute {
+    /// `attribute`, `attr_accessor`, `attr_reader`, `attr_writer`, `store_accessor`.
+    pub kind: String,
+    pub names: Vec<String>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub attribute_type: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
+    pub options: Vec<(String, Value)>,
+    pub span: Span,
+}
+
+const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_belongs_to_many"];
+const ATTRIBUTE_MACROS: &[&str] = &["attribute", "attr_accessor", "attr_reader", "attr_writer", "store_accessor"];
+
+fn is_callback(method: &str) -> bool {
+    let Some(rest) = ["before_", "after_", "around_"].iter().find_map(|p| method.strip_prefix(p)) else { return false };
+    matches!(
+        rest,
+        "validation" | "save" | "create" | "update" | "destroy" | "commit" | "rollback" | "initialize" | "find" | "touch"
+            | "create_commit" | "update_commit" | "destroy_commit" | "save_commit"
+    )
+}
+
+fn is_validation(method: &str) -> bool {
+    method == "validates" || method == "validate" || method == "validates!" || method.starts_with("validates_")
+}
+
+pub fn extract(namespace: &Namespace) -> Model {
+    let mut model = Model {
+        class_name: namespace.name.clone(),
+        superclass: namespace.superclass.clone(),
+        table_name: None,
+        abstract_class: false,
+        associations: Vec::new(),
+        validations: Vec::new(),
+        callbacks: Vec::new(),
+        scopes: Vec::new(),
+        enums: Vec::new(),
+        concerns: Vec::new(),
+        delegates: Vec::new(),
+        attributes: Vec::new(),
+        macros: Vec::new(),
+        methods: method_summaries(&namespace.items),
+        span: namespace.span,
+        name_span: namespace.name_span,
+    };
+    for item in &namespace.items {
+        match item {
+            Item::Call(call) if call.receiver.is_none() => add_call(&mut model, call),
+            Item::Assignment(assignment) => match assignment.target.as_str() {
+                "self.table_name" => model.table_name = assignment.value.as_name().map(str::to_owned),
+                "self.abstract_class" => model.abstract_class = assignment.value == Value::Bool(true),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    model
+}
+
+fn add_call(model: &mut Model, call: &Call) {
+    let method = call.method.as_str();
+    let options = call.named_options();
+    if ASSOCIATIONS.contains(&method) {
+        if let Some(name) = call.first_name() {
+            let scope = call.arguments.get(1).filter(|v| matches!(v, Value::Lambda(_))).map(ToString::to_string);
+            let name_span = call.argument_spans.first().copied().unwrap_or(call.name_span);
+            model.associations.push(Association { kind: method.to_owned(), name: name.to_owned(), scope, options, span: call.span, name_span });
+            return;
+        }
+    } else if is_validation(method) {
+        let attributes = call.arguments.iter().map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned)).collect();
+        model.validations.push(Validation { kind: method.to_owned(), attributes, options, span: call.span });
+        return;
+    } else if is_callback(method) {
+        let mut targets: Vec<String> = call.arguments.iter().map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned)).collect();
+        if call.block.is_some() {
+            targets.push("{ block }".to_owned());
+        }
+        model.callbacks.push(Callback { kind: method.to_owned(), targets, options, span: call.span });
+        return;
+    } else if method == "scope" {
+        if let Some(name) = call.first_name() {
+            let body = call.arguments.get(1).map_or_else(String::new, ToString::to_string);
+            let name_span = call.argument_spans.first().copied().unwrap_or(call.name_span);
+            model.scopes.push(Scope { name: name.to_owned(), body, span: call.span, name_span });
+            return;
+        }
+    } else if method == "enum" {
+        // Rails 7+: `enum :status, { draft: 0 }, prefix: true` or `enum :status, draft: 0, …`;
+        // Rails 6: `enum status: { draft: 0 }`.
+        if let Some(name) = call.first_name() {
+            let (values, options) = match call.arguments.get(1) {
+                Some(values) => (values.clone(), options),
+                None => (Value::Hash(call.options.clone()), Vec::new()),
+            };
+            model.enums.push(Enum { name: name.to_owned(), values, options, span: call.span });
+            return;
+        }
+        if let Some((key, values)) = call.options.first() {
+            let rest = options.into_iter().skip(1).collect();
+            model.enums.push(Enum { name: key.as_name().unwrap_or("").to_owned(), values: values.clone(), options: rest, span: call.span });
+            return;
+        }
+    } else if matches!(method, "include" | "extend" | "prepend") {
+        model.concerns.push(Macro::of(call));
+        return;
+    } else if method == "delegate" {
+        let methods = call.arguments.iter().filter_map(|v| v.as_name().map(str::to_owned)).collect();
+        let to = call.option("to").and_then(|v| v.as_name()).map(str::to_owned);
+        let options = options.into_iter().filter(|(k, _)| k != "to").collect();
+        model.delegates.push(Delegate { methods, to, options, span: call.span });
+        return;
+    } else if ATTRIBUTE_MACROS.contains(&method) {
+        let (names, attribute_type) = if method == "attribute" {
+            (call.first_name().map(str::to_owned).into_iter().collect(), call.arguments.get(1).map(ToString::to_string))
+        } else {
+            (call.arguments.iter().filter_map(|v| v.as_name().map(str::to_owned)).collect(), None)
+        };
+        model.attributes.push(Attribute { kind: method.to_owned(), names, attribute_type, options, span: call.span });
+        return;
+    } else if method == "primary_abstract_class" {
+        model.abstract_class = true;
+    }
+    model.macros.push(Macro::of(call));
+}

@@ -1,0 +1,231 @@
+//! Rails project detection and file classification.
+//!
+//! A Rails root is a folder with `config/application.rb` or `config/routes.rb`. Workspaces may hold
+//! many (monorepos, engines, an engine's `test/dummy`): every one is found, and a file belongs to the
+//! innermost root that contains it. The walk honours `.gitignore` and never enters `node_modules/`,
+//! `tmp/`, `log/`, `vendor/`, `public/` or `storage/`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::syntax::Language;
+
+/// Folders never indexed, whatever `.gitignore` says.
+const SKIPPED_DIRS: &[&str] = &["node_modules", "tmp", "log", "vendor", "public", "storage", "coverage", ".git", ".bundle", "target"];
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RailsApp {
+    pub root: PathBuf,
+    /// The folder name, or the application module from `config/application.rb` when the index read it.
+    pub name: String,
+}
+
+/// What a file is to Rails, from its path relative to the app root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Model,
+    Controller,
+    View,
+    Helper,
+    Concern,
+    /// `app/jobs`, `app/mailers`, `app/channels` and other `app/*` folders of Ruby classes.
+    AppSupport,
+    Schema,
+    Migration,
+    Routes,
+    Application,
+    Environment,
+    Initializer,
+    Library,
+    Test,
+    /// Any other Ruby file (`db/seeds.rb`, `Rakefile`, `config/puma.rb`…).
+    OtherRuby,
+}
+
+impl FileKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Model => "model",
+            FileKind::Controller => "controller",
+            FileKind::View => "view",
+            FileKind::Helper => "helper",
+            FileKind::Concern => "concern",
+            FileKind::AppSupport => "app_support",
+            FileKind::Schema => "schema",
+            FileKind::Migration => "migration",
+            FileKind::Routes => "routes",
+            FileKind::Application => "application",
+            FileKind::Environment => "environment",
+            FileKind::Initializer => "initializer",
+            FileKind::Library => "library",
+            FileKind::Test => "test",
+            FileKind::OtherRuby => "other_ruby",
+        }
+    }
+}
+
+/// The template engines Rails apps use; `.erb` is parsed, the others are recognized.
+const TEMPLATE_HANDLERS: &[&str] = &["erb", "haml", "slim", "jbuilder", "builder", "ruby", "rabl"];
+
+/// How to parse a file, from its name alone; `None` for files the index does not read.
+pub fn language_of(path: &Path) -> Option<Language> {
+    let name = path.file_name()?.to_str()?;
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match extension {
+        "rb" | "rake" | "ru" | "jbuilder" | "builder" | "ruby" | "gemspec" => Some(Language::Ruby),
+        "erb" => Some(Language::Erb),
+        "haml" => Some(Language::Haml),
+        "slim" | "rabl" => Some(Language::OtherTemplate),
+        _ if matches!(name, "Gemfile" | "Rakefile" | "Guardfile") => Some(Language::Ruby),
+        _ => None,
+    }
+}
+
+/// Classifies `relative` (a path relative to the app root, `/`-separated).
+pub fn classify(relative: &str) -> FileKind {
+    let parts: Vec<&str> = relative.split('/').collect();
+    let in_app = |dir: &str| parts.len() > 2 && parts[0] == "app" && parts[1] == dir;
+    if in_app("views") {
+        return FileKind::View;
+    }
+    if (in_app("models") || in_app("controllers")) && parts.get(2) == Some(&"concerns") {
+        return FileKind::Concern;
+    }
+    if in_app("models") {
+        return FileKind::Model;
+    }
+    if in_app("controllers") {
+        return FileKind::Controller;
+    }
+    if in_app("helpers") {
+        return FileKind::Helper;
+    }
+    if parts.len() > 2 && parts[0] == "app" {
+        return if parts[1] == "assets" || parts[1] == "javascript" { FileKind::OtherRuby } else { FileKind::AppSupport };
+    }
+    match relative {
+        "db/schema.rb" => return FileKind::Schema,
+        "config/routes.rb" => return FileKind::Routes,
+        "config/application.rb" => return FileKind::Application,
+        _ => {}
+    }
+    match parts.as_slice() {
+        ["db", "migrate", ..] => FileKind::Migration,
+        ["config", "routes", ..] => FileKind::Routes,
+        ["config", "environments", ..] => FileKind::Environment,
+        ["config", "initializers", ..] => FileKind::Initializer,
+        ["lib", rest @ ..] if !matches!(rest.first(), Some(&"tasks")) => FileKind::Library,
+        ["test" | "spec", ..] => FileKind::Test,
+        _ => FileKind::OtherRuby,
+    }
+}
+
+/// For `app/views/posts/_form.html.erb`: the template's logical path (`posts/_form`), format, handler.
+pub fn template_parts(relative: &str) -> Option<(String, Option<String>, String)> {
+    let rest = relative.strip_prefix("app/views/")?;
+    let (dir, file) = rest.rsplit_once('/').unwrap_or(("", rest));
+    let mut pieces = file.split('.');
+    let base = pieces.next()?;
+    let extensions: Vec<&str> = pieces.collect();
+    let handler = extensions.last().copied().filter(|h| TEMPLATE_HANDLERS.contains(h))?;
+    let format = if extensions.len() >= 2 { Some(extensions[0].to_owned()) } else { None };
+    let logical = if dir.is_empty() { base.to_owned() } else { format!("{dir}/{base}") };
+    Some((logical, format, handler.to_owned()))
+}
+
+pub fn is_rails_root(dir: &Path) -> bool {
+    dir.join("config/application.rb").is_file() || dir.join("config/routes.rb").is_file()
+}
+
+fn walker(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .filter_entry(|entry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir && entry.depth() > 0 && entry.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+        });
+    builder
+}
+
+/// Every Rails app at or below `folder`, outermost first.
+pub fn discover_apps(folder: &Path) -> Vec<RailsApp> {
+    let mut apps = Vec::new();
+    for entry in walker(folder).build().flatten() {
+        if entry.file_type().is_some_and(|t| t.is_dir()) && is_rails_root(entry.path()) {
+            let root = entry.path().to_path_buf();
+            let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("app").to_owned();
+            apps.push(RailsApp { root, name });
+        }
+    }
+    apps.sort_by(|a, b| a.root.cmp(&b.root));
+    apps
+}
+
+/// Every indexable file of an app, skipping nested apps' files (they are indexed under their own root).
+pub fn app_files(app: &RailsApp, all_apps: &[RailsApp]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in walker(&app.root).build().flatten() {
+        let path = entry.path();
+        if !entry.file_type().is_some_and(|t| t.is_file()) || language_of(path).is_none() {
+            continue;
+        }
+        if owning_app(path, all_apps).is_some_and(|owner| owner.root == app.root) {
+            files.push(path.to_path_buf());
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The innermost app whose root contains `path`.
+pub fn owning_app<'a>(path: &Path, apps: &'a [RailsApp]) -> Option<&'a RailsApp> {
+    apps.iter().filter(|app| path.starts_with(&app.root)).max_by_key(|app| app.root.components().count())
+}
+
+/// `path` relative to `root`, `/`-separated.
+pub fn relative_path(path: &Path, root: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_rails_paths() {
+        let cases = [
+            ("app/models/post.rb", FileKind::Model),
+            ("app/models/concerns/trashable.rb", FileKind::Concern),
+            ("app/controllers/admin/posts_controller.rb", FileKind::Controller),
+            ("app/views/posts/_form.html.erb", FileKind::View),
+            ("app/jobs/cleanup_job.rb", FileKind::AppSupport),
+            ("db/schema.rb", FileKind::Schema),
+            ("db/migrate/20240101000000_create_posts.rb", FileKind::Migration),
+            ("config/routes/admin.rb", FileKind::Routes),
+            ("config/initializers/inflections.rb", FileKind::Initializer),
+            ("lib/markdown/renderer.rb", FileKind::Library),
+            ("lib/tasks/cleanup.rake", FileKind::OtherRuby),
+            ("db/seeds.rb", FileKind::OtherRuby),
+        ];
+        for (path, kind) in cases {
+            assert_eq!(classify(path), kind, "{path}");
+        }
+    }
+
+    #[test]
+    fn splits_template_names() {
+        assert_eq!(template_parts("app/views/posts/_form.html.erb"), Some(("posts/_form".into(), Some("html".into()), "erb".into())));
+        assert_eq!(template_parts("app/views/layouts/application.html.haml").map(|t| t.0), Some("layouts/application".into()));
+        assert_eq!(template_parts("app/views/posts/index.json.jbuilder").map(|t| t.1), Some(Some("json".into())));
+        assert_eq!(template_parts("app/views/posts/show.erb").map(|t| t.1), Some(None));
+        assert_eq!(template_parts("app/views/posts/notes.txt"), None);
+    }
+}

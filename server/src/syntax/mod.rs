@@ -1,0 +1,67 @@
+//! Parsing: Ruby (tree-sitter-ruby) and ERB (tree-sitter-embedded-template plus a masked Ruby copy),
+//! spans and line indexes, syntax-error extraction, compiled queries, and a generic Ruby outline.
+//!
+//! It knows Ruby and ERB, not Rails: `rails` interprets what this layer reads.
+
+mod errors;
+mod line_index;
+pub mod outline;
+pub mod parse;
+pub mod queries;
+pub mod value;
+
+use serde::{Serialize, Serializer};
+use tree_sitter::Node;
+
+pub use errors::syntax_errors;
+pub use line_index::{LineCol, LineIndex};
+pub use parse::{Language, ParsedFile};
+
+/// A byte range in a file plus its start/end points (0-based row, byte column), as tree-sitter reports
+/// them. Serialized as `"line:col-line:col"`, 1-based, for index dumps that humans diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub start_byte: usize,
+    pub end_byte: usize,
+    pub start: LineCol,
+    pub end: LineCol,
+}
+
+impl Span {
+    pub fn of(node: Node<'_>) -> Span {
+        let (s, e) = (node.start_position(), node.end_position());
+        Span {
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            start: LineCol { line: s.row as u32, col: s.column as u32 },
+            end: LineCol { line: e.row as u32, col: e.column as u32 },
+        }
+    }
+
+    /// From the start of `first` to the end of `last`.
+    pub fn cover(first: Node<'_>, last: Node<'_>) -> Span {
+        let (a, b) = (Span::of(first), Span::of(last));
+        Span { start_byte: a.start_byte, end_byte: b.end_byte, start: a.start, end: b.end }
+    }
+
+    pub fn contains(&self, offset: usize) -> bool {
+        self.start_byte <= offset && offset <= self.end_byte
+    }
+}
+
+impl Serialize for Span {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!(
+            "{}:{}-{}:{}",
+            self.start.line + 1,
+            self.start.col + 1,
+            self.end.line + 1,
+            self.end.col + 1
+        ))
+    }
+}
+
+/// The source text of a node; empty when the node's range is not valid UTF-8 boundaries in `text`.
+pub fn text_of<'a>(node: Node<'_>, text: &'a str) -> &'a str {
+    text.get(node.byte_range()).unwrap_or("")
+}

@@ -1,0 +1,171 @@
+//! Ruby literal values as the Rails DSL uses them in arguments (`:comments`, `dependent: :destroy`,
+//! `%i[show edit]`, `-> { order(:x) }`), read from a tree-sitter node. Anything that is not a literal
+//! keeps its source text, so nothing is lost and nothing is evaluated.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+use tree_sitter::Node;
+
+use super::text_of;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Symbol(String),
+    /// A string without interpolation (its content).
+    String(String),
+    Integer(i64),
+    Float(String),
+    Bool(bool),
+    Nil,
+    /// `Post`, `Admin::User`.
+    Constant(String),
+    Array(Vec<Value>),
+    Hash(Vec<(Value, Value)>),
+    /// `-> { … }`, `lambda { … }`, `proc { … }`: the source.
+    Lambda(String),
+    /// Anything else (an interpolated string, a method call, a local): the source.
+    Code(String),
+}
+
+impl Value {
+    pub fn from_node(node: Node<'_>, text: &str) -> Value {
+        let source = || text_of(node, text).to_owned();
+        match node.kind() {
+            "simple_symbol" => Value::Symbol(text_of(node, text).trim_start_matches(':').to_owned()),
+            "hash_key_symbol" | "bare_symbol" => Value::Symbol(text_of(node, text).to_owned()),
+            "delimited_symbol" => match plain_string_content(node, text) {
+                Some(content) => Value::Symbol(content),
+                None => Value::Code(source()),
+            },
+            "string" | "bare_string" => match plain_string_content(node, text) {
+                Some(content) => Value::String(content),
+                None => Value::Code(source()),
+            },
+            "integer" => text_of(node, text).replace('_', "").parse().map(Value::Integer).unwrap_or_else(|_| Value::Code(source())),
+            "float" => Value::Float(source()),
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            "nil" => Value::Nil,
+            "constant" | "scope_resolution" => Value::Constant(source()),
+            "array" | "string_array" | "symbol_array" => {
+                let mut cursor = node.walk();
+                Value::Array(node.named_children(&mut cursor).filter(|c| c.kind() != "comment").map(|c| Value::from_node(c, text)).collect())
+            }
+            "hash" => {
+                let mut cursor = node.walk();
+                Value::Hash(node.named_children(&mut cursor).filter_map(|pair| pair_of(pair, text)).collect())
+            }
+            "lambda" => Value::Lambda(source()),
+            "call" if is_proc_call(node, text) => Value::Lambda(source()),
+            "parenthesized_statements" if node.named_child_count() == 1 => {
+                node.named_child(0).map_or_else(|| Value::Code(source()), |c| Value::from_node(c, text))
+            }
+            _ => Value::Code(source()),
+        }
+    }
+
+    pub fn as_name(&self) -> Option<&str> {
+        match self {
+            Value::Symbol(s) | Value::String(s) | Value::Constant(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Names in a value that lists them: `:a`, `"a"`, `[:a, :b]`, `%i[a b]`.
+    pub fn names(&self) -> Vec<String> {
+        match self {
+            Value::Array(items) => items.iter().filter_map(|v| v.as_name().map(str::to_owned)).collect(),
+            other => other.as_name().map(str::to_owned).into_iter().collect(),
+        }
+    }
+}
+
+/// `key: value` or `key => value` as (key, value).
+pub fn pair_of(pair: Node<'_>, text: &str) -> Option<(Value, Value)> {
+    if pair.kind() != "pair" {
+        return None;
+    }
+    let key = pair.child_by_field_name("key")?;
+    let value = pair.child_by_field_name("value");
+    let key = Value::from_node(key, text);
+    // `foo:` shorthand (Ruby 3.1) has no value: it means the local `foo`.
+    let value = value.map_or_else(|| Value::Code(key.as_name().unwrap_or("").to_owned()), |v| Value::from_node(v, text));
+    Some((key, value))
+}
+
+fn plain_string_content(node: Node<'_>, text: &str) -> Option<String> {
+    let mut cursor = node.walk();
+    let mut content = String::new();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "string_content" => content.push_str(text_of(child, text)),
+            "escape_sequence" => content.push_str(&unescape(text_of(child, text))),
+            _ => return None,
+        }
+    }
+    if node.kind() == "bare_string" && node.named_child_count() == 0 {
+        return Some(text_of(node, text).to_owned());
+    }
+    Some(content)
+}
+
+fn unescape(sequence: &str) -> String {
+    match sequence {
+        "\\n" => "\n".into(),
+        "\\t" => "\t".into(),
+        "\\\"" => "\"".into(),
+        "\\\\" => "\\".into(),
+        "\\'" => "'".into(),
+        other => other.to_owned(),
+    }
+}
+
+fn is_proc_call(node: Node<'_>, text: &str) -> bool {
+    node.child_by_field_name("receiver").is_none()
+        && node.child_by_field_name("block").is_some()
+        && matches!(node.child_by_field_name("method").map(|m| text_of(m, text)), Some("lambda" | "proc"))
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Symbol(s) => write!(f, ":{s}"),
+            Value::String(s) => write!(f, "{s:?}"),
+            Value::Integer(i) => write!(f, "{i}"),
+            Value::Float(s) | Value::Constant(s) | Value::Lambda(s) | Value::Code(s) => f.write_str(s),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Nil => f.write_str("nil"),
+            Value::Array(items) => {
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Hash(pairs) => {
+                f.write_str("{ ")?;
+                for (i, (key, value)) in pairs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match key {
+                        Value::Symbol(k) => write!(f, "{k}: {value}")?,
+                        other => write!(f, "{other} => {value}")?,
+                    }
+                }
+                f.write_str(" }")
+            }
+        }
+    }
+}
+
+/// Index dumps show values as Ruby source, which is what a reader diffs.
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}

@@ -1,0 +1,153 @@
+//! End to end: the real `switchyard` binary over stdio, driven as an editor drives it.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{Client, copy_dir, repo_root, uri};
+
+fn symbol_names(symbols: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    fn walk(symbols: &Value, names: &mut Vec<String>) {
+        for s in symbols.as_array().into_iter().flatten() {
+            names.push(s["name"].as_str().unwrap_or("").to_owned());
+            walk(&s["children"], names);
+        }
+    }
+    walk(symbols, &mut names);
+    names
+}
+
+#[test]
+fn edit_a_model_break_it_repair_it_and_shut_down() {
+    let app = repo_root().join("examples/blog");
+    let mut client = Client::spawn();
+    let init = client.initialize(&app);
+    assert_eq!(init["result"]["capabilities"]["textDocumentSync"]["change"], 2, "incremental sync");
+    assert_eq!(init["result"]["serverInfo"]["name"], "switchyard");
+
+    let report = client.wait_for(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "report");
+    let message = report["params"]["value"]["message"].as_str().unwrap();
+    assert!(message.starts_with("Indexing ") && message.ends_with(" files"), "{message}");
+    client.wait_indexed();
+    assert!(client.seen.iter().any(|m| m["method"] == "client/registerCapability"), "file watchers registered");
+
+    let post = app.join("app/models/post.rb");
+    let post_uri = client.open(&post, "ruby", 1);
+    assert_eq!(client.diagnostics(&post_uri, Some(1)), Vec::<Value>::new());
+
+    let symbols = client.request("textDocument/documentSymbol", json!({"textDocument": {"uri": post_uri}}));
+    let names = symbol_names(&symbols["result"]);
+    for expected in ["Post", "belongs_to :author, class_name: \"User\"", "has_many :tags, through: :taggings", "validates :title, presence: true, length: { minimum: 3 }", "before_validation :strip_title", "scope :recent", "enum :status, { draft: 0, review: 1, live: 2 }, default: :draft", "to_param"] {
+        assert!(names.iter().any(|n| n == expected), "missing symbol {expected:?} in {names:#?}");
+    }
+
+    // Line 22 is `  def to_param`: replace its end with an open parenthesis.
+    client.change(&post_uri, 2, json!([{"range": {"start": {"line": 21, "character": 14}, "end": {"line": 21, "character": 14}}, "text": "(x, "}]));
+    let broken = client.diagnostics(&post_uri, Some(2));
+    assert!(!broken.is_empty(), "a syntax error is reported");
+    for d in &broken {
+        assert_eq!(d["code"], "syntax.parse-error");
+        assert_eq!(d["source"], "switchyard");
+        let (start, end) = (d["range"]["start"]["line"].as_u64().unwrap(), d["range"]["end"]["line"].as_u64().unwrap());
+        assert!(end - start <= 1 && (20..=24).contains(&start), "precise range near the edit: {d}");
+    }
+
+    client.change(&post_uri, 3, json!([{"range": {"start": {"line": 21, "character": 14}, "end": {"line": 21, "character": 18}}, "text": ""}]));
+    assert_eq!(client.diagnostics(&post_uri, Some(3)), Vec::<Value>::new(), "repaired: diagnostics clear");
+
+    let found = client.request("workspace/symbol", json!({"query": "PostsCon"}));
+    let names: Vec<&str> = found["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"PostsController"), "{names:?}");
+    assert!(names.contains(&"PostsController#index"), "{names:?}");
+    let tables = client.request("workspace/symbol", json!({"query": "taggings"}));
+    assert!(tables["result"].as_array().unwrap().iter().any(|s| s["name"] == "taggings" && s["location"]["uri"].as_str().unwrap().ends_with("db/schema.rb")));
+    let templates = client.request("workspace/symbol", json!({"query": "posts/_form"}));
+    assert_eq!(templates["result"][0]["name"], "posts/_form.html.erb");
+
+    let status = client.shutdown();
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn erb_templates_report_broken_ruby_at_the_tag() {
+    let app = repo_root().join("examples/blog");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let form = app.join("app/views/posts/_form.html.erb");
+    let form_uri = client.open(&form, "erb", 1);
+    assert_eq!(client.diagnostics(&form_uri, Some(1)), Vec::<Value>::new());
+    // Line 15 is `    <%= form.text_field :title %>`: make its Ruby unparseable.
+    client.change(&form_uri, 2, json!([{"range": {"start": {"line": 14, "character": 30}, "end": {"line": 14, "character": 30}}, "text": " ((("}]));
+    let broken = client.diagnostics(&form_uri, Some(2));
+    assert!(!broken.is_empty());
+    assert!(broken.iter().all(|d| d["code"] == "views.template-parse-error"), "{broken:?}");
+    assert_eq!(client.shutdown().code(), Some(0));
+}
+
+#[test]
+fn files_changed_on_disk_are_reindexed() {
+    let app = copy_dir(&repo_root().join("examples/blog"), "watched");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let query = |client: &mut Client, q: &str| -> Vec<String> {
+        let r = client.request("workspace/symbol", json!({"query": q}));
+        r["result"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_owned()).collect()
+    };
+    assert!(!query(&mut client, "Subscriber").contains(&"Subscriber".to_owned()));
+
+    let model = app.join("app/models/subscriber.rb");
+    std::fs::write(&model, "class Subscriber < ApplicationRecord\n  belongs_to :user\nend\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&model), "type": 1}]}));
+    assert!(query(&mut client, "Subscriber").contains(&"Subscriber".to_owned()));
+
+    std::fs::write(&model, "class Subscriber < ApplicationRecord\n  belongs_to :user, ,\nend\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&model), "type": 2}]}));
+    let diagnostics = client.diagnostics(&uri(&model), None);
+    assert!(!diagnostics.is_empty(), "the broken file is reported without being opened");
+
+    std::fs::remove_file(&model).unwrap();
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&model), "type": 3}]}));
+    let cleared = client.wait_for(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&model) && m["params"]["diagnostics"] == json!([]));
+    assert!(cleared["params"]["version"].is_null(), "deleted: diagnostics cleared");
+    assert!(!query(&mut client, "Subscriber").contains(&"Subscriber".to_owned()));
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}
+
+#[test]
+fn a_misbehaving_client_does_not_kill_the_server() {
+    let app = repo_root().join("examples/blog");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    // Not JSON at all.
+    client.send_raw(b"{ this is not json");
+    // A change for a document that was never opened, and a range far outside an open one.
+    client.change("file:///nowhere/x.rb", 5, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]));
+    let post = app.join("app/models/post.rb");
+    let post_uri = client.open(&post, "ruby", 1);
+    client.diagnostics(&post_uri, Some(1));
+    client.change(&post_uri, 2, json!([{"range": {"start": {"line": 900, "character": 0}, "end": {"line": 901, "character": 0}}, "text": "x"}]));
+    // A stale version.
+    client.change(&post_uri, 1, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]));
+    // A request with wrong params, and an unknown method.
+    let bad = client.request("textDocument/documentSymbol", json!({"nope": 1}));
+    assert!(bad.get("error").is_some());
+    let unknown = client.request("switchyard/noSuchThing", json!({}));
+    assert!(unknown.get("error").is_some());
+    // Still answering, and the dropped document was re-read from disk.
+    let symbols = client.request("textDocument/documentSymbol", json!({"textDocument": {"uri": post_uri}}));
+    assert!(symbol_names(&symbols["result"]).contains(&"Post".to_owned()));
+    assert!(client.is_running());
+    assert_eq!(client.shutdown().code(), Some(0));
+}
+
+#[test]
+fn exit_without_shutdown_exits_with_1() {
+    let mut client = Client::spawn();
+    client.initialize(&repo_root().join("examples/blog"));
+    client.notify("exit", Value::Null);
+    assert_eq!(client.shutdown_status().code(), Some(1));
+}

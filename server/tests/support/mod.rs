@@ -1,0 +1,213 @@
+//! A minimal LSP client for end-to-end tests: spawns the real `switchyard` binary, frames JSON-RPC over
+//! its stdio, answers the server's own requests (`client/registerCapability`,
+//! `window/workDoneProgress/create`) and lets a test wait for a given message. Waiting has a generous
+//! deadline so a hung server fails the test instead of hanging CI; nothing sleeps.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+pub struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    next_id: i64,
+    /// Every message received so far, in order.
+    pub seen: Vec<Value>,
+}
+
+pub fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+impl Client {
+    pub fn spawn() -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+            .env("SWITCHYARD_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn switchyard");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, incoming) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(value) = line.strip_prefix("Content-Length: ") {
+                        length = value.parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; length.expect("Content-Length header")];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let message: Value = serde_json::from_slice(&body).expect("server sent invalid JSON");
+                if sender.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Client { child, stdin, incoming, next_id: 1, seen: Vec::new() }
+    }
+
+    pub fn send_raw(&mut self, body: &[u8]) {
+        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        self.stdin.write_all(body).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: Value) {
+        self.send_raw(message.to_string().as_bytes());
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and waits for its response (answering server requests meanwhile).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
+    }
+
+    /// Waits for the first message (not yet consumed) that satisfies `pred`.
+    pub fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let message = match self.incoming.recv_timeout(remaining) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) => panic!("no matching message within {DEADLINE:?}; seen: {:#?}", self.seen),
+                Err(RecvTimeoutError::Disconnected) => panic!("server closed its output; seen: {:#?}", self.seen),
+            };
+            // Server-to-client requests get an empty success reply, as a real client would give.
+            if let (Some(id), Some(_)) = (message.get("id"), message.get("method")) {
+                let reply = json!({"jsonrpc": "2.0", "id": id, "result": null});
+                self.send(reply);
+            }
+            self.seen.push(message.clone());
+            if pred(&message) {
+                return message;
+            }
+        }
+    }
+
+    /// Waits for `publishDiagnostics` for `uri` (and `version`, when given).
+    pub fn diagnostics(&mut self, uri: &str, version: Option<i64>) -> Vec<Value> {
+        let message = self.wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && version.is_none_or(|v| m["params"]["version"] == json!(v))
+        });
+        message["params"]["diagnostics"].as_array().cloned().unwrap_or_default()
+    }
+
+    pub fn initialize(&mut self, root: &Path) -> Value {
+        let result = self.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri(root),
+                "workspaceFolders": [{"uri": uri(root), "name": "app"}],
+                "capabilities": {
+                    "window": {"workDoneProgress": true},
+                    "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}, "workspaceFolders": true},
+                    "textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": true}}
+                }
+            }),
+        );
+        self.notify("initialized", json!({}));
+        result
+    }
+
+    /// Waits until the cold index has finished (its progress ended).
+    pub fn wait_indexed(&mut self) -> Value {
+        self.wait_for(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end")
+    }
+
+    pub fn open(&mut self, path: &Path, language_id: &str, version: i64) -> String {
+        let text = std::fs::read_to_string(path).unwrap();
+        let uri = uri(path);
+        self.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": language_id, "version": version, "text": text}}));
+        uri
+    }
+
+    pub fn change(&mut self, uri: &str, version: i64, changes: Value) {
+        self.notify("textDocument/didChange", json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}));
+    }
+
+    /// `shutdown`, `exit`, and the process's exit status.
+    pub fn shutdown(mut self) -> std::process::ExitStatus {
+        let reply = self.request("shutdown", Value::Null);
+        assert!(reply.get("error").is_none(), "shutdown failed: {reply}");
+        self.notify("exit", Value::Null);
+        self.child.wait().unwrap()
+    }
+
+    /// Blocks until the process exits.
+    pub fn wait_for_exit(&mut self) {
+        let _ = self.child.wait();
+    }
+
+    pub fn shutdown_status(&mut self) -> std::process::ExitStatus {
+        self.child.wait().unwrap()
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A private copy of a folder, for tests that change files on disk.
+pub fn copy_dir(from: &Path, name: &str) -> PathBuf {
+    let to = std::env::temp_dir().join(format!("switchyard-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&to);
+    copy_recursive(from, &to);
+    to
+}
+
+fn copy_recursive(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_recursive(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
