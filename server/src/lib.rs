@@ -12,3 +12,5 @@ pub mod index;
 pub mod lsp;
 pub mod rails;
 pub mod syntax;
+#[cfg(test)]
+mod test_fixture;

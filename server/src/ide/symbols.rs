@@ -246,3 +246,178 @@ fn match_rank(name: &str, query: &str) -> Option<u8> {
     let mut chars = lower.chars();
     query.chars().all(|q| chars.any(|c| c == q)).then_some(3)
 }
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    fn render(symbols: &[DocumentSymbol], depth: usize, out: &mut String) {
+        for s in symbols {
+            let detail = s.detail.as_ref().map(|d| format!(" — {d}")).unwrap_or_default();
+            out.push_str(&format!("{}{:?} {}{} @{}\n", "  ".repeat(depth), s.kind, s.name, detail, s.selection_span.start.line + 1));
+            render(&s.children, depth + 1, out);
+        }
+    }
+
+    fn check(fixture: &str, file: &str, expect: Expect) {
+        let fixture = Fixture::new(fixture);
+        let mut out = String::new();
+        render(&document_symbols(&fixture.facts(file)), 0, &mut out);
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn model_outline_names_the_rails_dsl() {
+        check(
+            r#"
+            #- /app/models/post.rb
+            class Post < ApplicationRecord
+              include Trashable
+              belongs_to :author, class_name: "User"
+              has_many :comments, -> { order(:id) }, dependent: :destroy
+              validates :title, presence: true
+              before_save :strip
+              scope :recent, -> { order(created_at: :desc) }
+              enum :status, { draft: 0, live: 1 }
+              def self.search(q) = where(title: q)
+              private
+              def strip; end
+            end
+            "#,
+            "app/models/post.rb",
+            expect![[r#"
+                Class Post — < ApplicationRecord · table posts @1
+                  Interface include Trashable @2
+                  Field belongs_to :author, class_name: "User" @3
+                  Field has_many :comments, dependent: :destroy @4
+                  Property validates :title, presence: true @5
+                  Event before_save :strip @6
+                  Function scope :recent @7
+                  Enum enum :status, { draft: 0, live: 1 } @8
+                  Method self.search — class method @9
+                  Method strip — private @11
+            "#]],
+        );
+    }
+
+    #[test]
+    fn controller_outline_marks_actions_and_filters() {
+        check(
+            r#"
+            #- /app/controllers/admin/posts_controller.rb
+            module Admin
+              class PostsController < ApplicationController
+                before_action :set_post, only: %i[show]
+                def index; end
+                def show; end
+                private
+                def set_post; end
+              end
+            end
+            "#,
+            "app/controllers/admin/posts_controller.rb",
+            expect![[r#"
+                Module Admin @1
+                  Class Admin::PostsController — < ApplicationController @2
+                    Event before_action :set_post, only: [:show] @3
+                    Method index — action @4
+                    Method show — action @5
+                    Method set_post — private @7
+            "#]],
+        );
+    }
+
+    #[test]
+    fn routes_nest_as_written() {
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              root "posts#index"
+              resources :posts do
+                member { patch :publish }
+              end
+              namespace :admin do
+                get "stats", to: "stats#show"
+              end
+            end
+            "#,
+            "config/routes.rb",
+            expect![[r#"
+                Function Rails.application.routes.draw @1
+                  Method root "posts#index" @2
+                  Struct resources :posts @3
+                    Namespace member @4
+                      Method patch :publish @4
+                  Namespace namespace :admin @6
+                    Method get "stats", to: "stats#show" @7
+            "#]],
+        );
+    }
+
+    #[test]
+    fn schema_lists_tables_and_columns() {
+        check(
+            r#"
+            #- /db/schema.rb
+            ActiveRecord::Schema[8.0].define(version: 2025_01_01_000000) do
+              create_table "posts", force: :cascade do |t|
+                t.string "title", limit: 200, null: false
+                t.references :author, foreign_key: { to_table: :users }
+                t.timestamps
+                t.index ["title"], unique: true
+              end
+            end
+            "#,
+            "db/schema.rb",
+            expect![[r#"
+                Struct posts — table @2
+                  Field id — bigint, null: false @2
+                  Field title — string, null: false, limit: 200 @3
+                  Field author_id — bigint @4
+                  Field created_at — datetime, null: false @5
+                  Field updated_at — datetime, null: false @5
+                  Key index [author_id] @4
+                  Key index [title] — unique @6
+            "#]],
+        );
+    }
+
+    #[test]
+    fn workspace_symbols_rank_exact_and_prefix_matches_first() {
+        let fixture = Fixture::new(
+            r#"
+            #- /app/models/post.rb
+            class Post < ApplicationRecord; end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              def index; end
+            end
+            #- /app/views/posts/index.html.erb
+            <%= render @posts %>
+            #- /db/schema.rb
+            ActiveRecord::Schema[8.0].define(version: 1) do
+              create_table "posts" do |t|
+              end
+            end
+            "#,
+        );
+        let snapshot = fixture.index.snapshot();
+        let names: Vec<String> = workspace_symbols(&snapshot, "post", 10).into_iter().map(|s| format!("{:?} {}", s.kind, s.name)).collect();
+        expect![[r#"
+            [
+                "Class Post",
+                "Struct posts",
+                "Class PostsController",
+                "File posts/index.html.erb",
+                "Method PostsController#index",
+            ]
+        "#]]
+        .assert_debug_eq(&names);
+        let fuzzy: Vec<String> = workspace_symbols(&snapshot, "pcidx", 10).into_iter().map(|s| s.name).collect();
+        assert_eq!(fuzzy, ["PostsController#index"]);
+    }
+}

@@ -226,10 +226,16 @@ fn add_call(model: &mut Model, call: &Call) {
         model.delegates.push(Delegate { methods, to, options, span: call.span });
         return;
     } else if ATTRIBUTE_MACROS.contains(&method) {
-        let (names, attribute_type) = if method == "attribute" {
-            (call.first_name().map(str::to_owned).into_iter().collect(), call.arguments.get(1).map(ToString::to_string))
-        } else {
-            (call.arguments.iter().filter_map(|v| v.as_name().map(str::to_owned)).collect(), None)
+        let names_from = |skip: usize| -> Vec<String> { call.arguments.iter().skip(skip).filter_map(|v| v.as_name().map(str::to_owned)).collect() };
+        let (names, attribute_type, options) = match method {
+            "attribute" => (names_from(0).into_iter().take(1).collect(), call.arguments.get(1).map(ToString::to_string), options),
+            // `store_accessor :settings, :color, :size`: the first argument is the store column.
+            "store_accessor" => {
+                let mut options = options;
+                options.extend(call.arguments.first().map(|store| ("store".to_owned(), store.clone())));
+                (names_from(1), None, options)
+            }
+            _ => (names_from(0), None, options),
         };
         model.attributes.push(Attribute { kind: method.to_owned(), names, attribute_type, options, span: call.span });
         return;

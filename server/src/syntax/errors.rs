@@ -49,8 +49,19 @@ fn missing(node: Node<'_>) -> Diagnostic {
     }
 }
 
-/// An ERROR node: report its first line, naming the first unexpected token.
+/// An ERROR node. When a bracket inside it is never closed, that bracket is the error (tree-sitter's
+/// recovery often wraps the whole enclosing class in the ERROR, which says little). Otherwise: its
+/// first line, naming the first unexpected token.
 fn unexpected(node: Node<'_>, text: &str) -> Diagnostic {
+    if let Some(opener) = last_unclosed_bracket(node) {
+        let bracket = text.get(opener.byte_range()).unwrap_or("(");
+        return Diagnostic {
+            span: Span::of(opener),
+            severity: Severity::Error,
+            rule: "",
+            message: format!("syntax error: `{bracket}` is never closed"),
+        };
+    }
     let mut span = Span::of(node);
     let node_text = text.get(node.byte_range()).unwrap_or("");
     let first_line = node_text.split('\n').next().unwrap_or("");
@@ -66,6 +77,32 @@ fn unexpected(node: Node<'_>, text: &str) -> Diagnostic {
         format!("syntax error: unexpected `{}`", short(token))
     };
     Diagnostic { span, severity: Severity::Error, rule: "", message }
+}
+
+/// The last `(`, `[` or `{` in the subtree whose closing bracket never comes among its siblings.
+fn last_unclosed_bracket(node: Node<'_>) -> Option<Node<'_>> {
+    let mut found: Option<Node<'_>> = None;
+    let mut stack = vec![node];
+    while let Some(current) = stack.pop() {
+        let mut open: Vec<Node<'_>> = Vec::new();
+        let mut cursor = current.walk();
+        for child in current.children(&mut cursor) {
+            match child.kind() {
+                "(" | "[" | "{" if !child.is_named() => open.push(child),
+                ")" | "]" | "}" if !child.is_named() => {
+                    open.pop();
+                }
+                _ if child.child_count() > 0 => stack.push(child),
+                _ => {}
+            }
+        }
+        for opener in open {
+            if found.is_none_or(|f| opener.start_byte() > f.start_byte()) {
+                found = Some(opener);
+            }
+        }
+    }
+    found
 }
 
 fn first_token(node: Node<'_>) -> Option<Node<'_>> {

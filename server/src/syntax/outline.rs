@@ -110,7 +110,9 @@ pub struct Assignment {
 
 impl Outline {
     pub fn new(tree: &Tree, text: &str) -> Outline {
-        Outline { items: items_of(tree.root_node(), text, "", false) }
+        let root = tree.root_node();
+        let items = if root.is_error() { recover(root, text, "") } else { items_of(root, text, "", false) };
+        Outline { items }
     }
 
     /// Every namespace, depth first, in source order.
@@ -133,55 +135,195 @@ impl Outline {
     }
 }
 
-/// The statements of a body (program, class body, block body), as items.
-fn items_of(body: Node<'_>, text: &str, namespace: &str, singleton: bool) -> Vec<Item> {
-    let mut items = Vec::new();
-    let mut visibility = Visibility::Public;
-    let mut made_private: Vec<(String, Visibility)> = Vec::new();
-    let mut cursor = body.walk();
-    for statement in body.named_children(&mut cursor) {
-        match statement.kind() {
-            "class" | "module" => items.extend(namespace_of(statement, text, namespace).map(Item::Namespace)),
-            "singleton_class" => {
-                let items_inside = statement.child_by_field_name("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, true));
-                items.push(Item::SingletonClass { span: Span::of(statement), items: items_inside });
-            }
-            "method" | "singleton_method" => items.extend(method_of(statement, text, visibility, singleton).map(Item::Method)),
-            "identifier" => {
-                let name = text_of(statement, text);
-                if let Some(v) = visibility_keyword(name) {
-                    visibility = v;
-                }
-                items.push(Item::Call(bare_call(statement, text)));
-            }
-            "call" => {
-                let Some(call) = call_of(statement, text, namespace) else { continue };
-                if call.receiver.is_none() {
-                    if let Some(v) = visibility_keyword(&call.method) {
-                        // `private def x` defines x as private; `private :a, :b` marks earlier methods.
-                        if let Some(def) = inline_def(statement, text, v, singleton) {
-                            items.push(Item::Method(def));
-                        } else {
-                            made_private.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(|n| (n.to_owned(), v)));
-                        }
-                    }
-                }
-                items.push(Item::Call(call));
-            }
-            "assignment" | "operator_assignment" => items.extend(assignment_of(statement, text).map(Item::Assignment)),
-            _ => {}
-        }
-    }
-    if !made_private.is_empty() {
-        for item in &mut items {
+/// Visibility state while reading one body: bare `private` changes it for what follows, and
+/// `private :a, :b` marks methods by name once the body is read.
+#[derive(Default)]
+struct Body {
+    items: Vec<Item>,
+    visibility: Option<Visibility>,
+    marked: Vec<(String, Visibility)>,
+}
+
+impl Body {
+    fn finish(mut self) -> Vec<Item> {
+        for item in &mut self.items {
             if let Item::Method(def) = item {
-                if let Some((_, v)) = made_private.iter().find(|(n, _)| *n == def.name) {
+                if let Some((_, v)) = self.marked.iter().find(|(n, _)| *n == def.name) {
                     def.visibility = *v;
                 }
             }
         }
+        self.items
     }
-    items
+}
+
+/// The statements of a body (program, class body, block body), as items.
+fn items_of(body: Node<'_>, text: &str, namespace: &str, singleton: bool) -> Vec<Item> {
+    let mut state = Body::default();
+    let mut cursor = body.walk();
+    for statement in body.named_children(&mut cursor) {
+        read_statement(&mut state, statement, text, namespace, singleton, false);
+    }
+    state.finish()
+}
+
+/// One statement into `state`. While `recovering` (inside an ERROR node), stray identifiers are
+/// fragments of broken code, not bare calls, and are skipped.
+fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: &str, singleton: bool, recovering: bool) {
+    let visibility = state.visibility.unwrap_or(Visibility::Public);
+    match statement.kind() {
+        "class" | "module" => state.items.extend(namespace_of(statement, text, namespace).map(Item::Namespace)),
+        "singleton_class" => {
+            let items_inside = statement.child_by_field_name("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, true));
+            state.items.push(Item::SingletonClass { span: Span::of(statement), items: items_inside });
+        }
+        "method" | "singleton_method" => state.items.extend(method_of(statement, text, visibility, singleton).map(Item::Method)),
+        "identifier" if !recovering => {
+            if let Some(v) = visibility_keyword(text_of(statement, text)) {
+                state.visibility = Some(v);
+            }
+            state.items.push(Item::Call(bare_call(statement, text)));
+        }
+        "call" => {
+            let Some(call) = call_of(statement, text, namespace) else { return };
+            if call.receiver.is_none() {
+                if let Some(v) = visibility_keyword(&call.method) {
+                    // `private def x` defines x as private; `private :a, :b` marks methods by name.
+                    if let Some(def) = inline_def(statement, text, v, singleton) {
+                        state.items.push(Item::Method(def));
+                    } else {
+                        state.marked.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(|n| (n.to_owned(), v)));
+                    }
+                }
+            }
+            state.items.push(Item::Call(call));
+        }
+        "assignment" | "operator_assignment" => state.items.extend(assignment_of(statement, text).map(Item::Assignment)),
+        "body_statement" | "block_body" if recovering => {
+            let mut cursor = statement.walk();
+            for inner in statement.named_children(&mut cursor) {
+                read_statement(state, inner, text, namespace, singleton, false);
+            }
+        }
+        "ERROR" => state.items.extend(recover(statement, text, namespace)),
+        _ => {}
+    }
+}
+
+/// Reads what it can from an ERROR node, so a half-typed file still yields its class, the macros
+/// before the damage and the methods after it. tree-sitter keeps the parts it understood as children
+/// of the ERROR: a `class`/`module` keyword followed by its name, or the start of a call whose block
+/// never closed, then whole statements.
+fn recover(error: Node<'_>, text: &str, namespace: &str) -> Vec<Item> {
+    let mut cursor = error.walk();
+    let children: Vec<Node<'_>> = error.children(&mut cursor).collect();
+    let read_all = |nodes: &[Node<'_>], namespace: &str| {
+        let mut state = Body::default();
+        for node in nodes {
+            read_statement(&mut state, *node, text, namespace, false, true);
+        }
+        state.finish()
+    };
+    let keyword = children.iter().position(|c| !c.is_named() && matches!(c.kind(), "class" | "module"));
+    if let Some(k) = keyword {
+        if let Some(&name_node) = children.get(k + 1).filter(|n| matches!(n.kind(), "constant" | "scope_resolution")) {
+            let local = text_of(name_node, text).trim_start_matches("::");
+            let name = if namespace.is_empty() { local.to_owned() } else { format!("{namespace}::{local}") };
+            let superclass = children.get(k + 2).filter(|n| n.kind() == "superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).to_owned());
+            let mut items = read_all(&children[..k], namespace);
+            items.push(Item::Namespace(Namespace {
+                kind: if children[k].kind() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
+                superclass,
+                span: Span::cover(children[k], error),
+                name_span: Span::of(name_node),
+                items: read_all(&children[k + 2..], &name),
+                name,
+            }));
+            return items;
+        }
+    }
+    read_fragments(&children, text, namespace)
+}
+
+/// Reads an ERROR node's children as a stream of fragments: whole statements are read as usual;
+/// `recv.meth args do`, `meth args do` open a block that the next stray `end` closes (or the end of
+/// the node, for a block that never closed); `meth args` without `do` is a call. Enough to keep the
+/// routes and schema of a file whose `draw do`/`define do` lost its `end`.
+fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> {
+    let mut open: Vec<(Call, Body)> = Vec::new();
+    let mut current = Body::default();
+    let mut i = 0;
+    while i < nodes.len() {
+        let node = nodes[i];
+        let next_is = |offset: usize, kind: &str| nodes.get(i + offset).is_some_and(|n| n.kind() == kind);
+        let call_start = if node.is_named() && next_is(1, ".") && nodes.get(i + 2).is_some_and(|n| n.kind() == "identifier") {
+            Some((Some(node), nodes[i + 2], i + 3))
+        } else if node.kind() == "identifier" && text_of(node, text) != "end" {
+            Some((None, node, i + 1))
+        } else {
+            None
+        };
+        match call_start {
+            Some((receiver, method, mut j)) => {
+                let mut call = bare_call(method, text);
+                call.receiver = receiver.map(|r| text_of(r, text).to_owned());
+                call.span = Span::cover(receiver.unwrap_or(method), method);
+                if let Some(arguments) = nodes.get(j).filter(|n| n.kind() == "argument_list") {
+                    read_arguments(&mut call, *arguments, text);
+                    call.span = Span::cover(receiver.unwrap_or(method), *arguments);
+                    j += 1;
+                } else {
+                    // A half-typed argument list: keep the literal values, skip the punctuation.
+                    while let Some(value) = nodes.get(j).filter(|n| matches!(n.kind(), "simple_symbol" | "string" | "integer" | "constant" | "," )) {
+                        if value.is_named() {
+                            call.arguments.push(Value::from_node(*value, text));
+                            call.argument_spans.push(Span::of(*value));
+                        }
+                        j += 1;
+                    }
+                }
+                if nodes.get(j).is_some_and(|n| n.kind() == "do" || n.kind() == "{") {
+                    open.push((call, std::mem::take(&mut current)));
+                    j += 1;
+                } else {
+                    current.items.push(Item::Call(call));
+                }
+                i = j;
+                continue;
+            }
+            None => match node.kind() {
+                "identifier" => close_block(&mut open, &mut current, Some(node)),
+                "block_parameters" => {
+                    if let Some((call, _)) = open.last_mut() {
+                        let mut cursor = node.walk();
+                        let parameters = node.named_children(&mut cursor).map(|p| text_of(p, text).to_owned()).collect();
+                        call.block = Some(Block { parameters, span: call.span, items: Vec::new() });
+                    }
+                }
+                "body_statement" | "block_body" => current.items.extend(items_of(node, text, namespace, false)),
+                "ERROR" => current.items.extend(recover(node, text, namespace)),
+                _ => read_statement(&mut current, node, text, namespace, false, true),
+            },
+        }
+        i += 1;
+    }
+    while !open.is_empty() {
+        close_block(&mut open, &mut current, nodes.last().copied());
+    }
+    current.finish()
+}
+
+/// Closes the innermost open block at `end_node`: its items become the block of its call.
+fn close_block(open: &mut Vec<(Call, Body)>, current: &mut Body, end_node: Option<Node<'_>>) {
+    let Some((mut call, outer)) = open.pop() else { return };
+    let items = std::mem::replace(current, outer).finish();
+    if let Some(end_node) = end_node {
+        call.span.end_byte = end_node.end_byte();
+        call.span.end = Span::of(end_node).end;
+    }
+    let parameters = call.block.take().map(|b| b.parameters).unwrap_or_default();
+    call.block = Some(Block { parameters, span: call.span, items });
+    current.items.push(Item::Call(call));
 }
 
 fn visibility_keyword(name: &str) -> Option<Visibility> {
@@ -250,17 +392,7 @@ pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
     call.span = Span::of(node);
     call.receiver = node.child_by_field_name("receiver").map(|r| text_of(r, text).to_owned());
     if let Some(arguments) = node.child_by_field_name("arguments") {
-        let mut cursor = arguments.walk();
-        for argument in arguments.named_children(&mut cursor) {
-            match argument.kind() {
-                "pair" => call.options.extend(pair_of(argument, text)),
-                "comment" => {}
-                _ => {
-                    call.arguments.push(Value::from_node(argument, text));
-                    call.argument_spans.push(Span::of(argument));
-                }
-            }
-        }
+        read_arguments(&mut call, arguments, text);
     }
     call.block = node.child_by_field_name("block").map(|block| {
         let parameters = block
@@ -274,6 +406,21 @@ pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
         Block { parameters, span: Span::of(block), items }
     });
     Some(call)
+}
+
+/// Positional arguments and trailing `key: value` pairs of an `argument_list`.
+fn read_arguments(call: &mut Call, arguments: Node<'_>, text: &str) {
+    let mut cursor = arguments.walk();
+    for argument in arguments.named_children(&mut cursor) {
+        match argument.kind() {
+            "pair" => call.options.extend(pair_of(argument, text)),
+            "comment" => {}
+            _ => {
+                call.arguments.push(Value::from_node(argument, text));
+                call.argument_spans.push(Span::of(argument));
+            }
+        }
+    }
 }
 
 fn assignment_of(node: Node<'_>, text: &str) -> Option<Assignment> {

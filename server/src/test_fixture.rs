@@ -1,0 +1,58 @@
+//! Multi-file fixtures for feature tests: `#- /app/models/post.rb` starts a file, `$0` marks the
+//! cursor. Files are indexed in memory under a fake app root; nothing touches the disk.
+
+use std::path::{Path, PathBuf};
+
+use crate::index::Index;
+use crate::rails::project::{RailsApp, language_of};
+use crate::syntax::ParsedFile;
+
+pub struct Fixture {
+    pub index: Index,
+    pub root: PathBuf,
+    /// The file holding `$0`, and the cursor's byte offset in it.
+    pub cursor: Option<(PathBuf, usize)>,
+}
+
+impl Fixture {
+    pub fn new(text: &str) -> Fixture {
+        let root = PathBuf::from("/fixture");
+        let index = Index::new();
+        index.add_apps(vec![RailsApp { root: root.clone(), name: "fixture".to_owned() }]);
+        let mut cursor = None;
+        for chunk in text.split("#- ").filter(|c| !c.trim().is_empty()) {
+            let (header, body) = chunk.split_once('\n').unwrap_or((chunk, ""));
+            let path = root.join(header.trim().trim_start_matches('/'));
+            let body = trim_indent(body);
+            let body = match body.find("$0") {
+                Some(offset) => {
+                    cursor = Some((path.clone(), offset));
+                    body.replacen("$0", "", 1)
+                }
+                None => body,
+            };
+            let language = language_of(&path).unwrap_or(crate::syntax::Language::Ruby);
+            let parsed = ParsedFile::parse(language, &body);
+            let facts = index.extract_text(&path, &body, &parsed);
+            index.insert(facts);
+        }
+        Fixture { index, root, cursor }
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root.join(relative.trim_start_matches('/'))
+    }
+
+    pub fn facts(&self, relative: &str) -> std::sync::Arc<crate::rails::FileFacts> {
+        let path = self.path(relative);
+        self.index.get(Path::new(&path)).unwrap_or_else(|| panic!("no file {relative} in the fixture"))
+    }
+}
+
+/// Removes the common leading indentation, so fixtures can be indented inside a raw string.
+fn trim_indent(text: &str) -> String {
+    let indent = text.lines().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    let mut out: String = text.lines().map(|l| l.get(indent..).unwrap_or("").trim_end()).collect::<Vec<_>>().join("\n");
+    out.push('\n');
+    out
+}

@@ -1,0 +1,115 @@
+//! The headless commands as CI runs them: exit codes, output formats, and one clear line for errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn switchyard(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_switchyard")).current_dir(repo_root()).args(args).output().expect("run switchyard")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A copy of the broken fixture without its non-UTF-8 file, so only syntax errors remain.
+fn broken_but_readable() -> PathBuf {
+    let to = std::env::temp_dir().join(format!("switchyard-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&to);
+    copy(&repo_root().join("tests/fixtures/apps/broken"), &to);
+    std::fs::remove_file(to.join("app/models/legacy.rb")).unwrap();
+    to
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        if entry.file_type().unwrap().is_dir() {
+            copy(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn clean_app_exits_0() {
+    let out = switchyard(&["--check", "examples/blog"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("files checked, no findings"));
+}
+
+#[test]
+fn findings_print_like_rustc_and_exit_1() {
+    let app = broken_but_readable();
+    let out = switchyard(&["--check", app.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("error[syntax.parse-error]: syntax error: `(` is never closed"), "{stdout}");
+    assert!(stdout.contains("app/models/post.rb:8:18"), "{stdout}");
+    assert!(stdout.contains("8 |     body.truncate(40\n"), "{stdout}");
+    assert!(stdout.contains("  |                  ^\n"), "caret under the bracket: {stdout}");
+    assert!(stdout.contains("views.template-parse-error"), "{stdout}");
+    let _ = std::fs::remove_dir_all(app);
+}
+
+#[test]
+fn json_lines_carry_positions_relative_to_the_app() {
+    let app = broken_but_readable();
+    let out = switchyard(&["--check", app.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let findings: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();
+    let post = findings.iter().find(|f| f["file"] == "app/models/post.rb").expect("post.rb finding");
+    assert_eq!((post["line"].as_u64(), post["column"].as_u64(), post["end_line"].as_u64(), post["end_column"].as_u64()), (Some(8), Some(18), Some(8), Some(19)));
+    assert_eq!(post["severity"], "error");
+    assert_eq!(post["rule"], "syntax.parse-error");
+    for finding in &findings {
+        for key in ["file", "line", "column", "end_line", "end_column", "severity", "rule", "message"] {
+            assert!(finding.get(key).is_some(), "{key} missing in {finding}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(app);
+}
+
+#[test]
+fn usage_and_io_errors_exit_2_with_one_line() {
+    let missing = switchyard(&["--check", "no/such/app"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(text(&missing.stderr).lines().count(), 1, "{}", text(&missing.stderr));
+    assert!(text(&missing.stderr).starts_with("switchyard: error: no/such/app"));
+
+    let not_rails = switchyard(&["--check", "server/src"]);
+    assert_eq!(not_rails.status.code(), Some(2));
+    assert!(text(&not_rails.stderr).contains("no Rails app at server/src"), "{}", text(&not_rails.stderr));
+
+    let unreadable = switchyard(&["--check", "tests/fixtures/apps/broken"]);
+    assert_eq!(unreadable.status.code(), Some(2));
+    assert!(text(&unreadable.stderr).contains("app/models/legacy.rb: not valid UTF-8"));
+
+    let bad_flag = switchyard(&["--check", "--format", "xml"]);
+    assert_eq!(bad_flag.status.code(), Some(2));
+}
+
+#[test]
+fn version_and_help() {
+    let version = switchyard(&["--version"]);
+    assert_eq!(version.status.code(), Some(0));
+    assert_eq!(text(&version.stdout).trim(), format!("switchyard {}", env!("CARGO_PKG_VERSION")));
+    let help = switchyard(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(text(&help.stdout).contains("--check"));
+}
+
+#[test]
+fn index_text_summary_names_the_app() {
+    let out = switchyard(&["index", "examples/blog"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("blog (.): "), "{stdout}");
+    assert!(stdout.contains("model Post → posts (app/models/post.rb)"), "{stdout}");
+}
