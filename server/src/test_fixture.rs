@@ -56,3 +56,28 @@ fn trim_indent(text: &str) -> String {
     out.push('\n');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_files_and_finds_the_cursor() {
+        let fixture = Fixture::new(
+            "
+            #- /app/models/post.rb
+            class Post < ApplicationRecord
+              has_many :com$0ments
+            end
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+            end
+            ",
+        );
+        let (path, offset) = fixture.cursor.clone().unwrap();
+        assert_eq!(path, fixture.path("app/models/post.rb"));
+        assert_eq!(&fixture.facts("app/models/post.rb").models[0].associations[0].name, "comments");
+        assert_eq!(offset, "class Post < ApplicationRecord\n  has_many :com".len());
+        assert!(fixture.facts("config/routes.rb").routes.is_some());
+    }
+}

@@ -100,6 +100,7 @@ fn files_changed_on_disk_are_reindexed() {
     let model = app.join("app/models/subscriber.rb");
     std::fs::write(&model, "class Subscriber < ApplicationRecord\n  belongs_to :user\nend\n").unwrap();
     client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&model), "type": 1}]}));
+    assert_eq!(client.diagnostics(&uri(&model), None), Vec::<Value>::new(), "the new file is indexed");
     assert!(query(&mut client, "Subscriber").contains(&"Subscriber".to_owned()));
 
     std::fs::write(&model, "class Subscriber < ApplicationRecord\n  belongs_to :user, ,\nend\n").unwrap();

@@ -145,13 +145,14 @@ impl Index {
     /// Finds the Rails apps under `folders` and indexes all their files in parallel.
     /// `progress(done, total)` is called from worker threads as files finish.
     pub fn index_workspace(&self, folders: &[PathBuf], progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
-        let mut found = Vec::new();
+        let mut files = Vec::new();
         for folder in folders {
-            found.extend(project::discover_apps(folder));
+            let (apps, found) = project::discover(folder);
+            self.add_apps(apps);
+            files.extend(found);
         }
-        self.add_apps(found);
-        let apps = self.apps();
-        let files: Vec<PathBuf> = apps.iter().flat_map(|app| project::app_files(app, &apps)).collect();
+        files.sort();
+        files.dedup();
         let total = files.len();
         let done = std::sync::atomic::AtomicUsize::new(0);
         let results: Vec<Result<usize, (PathBuf, FileError)>> = files

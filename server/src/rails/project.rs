@@ -154,34 +154,48 @@ fn walker(root: &Path) -> ignore::WalkBuilder {
     builder
 }
 
-/// Every Rails app at or below `folder`, outermost first.
+/// Every Rails app at or below `folder`, sorted by root.
 pub fn discover_apps(folder: &Path) -> Vec<RailsApp> {
-    let mut apps = Vec::new();
+    discover(folder).0
+}
+
+/// One walk of `folder`: the Rails apps in it (a `config/routes.rb` or `config/application.rb` makes its
+/// grandparent a root; no extra `stat` per folder) and every indexable file, sorted.
+pub fn discover(folder: &Path) -> (Vec<RailsApp>, Vec<PathBuf>) {
+    let mut roots = std::collections::BTreeSet::new();
+    let mut files = Vec::new();
     for entry in walker(folder).build().flatten() {
-        if entry.file_type().is_some_and(|t| t.is_dir()) && is_rails_root(entry.path()) {
-            let root = entry.path().to_path_buf();
-            let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("app").to_owned();
-            apps.push(RailsApp { root, name });
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        let name = entry.file_name().to_str().unwrap_or("");
+        if matches!(name, "routes.rb" | "application.rb") {
+            let config = path.parent();
+            if config.and_then(|c| c.file_name()).is_some_and(|n| n == "config") {
+                roots.extend(config.and_then(Path::parent).map(Path::to_path_buf));
+            }
+        }
+        if language_of(path).is_some() {
+            files.push(path.to_path_buf());
         }
     }
-    apps.sort_by(|a, b| a.root.cmp(&b.root));
-    apps
+    let apps: Vec<RailsApp> = roots
+        .into_iter()
+        .map(|root| {
+            let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("app").to_owned();
+            RailsApp { root, name }
+        })
+        .collect();
+    files.retain(|f| owning_app(f, &apps).is_some());
+    files.sort();
+    (apps, files)
 }
 
 /// Every indexable file of an app, skipping nested apps' files (they are indexed under their own root).
 pub fn app_files(app: &RailsApp, all_apps: &[RailsApp]) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in walker(&app.root).build().flatten() {
-        let path = entry.path();
-        if !entry.file_type().is_some_and(|t| t.is_file()) || language_of(path).is_none() {
-            continue;
-        }
-        if owning_app(path, all_apps).is_some_and(|owner| owner.root == app.root) {
-            files.push(path.to_path_buf());
-        }
-    }
-    files.sort();
-    files
+    let (_, files) = discover(&app.root);
+    files.into_iter().filter(|path| owning_app(path, all_apps).is_some_and(|owner| owner.root == app.root)).collect()
 }
 
 /// The innermost app whose root contains `path`.

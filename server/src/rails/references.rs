@@ -1,6 +1,10 @@
-//! References in Ruby code to things defined elsewhere in the app, read with `queries/ruby/references.scm`:
-//! route helper calls, render calls, instance variables read, and receiver-less (helper) calls.
-//! Resolution (does `post_path` name a route?) belongs to the layers that see the whole index.
+//! References in Ruby code to things defined elsewhere in the app: route helper calls, render calls,
+//! instance variables read, and receiver-less (helper) calls. Resolution (does `post_path` name a
+//! route?) belongs to the layers that see the whole index.
+//!
+//! One `TreeCursor` pass, not a query: this runs on every file, and as a query (`queries/ruby/*.scm`
+//! style) it cost 17% of the cold index on the synthetic benchmark app, where the walk costs a
+//! fraction of that (BENCHMARKS.md).
 
 use std::collections::BTreeSet;
 
@@ -8,7 +12,6 @@ use serde::Serialize;
 use tree_sitter::Node;
 
 use crate::syntax::outline::call_of;
-use crate::syntax::queries::{self, capture};
 use crate::syntax::{Span, text_of};
 
 /// Rails' own `*_path`/`*_url` helpers, which are not named routes.
@@ -49,37 +52,134 @@ pub struct References {
 
 pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut references = References::default();
-    let mut ivars = BTreeSet::new();
-    let mut written = BTreeSet::new();
+    let mut read = BTreeSet::new();
     let mut helpers = BTreeSet::new();
-    let mut seen_helper_spans = BTreeSet::new();
-    for m in queries::matches(&queries::REFERENCES, root, text) {
-        if let Some(node) = capture(&m, "route_helper.name") {
-            let name = text_of(node, text);
-            if !BUILTIN_PATH_HELPERS.contains(&name) && seen_helper_spans.insert(node.start_byte()) {
-                references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
+        match node.kind() {
+            "call" if node.child_by_field_name("receiver").is_none() => {
+                if let Some(method) = node.child_by_field_name("method").filter(|m| m.kind() == "identifier") {
+                    let name = text_of(method, text);
+                    if name == "render" {
+                        references.renders.extend(render_call(node, text));
+                    }
+                    if is_route_helper(name) {
+                        references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(method) });
+                    } else {
+                        helpers.insert(name.to_owned());
+                    }
+                }
             }
-        } else if let Some(node) = capture(&m, "render.call") {
-            if let Some(call) = call_of(node, text, "") {
-                let target = call
-                    .arguments
-                    .first()
-                    .map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned))
-                    .or_else(|| ["partial", "template", "action", "layout"].iter().find_map(|k| call.option(k)).map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned)));
-                let options = call.named_options().into_iter().map(|(k, _)| k).collect();
-                references.renders.push(RenderCall { target, options, span: call.span });
+            "identifier" if is_value_position(node) => {
+                let name = text_of(node, text);
+                if is_route_helper(name) {
+                    references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                }
             }
-        } else if let Some(node) = capture(&m, "ivar.write") {
-            written.insert((text_of(node, text).to_owned(), node.start_byte()));
-        } else if let Some(node) = capture(&m, "ivar.reference") {
-            ivars.insert((text_of(node, text).to_owned(), node.start_byte()));
-        } else if let Some(node) = capture(&m, "helper.name") {
-            helpers.insert(text_of(node, text).to_owned());
+            "instance_variable" if !is_assigned(node) => {
+                read.insert(text_of(node, text).to_owned());
+            }
+            _ => {}
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
         }
     }
-    references.route_helpers.sort_by_key(|r| r.span.start_byte);
-    let read: BTreeSet<String> = ivars.difference(&written).map(|(name, _)| name.clone()).collect();
     references.ivars_read = read.into_iter().collect();
-    references.helper_calls = helpers.into_iter().filter(|name| !references.route_helpers.iter().any(|r| r.name == *name)).collect();
+    references.helper_calls = helpers.into_iter().collect();
     references
+}
+
+/// `post_path`, `edit_admin_post_url`; not Rails' own asset and polymorphic helpers.
+fn is_route_helper(name: &str) -> bool {
+    let stem = name.strip_suffix("_path").or_else(|| name.strip_suffix("_url"));
+    stem.is_some_and(|stem| !stem.is_empty() && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_'))
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !BUILTIN_PATH_HELPERS.contains(&name)
+}
+
+/// A bare identifier used as a value (`redirect_to posts_path`, `url: posts_path`, `<%= posts_path %>`),
+/// not a method name, a parameter or an assignment target.
+fn is_value_position(node: Node<'_>) -> bool {
+    let Some(parent) = node.parent() else { return false };
+    match parent.kind() {
+        "argument_list" | "program" | "body_statement" | "block_body" | "parenthesized_statements" | "then" | "else" | "interpolation" | "array" => true,
+        "pair" => parent.child_by_field_name("value") == Some(node),
+        // The body of an endless method: `def home = root_path`.
+        "method" | "singleton_method" => parent.child_by_field_name("name") != Some(node),
+        "assignment" | "operator_assignment" => parent.child_by_field_name("right") == Some(node),
+        _ => false,
+    }
+}
+
+/// `@post = …`, `@posts ||= …`: the variable is written there, not read.
+fn is_assigned(node: Node<'_>) -> bool {
+    node.parent().is_some_and(|p| matches!(p.kind(), "assignment" | "operator_assignment") && p.child_by_field_name("left") == Some(node))
+}
+
+fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
+    let call = call_of(node, text, "")?;
+    let name_of = |v: &crate::syntax::value::Value| v.as_name().map_or_else(|| v.to_string(), str::to_owned);
+    let target = call.arguments.first().map(name_of).or_else(|| ["partial", "template", "action", "layout"].iter().find_map(|k| call.option(k)).map(name_of));
+    let options = call.named_options().into_iter().map(|(k, _)| k).collect();
+    Some(RenderCall { target, options, span: call.span })
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    use super::*;
+    use crate::syntax::{Language, ParsedFile};
+
+    #[test]
+    fn finds_route_helpers_renders_ivars_and_helpers() {
+        let text = r#"
+class PostsController < ApplicationController
+  def create
+    @post = Post.new(post_params)
+    @cache ||= {}
+    redirect_to post_path(@post), notice: "Created"
+    redirect_to posts_url
+    link_to "All", url: admin_posts_path
+    render :new, status: :unprocessable_entity
+    request.path
+    image_path("logo.png")
+  end
+
+  def index_path = root_path
+end
+"#;
+        let parsed = ParsedFile::parse(Language::Ruby, text);
+        let found = extract(parsed.ruby.as_ref().unwrap().root_node(), text);
+        let helpers: Vec<String> = found.route_helpers.iter().map(|r| format!("{} {}", r.name, serde_json::to_string(&r.span).unwrap())).collect();
+        expect![[r#"
+            [
+                "post_path \"6:17-6:26\"",
+                "posts_url \"7:17-7:26\"",
+                "admin_posts_path \"8:25-8:41\"",
+                "root_path \"14:20-14:29\"",
+            ]
+        "#]]
+        .assert_debug_eq(&helpers);
+        assert_eq!(found.ivars_read, ["@post"]);
+        assert_eq!(found.renders.len(), 1);
+        assert_eq!(found.renders[0].target.as_deref(), Some("new"));
+        assert_eq!(found.renders[0].options, ["status"]);
+        expect![[r#"
+            [
+                "image_path",
+                "link_to",
+                "redirect_to",
+                "render",
+            ]
+        "#]]
+        .assert_debug_eq(&found.helper_calls);
+    }
 }

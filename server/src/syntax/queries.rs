@@ -13,7 +13,6 @@ pub struct QuerySource {
 
 /// Every query file, for the compile test and the caret fixtures.
 pub const ALL: &[QuerySource] = &[
-    QuerySource { name: "references", source: include_str!("../../../queries/ruby/references.scm") },
     QuerySource { name: "config", source: include_str!("../../../queries/ruby/config.scm") },
 ];
 
@@ -29,7 +28,6 @@ fn compile(name: &str) -> Option<Query> {
     }
 }
 
-pub static REFERENCES: LazyLock<Option<Query>> = LazyLock::new(|| compile("references"));
 pub static CONFIG: LazyLock<Option<Query>> = LazyLock::new(|| compile("config"));
 
 /// One match: its captures as (capture name, node), in pattern order.

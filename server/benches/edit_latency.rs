@@ -1,0 +1,88 @@
+//! didChange → publishDiagnostics latency for a 1-character edit in a 300-line model, over stdio
+//! against the real binary.
+//!
+//!     cargo bench --bench edit_latency
+//!
+//! 20 warm-up edits, then 400 measured (alternately typing and deleting a character inside a method
+//! body); prints the median, p90, p99 and max.
+
+#![allow(clippy::print_stdout)]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::Client;
+
+const WARMUP: usize = 20;
+const MEASURED: usize = 400;
+
+fn model_300_lines() -> String {
+    let mut lines = vec!["class Invoice < ApplicationRecord".to_owned()];
+    lines.push("  belongs_to :customer, class_name: \"User\"".to_owned());
+    lines.push("  has_many :line_items, -> { order(:position) }, dependent: :destroy".to_owned());
+    lines.push("  validates :number, presence: true, uniqueness: true".to_owned());
+    lines.push("  before_save :compute_totals".to_owned());
+    lines.push("  scope :overdue, -> { where(\"due_on < ?\", Date.current) }".to_owned());
+    let mut i = 0;
+    while lines.len() < 299 {
+        lines.push(String::new());
+        lines.push(format!("  def amount_{i}(rate = 1.0)"));
+        lines.push(format!("    total = line_items.sum {{ |item| item.quantity * item.unit_price * rate }}"));
+        lines.push(format!("    total.round({})", i % 4));
+        lines.push("  end".to_owned());
+        i += 1;
+    }
+    lines.push("end".to_owned());
+    lines.join("\n") + "\n"
+}
+
+fn main() {
+    let app = std::env::temp_dir().join(format!("switchyard-bench-{}", std::process::id()));
+    std::fs::create_dir_all(app.join("config")).unwrap();
+    std::fs::create_dir_all(app.join("app/models")).unwrap();
+    std::fs::write(app.join("config/routes.rb"), "Rails.application.routes.draw do\nend\n").unwrap();
+    let model = app.join("app/models/invoice.rb");
+    let text = model_300_lines();
+    std::fs::write(&model, &text).unwrap();
+    let line_count = text.lines().count();
+
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let uri = client.open(&model, "ruby", 1);
+    client.diagnostics(&uri, Some(1));
+
+    // Line 150 is inside a method body; type a character at its end, then delete it.
+    let line = 150;
+    let column = text.lines().nth(line).unwrap().len() as u32;
+    let mut latencies = Vec::new();
+    for step in 0..WARMUP + MEASURED {
+        let version = step as i64 + 2;
+        let change = if step % 2 == 0 {
+            json!([{"range": {"start": {"line": line, "character": column}, "end": {"line": line, "character": column}}, "text": "x"}])
+        } else {
+            json!([{"range": {"start": {"line": line, "character": column}, "end": {"line": line, "character": column + 1}}, "text": ""}])
+        };
+        let start = Instant::now();
+        client.change(&uri, version, change);
+        client.diagnostics(&uri, Some(version));
+        if step >= WARMUP {
+            latencies.push(start.elapsed());
+        }
+    }
+    latencies.sort();
+    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "{line_count}-line model, {MEASURED} edits: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
+        ms(at(0.5)),
+        ms(at(0.9)),
+        ms(at(0.99)),
+        ms(*latencies.last().unwrap())
+    );
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}
