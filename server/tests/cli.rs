@@ -18,8 +18,8 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// A copy of the broken fixture without its non-UTF-8 file, so only syntax errors remain.
-fn broken_but_readable() -> PathBuf {
-    let to = std::env::temp_dir().join(format!("switchyard-cli-{}", std::process::id()));
+fn broken_but_readable(test: &str) -> PathBuf {
+    let to = std::env::temp_dir().join(format!("switchyard-cli-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&to);
     copy(&repo_root().join("tests/fixtures/apps/broken"), &to);
     std::fs::remove_file(to.join("app/models/legacy.rb")).unwrap();
@@ -46,7 +46,7 @@ fn clean_app_exits_0() {
 
 #[test]
 fn findings_print_like_rustc_and_exit_1() {
-    let app = broken_but_readable();
+    let app = broken_but_readable("rustc");
     let out = switchyard(&["--check", app.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
@@ -60,7 +60,7 @@ fn findings_print_like_rustc_and_exit_1() {
 
 #[test]
 fn json_lines_carry_positions_relative_to_the_app() {
-    let app = broken_but_readable();
+    let app = broken_but_readable("json");
     let out = switchyard(&["--check", app.to_str().unwrap(), "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     let findings: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();
@@ -93,6 +93,25 @@ fn usage_and_io_errors_exit_2_with_one_line() {
 
     let bad_flag = switchyard(&["--check", "--format", "xml"]);
     assert_eq!(bad_flag.status.code(), Some(2));
+}
+
+#[test]
+fn a_path_inside_an_app_checks_what_it_names() {
+    let app = broken_but_readable("scoped");
+    let file = app.join("app/models/post.rb");
+    let out = switchyard(&["--check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(&format!("--> {}/post.rb:8:18", app.join("app/models").display())), "{stdout}");
+    assert!(stdout.contains("1 files checked, 1 error"), "{stdout}");
+    assert!(!stdout.contains("routes.rb"), "only the named file is reported: {stdout}");
+
+    let folder = app.join("app/views");
+    let out = switchyard(&["--check", folder.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let files: Vec<String> = text(&out.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["file"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(files, ["app/views/posts/show.html.erb"]);
+    let _ = std::fs::remove_dir_all(app);
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Outcome, load, report_file_errors};
+use super::{Loaded, Outcome, load, report_file_errors};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
 use crate::rails::project;
@@ -27,13 +27,15 @@ struct JsonFinding<'a> {
 }
 
 pub fn check(path: &Path, json: bool, fail_level: Severity) -> Result<Outcome, String> {
-    let (index, report, base) = load(path)?;
+    let Loaded { index, report, base, scope } = load(path)?;
+    // Paths are shown as the user would type them: the folder they named, then the file below it.
+    let shown_base = if scope.is_file() { path.parent().map(Path::to_path_buf).unwrap_or_default() } else { path.to_path_buf() };
     let mut out = std::io::stdout().lock();
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut by_severity: BTreeMap<Severity, usize> = BTreeMap::new();
     let mut failing = false;
     for facts in index.snapshot() {
-        if facts.diagnostics.is_empty() {
+        if facts.diagnostics.is_empty() || !facts.path.starts_with(&scope) {
             continue;
         }
         let app_root = index.app_for(&facts.path).map(|a| project::relative_path(&a.root, &base)).unwrap_or_default();
@@ -46,25 +48,26 @@ pub fn check(path: &Path, json: bool, fail_level: Severity) -> Result<Outcome, S
             let written = if json {
                 write_json(&mut out, &facts, diagnostic, &app_root)
             } else {
-                let shown_path = display_path(path, &project::relative_path(&facts.path, &base));
+                let shown_path = display_path(&shown_base, &project::relative_path(&facts.path, &base));
                 write_human(&mut out, &facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""))
             };
             written.map_err(|e| format!("cannot write output: {e}"))?;
         }
     }
     if !json {
-        write_summary(&mut out, &counts, &by_severity, report.files).map_err(|e| format!("cannot write output: {e}"))?;
+        let checked = if scope.is_file() { 1 } else { index.snapshot().iter().filter(|f| f.path.starts_with(&scope)).count() };
+        write_summary(&mut out, &counts, &by_severity, checked).map_err(|e| format!("cannot write output: {e}"))?;
     }
     drop(out);
     report_file_errors(&report, &base)?;
     Ok(if failing { Outcome::Findings } else { Outcome::Clean })
 }
 
-/// A path the user can click from where they ran the command: the PATH they gave, then the file.
-fn display_path(given: &Path, relative: &str) -> String {
-    let given = given.to_string_lossy();
-    let given = given.trim_end_matches('/');
-    if given == "." || given.is_empty() { relative.to_owned() } else if given.ends_with(".rb") || given.ends_with(".erb") { given.to_owned() } else { format!("{given}/{relative}") }
+/// A path the user can click from where they ran the command: the folder they named, then the file.
+fn display_path(shown_base: &Path, relative: &str) -> String {
+    let base = shown_base.to_string_lossy();
+    let base = base.trim_end_matches('/');
+    if base == "." || base.is_empty() { relative.to_owned() } else { format!("{base}/{relative}") }
 }
 
 fn columns(facts: &FileFacts, d: &Diagnostic) -> (u32, u32, u32, u32) {

@@ -19,29 +19,37 @@ pub enum Outcome {
     Findings = 1,
 }
 
-/// Indexes every app at or below `path` (or the app that contains it).
-pub fn load(path: &Path) -> Result<(Index, IndexReport, PathBuf), String> {
-    let base = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let folder = if base.is_file() { base.parent().map(Path::to_path_buf).unwrap_or_else(|| base.clone()) } else { base.clone() };
-    let mut apps = project::discover_apps(&folder);
-    if apps.is_empty() {
+/// An indexed workspace for a command, and the part of it the user asked about.
+pub struct Loaded {
+    pub index: Index,
+    pub report: IndexReport,
+    /// The folder PATH names (or the folder of the file it names): paths are shown relative to it.
+    pub base: PathBuf,
+    /// What PATH names, canonical: only files at or below it are reported.
+    pub scope: PathBuf,
+}
+
+/// Indexes every app at or below `path`, or the app that contains it (`--check app/models` or
+/// `--check app/models/post.rb` index the whole app and report on what PATH names).
+pub fn load(path: &Path) -> Result<Loaded, String> {
+    let scope = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let base = if scope.is_file() { scope.parent().map(Path::to_path_buf).unwrap_or_else(|| scope.clone()) } else { scope.clone() };
+    let index = Index::new();
+    let mut report = index.index_workspace(std::slice::from_ref(&base), &|_, _| {});
+    if index.apps().is_empty() {
         // PATH may be inside an app: look upwards for its root.
-        if let Some(root) = folder.ancestors().find(|dir| project::is_rails_root(dir)) {
-            apps = project::discover_apps(root);
+        if let Some(root) = base.ancestors().find(|dir| project::is_rails_root(dir)) {
+            report = index.index_workspace(&[root.to_path_buf()], &|_, _| {});
         }
     }
-    if apps.is_empty() {
+    if index.apps().is_empty() {
         return Err(format!("no Rails app at {} (looked for config/application.rb or config/routes.rb)", path.display()));
     }
-    let index = Index::new();
-    let roots: Vec<PathBuf> = apps.iter().map(|a| a.root.clone()).collect();
-    index.add_apps(apps);
-    let report = index.index_workspace(&roots, &|_, _| {});
-    Ok((index, report, folder))
+    Ok(Loaded { index, report, base, scope })
 }
 
 pub fn index(path: &Path, json: bool) -> Result<Outcome, String> {
-    let (index, report, base) = load(path)?;
+    let Loaded { index, report, base, .. } = load(path)?;
     let mut out = std::io::stdout().lock();
     let dumped = dump(&index, &base);
     let written = if json {

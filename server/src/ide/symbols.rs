@@ -153,7 +153,8 @@ fn call_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
         SymbolKind::Interface
     } else if matches!(method, "private" | "protected" | "public" | "require" | "require_relative") && call.block.is_none() {
         return None;
-    } else if context.kind.is_none() && call.block.is_none() && !matches!(context.kind, Some(FileKind::Model | FileKind::Controller)) {
+    } else if context.kind.is_none() && call.block.is_none() {
+        // Outside a Rails app, a blockless call in a class body is just code.
         return None;
     } else {
         SymbolKind::Key

@@ -139,6 +139,44 @@ mod tests {
         assert_eq!(apply("class A\nend\n", &changes), "# é\nclass XA\nend\nend\n");
     }
 
+    /// Random notifications of one to three changes at UTF-16 positions, on text with surrogate pairs,
+    /// multi-byte characters and CRLF: the document must equal the text edited independently, and its
+    /// incremental tree a fresh parse.
+    #[test]
+    fn random_utf16_edit_sequences_equal_a_fresh_parse() {
+        let mut seed = 7u64;
+        let mut next = |bound: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % bound.max(1)
+        };
+        let inserts = ["😀", "é", "\r\n", "\n", "x", "  has_many :tags\n", "def a(b)\n", "end\n", "(", "\"", ""];
+        let mut expected = "class Café < ApplicationRecord\r\n  # 😀 ok\n  belongs_to :author\nend\n".to_owned();
+        let mut doc = Document::new(PathBuf::from("x.rb"), 1, Language::Ruby, expected.clone());
+        for version in 2..200 {
+            for _ in 0..=next(3) {
+                // Pick a line and a character boundary on it; the LSP position counts UTF-16 units.
+                let lines: Vec<&str> = expected.split('\n').collect();
+                let line = next(lines.len());
+                let content = lines[line].strip_suffix('\r').unwrap_or(lines[line]);
+                let chars: Vec<char> = content.chars().collect();
+                let char_index = next(chars.len() + 1);
+                let utf16: usize = chars[..char_index].iter().map(|c| c.len_utf16()).sum();
+                let line_start: usize = lines[..line].iter().map(|l| l.len() + 1).sum();
+                let byte = line_start + chars[..char_index].iter().map(|c| c.len_utf8()).sum::<usize>();
+                let insert = inserts[next(inserts.len())];
+                let position = Position { line: line as u32, character: utf16 as u32 };
+                let at = offset(&doc.rope, position).unwrap();
+                assert_eq!(at, byte, "offset of {position:?} in {expected:?}");
+                doc.replace(at, at, insert).unwrap();
+                expected.insert_str(byte, insert);
+            }
+            doc.commit(version);
+            assert_eq!(doc.text, expected);
+            let fresh = crate::syntax::ParsedFile::parse(Language::Ruby, &doc.text);
+            assert_eq!(doc.parsed.ruby.as_ref().map(|t| t.root_node().to_sexp()), fresh.ruby.as_ref().map(|t| t.root_node().to_sexp()));
+        }
+    }
+
     #[test]
     fn a_line_past_the_end_is_out_of_sync() {
         let rope = Rope::from_str("a\n");

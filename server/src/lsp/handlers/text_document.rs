@@ -1,4 +1,4 @@
-//! Document sync: `didOpen`, `didChange` (incremental, version-checked), `didSave`, `didClose`.
+//! Document sync: `didOpen`, `didChange` (incremental, version-checked), `didClose`.
 //! Each mutates state synchronously, then publishes diagnostics.
 
 use std::path::{Path, PathBuf};
@@ -97,13 +97,6 @@ pub fn reindex_from_disk(session: &Session, path: &PathBuf) -> Option<Publish> {
     }
     session.index.remove(path);
     Publish::clear(path)
-}
-
-pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
-    // The buffer already holds what was saved; nothing in the index depends on the disk copy of an
-    // open document. Logged so a client's save traffic can be followed.
-    tracing::debug!("saved {}", params.text_document.uri.as_str());
-    let _ = backend;
 }
 
 pub async fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
