@@ -30,7 +30,7 @@ fn model_300_lines() -> String {
     while lines.len() < 299 {
         lines.push(String::new());
         lines.push(format!("  def amount_{i}(rate = 1.0)"));
-        lines.push(format!("    total = line_items.sum {{ |item| item.quantity * item.unit_price * rate }}"));
+        lines.push("    total = line_items.sum { |item| item.quantity * item.unit_price * rate }".to_string());
         lines.push(format!("    total.round({})", i % 4));
         lines.push("  end".to_owned());
         i += 1;

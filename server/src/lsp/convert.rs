@@ -111,7 +111,10 @@ mod tests {
     use crate::document::Document;
     use crate::syntax::Language;
 
-    fn apply(text: &str, changes: &[((u32, u32), (u32, u32), &str)]) -> String {
+    /// ((start line, start character), (end line, end character), new text), in UTF-16 positions.
+    type Change<'a> = ((u32, u32), (u32, u32), &'a str);
+
+    fn apply(text: &str, changes: &[Change<'_>]) -> String {
         let mut doc = Document::new(PathBuf::from("x.rb"), 1, Language::Ruby, text.to_owned());
         for &((sl, sc), (el, ec), new_text) in changes {
             let start = offset(&doc.rope, Position { line: sl, character: sc }).unwrap();

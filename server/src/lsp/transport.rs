@@ -52,11 +52,10 @@ async fn read_headers(input: &mut (impl AsyncBufReadExt + Unpin)) -> Option<usiz
                 continue;
             }
             saw_header = true;
-            if let Some((name, value)) = line.split_once(':') {
-                if name.trim().eq_ignore_ascii_case("content-length") {
+            if let Some((name, value)) = line.split_once(':')
+                && name.trim().eq_ignore_ascii_case("content-length") {
                     length = value.trim().parse::<usize>().ok();
                 }
-            }
         }
         match length {
             Some(length) => return Some(length),

@@ -125,10 +125,9 @@ fn inflection_block(call: &Call, facts: &mut ConfigFacts) {
     let Some(block) = &call.block else { return };
     let Some(receiver) = block.parameters.first() else { return };
     for item in &block.items {
-        if let Item::Call(rule) = item {
-            if rule.receiver.as_deref() == Some(receiver.as_str()) {
+        if let Item::Call(rule) = item
+            && rule.receiver.as_deref() == Some(receiver.as_str()) {
                 facts.inflections.push(InflectionRule { kind: rule.method.clone(), arguments: rule.arguments.clone(), span: rule.span });
             }
-        }
     }
 }

@@ -50,12 +50,11 @@ pub fn extract(outline: &Outline, drawn_file: bool) -> RouteFile {
     }
     let mut file = RouteFile::default();
     for item in &outline.items {
-        if let Item::Call(call @ Call { block: Some(block), .. }) = item {
-            if call.method == "draw" {
+        if let Item::Call(call @ Call { block: Some(block), .. }) = item
+            && call.method == "draw" {
                 file.in_draw_block = true;
                 file.calls.extend(calls_of(&block.items));
             }
-        }
     }
     file
 }

@@ -147,11 +147,10 @@ struct Body {
 impl Body {
     fn finish(mut self) -> Vec<Item> {
         for item in &mut self.items {
-            if let Item::Method(def) = item {
-                if let Some((_, v)) = self.marked.iter().find(|(n, _)| *n == def.name) {
+            if let Item::Method(def) = item
+                && let Some((_, v)) = self.marked.iter().find(|(n, _)| *n == def.name) {
                     def.visibility = *v;
                 }
-            }
         }
         self.items
     }
@@ -186,8 +185,8 @@ fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: 
         }
         "call" => {
             let Some(call) = call_of(statement, text, namespace) else { return };
-            if call.receiver.is_none() {
-                if let Some(v) = visibility_keyword(&call.method) {
+            if call.receiver.is_none()
+                && let Some(v) = visibility_keyword(&call.method) {
                     // `private def x` defines x as private; `private :a, :b` marks methods by name.
                     if let Some(def) = inline_def(statement, text, v, singleton) {
                         state.items.push(Item::Method(def));
@@ -195,7 +194,6 @@ fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: 
                         state.marked.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(|n| (n.to_owned(), v)));
                     }
                 }
-            }
             state.items.push(Item::Call(call));
         }
         "assignment" | "operator_assignment" => state.items.extend(assignment_of(statement, text).map(Item::Assignment)),
@@ -225,8 +223,8 @@ fn recover(error: Node<'_>, text: &str, namespace: &str) -> Vec<Item> {
         state.finish()
     };
     let keyword = children.iter().position(|c| !c.is_named() && matches!(c.kind(), "class" | "module"));
-    if let Some(k) = keyword {
-        if let Some(&name_node) = children.get(k + 1).filter(|n| matches!(n.kind(), "constant" | "scope_resolution")) {
+    if let Some(k) = keyword
+        && let Some(&name_node) = children.get(k + 1).filter(|n| matches!(n.kind(), "constant" | "scope_resolution")) {
             let local = text_of(name_node, text).trim_start_matches("::");
             let name = if namespace.is_empty() { local.to_owned() } else { format!("{namespace}::{local}") };
             let superclass = children.get(k + 2).filter(|n| n.kind() == "superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).to_owned());
@@ -241,7 +239,6 @@ fn recover(error: Node<'_>, text: &str, namespace: &str) -> Vec<Item> {
             }));
             return items;
         }
-    }
     read_fragments(&children, text, namespace)
 }
 

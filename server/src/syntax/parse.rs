@@ -85,16 +85,14 @@ impl ParsedFile {
                 let masked = mask_template(text, &erb);
                 let old_ruby = previous.and_then(|p| Some((p.ruby.as_ref()?, p.ruby_input.as_deref()?)));
                 let (mut ruby, mut ruby_input) = parse_ruby_layer(masked, old_ruby);
-                if ruby.as_ref().is_some_and(|t| t.root_node().has_error()) {
-                    if let Some(fallback) = parse_included_ranges(text, &code_ranges) {
-                        if error_count(&fallback) < ruby.as_ref().map_or(usize::MAX, error_count) {
+                if ruby.as_ref().is_some_and(|t| t.root_node().has_error())
+                    && let Some(fallback) = parse_included_ranges(text, &code_ranges)
+                        && error_count(&fallback) < ruby.as_ref().map_or(usize::MAX, error_count) {
                             // The fallback tree was parsed from the template text itself with included
                             // ranges; it cannot be diffed against, so the next parse starts afresh.
                             ruby = Some(fallback);
                             ruby_input = None;
                         }
-                    }
-                }
                 ParsedFile { language, ruby, erb: Some(erb), ruby_input, erb_input: Some(text.to_owned()) }
             }
             Language::Haml | Language::OtherTemplate => {
@@ -117,16 +115,14 @@ impl ParsedFile {
 fn parse_ruby_layer(input: String, old: Option<(&Tree, &str)>) -> (Option<Tree>, Option<String>) {
     let tree = RUBY_PARSER.with(|p| incremental(&mut p.borrow_mut(), &input, old));
     let Some(tree) = tree else { return (None, None) };
-    if tree.root_node().has_error() {
-        if let Some(rewritten) = rewrite_bare_block_pass(&input) {
+    if tree.root_node().has_error()
+        && let Some(rewritten) = rewrite_bare_block_pass(&input) {
             let retry = RUBY_PARSER.with(|p| incremental(&mut p.borrow_mut(), &rewritten, Some((&tree, &input))));
-            if let Some(retry) = retry {
-                if error_count(&retry) < error_count(&tree) {
+            if let Some(retry) = retry
+                && error_count(&retry) < error_count(&tree) {
                     return (Some(retry), Some(rewritten));
                 }
-            }
         }
-    }
     (Some(tree), Some(input))
 }
 

@@ -1,7 +1,7 @@
 //! Document sync: `didOpen`, `didChange` (incremental, version-checked), `didClose`.
 //! Each mutates state synchronously, then publishes diagnostics.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tower_lsp_server::ls_types::*;
 
@@ -88,7 +88,7 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Opti
 }
 
 /// The on-disk file's facts replace a dropped or closed document's; outside any app it is forgotten.
-pub fn reindex_from_disk(session: &Session, path: &PathBuf) -> Option<Publish> {
+pub fn reindex_from_disk(session: &Session, path: &Path) -> Option<Publish> {
     if session.index.app_for(path).is_some() && path.is_file() {
         match session.index.index_file(path) {
             Ok(facts) => return Publish::of(&facts, None),

@@ -31,14 +31,12 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
                 }
                 continue;
             }
-            if path.ends_with("config/routes.rb") || path.ends_with("config/application.rb") {
-                if let Some(root) = path.parent().and_then(|p| p.parent()) {
-                    if session.index.app_for(&path).is_none_or(|app| app.root != root) {
+            if (path.ends_with("config/routes.rb") || path.ends_with("config/application.rb"))
+                && let Some(root) = path.parent().and_then(|p| p.parent())
+                    && session.index.app_for(&path).is_none_or(|app| app.root != root) {
                         new_app_folders.push(root.to_path_buf());
                         continue;
                     }
-                }
-            }
             if project::language_of(&path).is_some() {
                 publishes.extend(reindex_from_disk(session, &path));
             }
