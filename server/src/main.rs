@@ -44,6 +44,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = IndexFormat::Text)]
         format: IndexFormat,
     },
+    /// Print the app's routes as `bin/rails routes` does, computed from config/routes.rb alone.
+    Routes {
+        path: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = RoutesFormat::Table)]
+        format: RoutesFormat,
+        /// Only routes whose name, verb, path or controller#action contain TEXT (any case).
+        #[arg(long, value_name = "TEXT")]
+        grep: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RoutesFormat {
+    Table,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -79,6 +94,9 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
 
     let result = match (args.command, args.check) {
+        (Some(Command::Routes { path, format, grep }), _) => {
+            cli::routes(&path.unwrap_or_else(|| PathBuf::from(".")), matches!(format, RoutesFormat::Json), grep.as_deref())
+        }
         (Some(Command::Index { path, format }), _) => cli::index(&path.unwrap_or_else(|| PathBuf::from(".")), matches!(format, IndexFormat::Json)),
         (None, true) => {
             let fail_level = match args.fail_level {

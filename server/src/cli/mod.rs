@@ -3,11 +3,13 @@
 //! stderr and exit code 2.
 
 mod check;
+mod routes;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use check::check;
+pub use routes::routes;
 
 use crate::index::{Index, IndexReport, dump};
 use crate::rails::project;

@@ -214,6 +214,25 @@ impl Index {
     }
 }
 
+impl Index {
+    /// The expanded routes of the app rooted at `root`: its `config/routes.rb` and the files under
+    /// `config/routes/` that `draw` names.
+    pub fn route_table(&self, root: &Path, snapshot: &[Arc<FileFacts>]) -> crate::rails::route_table::RouteTable {
+        use crate::rails::route_table::{RouteSources, expand};
+        let in_app: Vec<&Arc<FileFacts>> = snapshot.iter().filter(|f| f.routes.is_some() && self.app_for(&f.path).is_some_and(|a| a.root == root)).collect();
+        let Some(main) = in_app.iter().find(|f| f.relative_path == "config/routes.rb") else { return Default::default() };
+        let drawn = in_app
+            .iter()
+            .filter_map(|f| {
+                let name = f.relative_path.strip_prefix("config/routes/")?.strip_suffix(".rb")?;
+                Some((name.to_owned(), (f.relative_path.as_str(), f.routes.as_ref()?.calls.as_slice())))
+            })
+            .collect();
+        let sources = RouteSources { main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.calls.as_slice())), drawn };
+        expand(&sources)
+    }
+}
+
 fn find_model<'a>(snapshot: &'a [Arc<FileFacts>], class_name: &str) -> Option<&'a crate::rails::model::Model> {
     snapshot.iter().flat_map(|f| f.models.iter()).find(|m| m.class_name == class_name)
 }

@@ -8,6 +8,7 @@ pub mod inflect;
 pub mod model;
 pub mod project;
 pub mod references;
+pub mod route_table;
 pub mod routes;
 pub mod schema;
 

@@ -22,8 +22,12 @@ pub struct RouteCall {
     pub method: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<Value>,
+    /// `key: value` options (symbol keys).
     #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
     pub options: Vec<(String, Value)>,
+    /// `"path" => "controller#action"` and `Engine => "/path"`: pairs whose key is not a symbol.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<(Value, Value)>,
     pub span: Span,
     #[serde(skip)]
     pub name_span: Span,
@@ -35,7 +39,13 @@ impl RouteCall {
     /// `resources :posts` → `resources :posts`; for symbols and labels in outlines.
     pub fn label(&self) -> String {
         let mut label = self.method.clone();
-        let parts: Vec<String> = self.arguments.iter().map(ToString::to_string).chain(self.options.iter().map(|(k, v)| format!("{k}: {v}"))).collect();
+        let parts: Vec<String> = self
+            .arguments
+            .iter()
+            .map(ToString::to_string)
+            .chain(self.targets.iter().map(|(k, v)| format!("{k} => {v}")))
+            .chain(self.options.iter().map(|(k, v)| format!("{k}: {v}")))
+            .collect();
         if !parts.is_empty() {
             label.push(' ');
             label.push_str(&parts.join(", "));
@@ -66,7 +76,8 @@ fn calls_of(items: &[Item]) -> Vec<RouteCall> {
             Item::Call(call) => Some(RouteCall {
                 method: call.method.clone(),
                 arguments: call.arguments.clone(),
-                options: call.named_options(),
+                options: call.options.iter().filter(|(k, _)| matches!(k, Value::Symbol(_))).map(|(k, v)| (k.as_name().unwrap_or("").to_owned(), v.clone())).collect(),
+                targets: call.options.iter().filter(|(k, _)| !matches!(k, Value::Symbol(_))).cloned().collect(),
                 span: call.span,
                 name_span: call.name_span,
                 children: call.block.as_ref().map(|b| calls_of(&b.items)).unwrap_or_default(),

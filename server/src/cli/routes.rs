@@ -1,0 +1,85 @@
+//! `switchyard routes`: the route table as `bin/rails routes` prints it, or JSON lines.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{Loaded, Outcome, load, report_file_errors};
+use crate::rails::project;
+use crate::rails::route_table::Route;
+
+#[derive(Serialize)]
+struct JsonRoute<'a> {
+    verb: &'a str,
+    path: &'a str,
+    controller_action: String,
+    name: &'a str,
+    file: &'a str,
+    line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app: Option<&'a str>,
+}
+
+pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, String> {
+    let Loaded { index, report, base, .. } = load(path)?;
+    let snapshot = index.snapshot();
+    let apps = index.apps();
+    let mut out = std::io::stdout().lock();
+    let io = |e: std::io::Error| format!("cannot write output: {e}");
+    for app in &apps {
+        let table = index.route_table(&app.root, &snapshot);
+        let routes: Vec<&Route> = table.routes.iter().filter(|r| grep.is_none_or(|g| matches_grep(r, g))).collect();
+        let app_root = project::relative_path(&app.root, &base);
+        let app_root = if app_root.is_empty() { ".".to_owned() } else { app_root };
+        if json {
+            for route in &routes {
+                let line = JsonRoute {
+                    verb: &route.verb,
+                    path: &route.path,
+                    controller_action: route.controller_action(),
+                    name: route.name.as_deref().unwrap_or(""),
+                    file: &route.file,
+                    line: route.span.start.line + 1,
+                    app: (apps.len() > 1).then_some(app_root.as_str()),
+                };
+                serde_json::to_writer(&mut out, &line).map_err(|e| e.to_string())?;
+                writeln!(out).map_err(io)?;
+            }
+        } else {
+            if apps.len() > 1 {
+                writeln!(out, "# {} ({app_root})", app.name).map_err(io)?;
+            }
+            write!(out, "{}", format_table(&routes)).map_err(io)?;
+            if apps.len() > 1 {
+                writeln!(out).map_err(io)?;
+            }
+        }
+    }
+    drop(out);
+    report_file_errors(&report, &base)
+}
+
+fn matches_grep(route: &Route, grep: &str) -> bool {
+    let grep = grep.to_lowercase();
+    [route.name.as_deref().unwrap_or(""), &route.verb, &route.path, &route.controller_action()].iter().any(|field| field.to_lowercase().contains(&grep))
+}
+
+/// ActionDispatch's `ConsoleFormatter::Sheet`: the header is padded to the widest route (not to the
+/// header words), the rows to the wider of the two; names right-aligned, the rest left-aligned.
+pub fn format_table(routes: &[&Route]) -> String {
+    if routes.is_empty() {
+        return "You don't have any routes defined!\n\nPlease add some routes in config/routes.rb.\n".to_owned();
+    }
+    let names: Vec<&str> = routes.iter().map(|r| r.name.as_deref().unwrap_or("")).collect();
+    let width = |f: &dyn Fn(usize) -> usize| (0..routes.len()).map(f).max().unwrap_or(0);
+    let name_width = width(&|i| names[i].chars().count());
+    let verb_width = width(&|i| routes[i].verb.chars().count());
+    let path_width = width(&|i| routes[i].path.chars().count());
+    let mut out = format!("{:>name_width$} {:<verb_width$} {:<path_width$} Controller#Action\n", "Prefix", "Verb", "URI Pattern");
+    let (name_width, verb_width, path_width) = (name_width.max(6), verb_width.max(4), path_width.max(11));
+    for (route, name) in routes.iter().zip(&names) {
+        out.push_str(&format!("{name:>name_width$} {:<verb_width$} {:<path_width$} {}\n", route.verb, route.path, route.controller_action()));
+    }
+    out
+}

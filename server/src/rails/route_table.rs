@@ -1,0 +1,960 @@
+//! The route table: `config/routes.rb` (and the files it draws) expanded with Rails' routing semantics
+//! (Rails 7.1–8), from the call structure `routes` read — no Ruby, no app. The scope stack mirrors
+//! ActionDispatch's `Mapper`: `scope`/`namespace`/`controller`/`defaults`/`constraints` merge their
+//! options into a child scope; `resources`/`resource` open a resource scope whose `collection`,
+//! `member`, `new` and `nested` blocks set the scope level that route naming depends on.
+//!
+//! What it does not do: evaluate Ruby (a route built in a loop or from a variable is reported as
+//! dynamic and skipped), or list the routes of mounted engines.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::inflect::{pluralize, singularize};
+use super::routes::RouteCall;
+use crate::syntax::Span;
+use crate::syntax::value::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Route {
+    /// `GET`, `GET|POST` for `match … via: [:get, :post]`, empty for `via: :all` and mounts.
+    pub verb: String,
+    /// As `bin/rails routes` prints it: `/posts/:id(.:format)`.
+    pub path: String,
+    /// `posts#show`, `redirect(301, /posts)`, or a mounted app's source (`ActionCable.server`).
+    pub endpoint: String,
+    /// Defaults and constraints as Rails appends them to the endpoint: `{format: :json}`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub requirements: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// The route name (`post` → `post_path`); `None` where Rails prints none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub kind: RouteKind,
+    /// The routes file the call is in, relative to the app root.
+    pub file: String,
+    /// The call that produced the route.
+    pub span: Span,
+    /// The enclosing calls, outermost first: `namespace :admin`, `resources :posts`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RouteKind {
+    Action,
+    Mount,
+    Redirect,
+}
+
+impl Route {
+    /// `posts#show {format: :json}`: the Controller#Action column.
+    pub fn controller_action(&self) -> String {
+        if self.requirements.is_empty() { self.endpoint.clone() } else { format!("{} {}", self.endpoint, self.requirements) }
+    }
+}
+
+/// A URL helper that is not a route (`direct :homepage`): it still defines `homepage_url`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CustomHelper {
+    pub name: String,
+    pub file: String,
+    pub span: Span,
+}
+
+/// Something in a routes file that expansion had to skip or could not read, with the call's span.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    pub method: String,
+    pub reason: String,
+    pub file: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RouteTable {
+    pub routes: Vec<Route>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub helpers: Vec<CustomHelper>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Skipped>,
+}
+
+impl RouteTable {
+    pub fn named(&self, name: &str) -> Option<&Route> {
+        self.routes.iter().find(|r| r.name.as_deref() == Some(name))
+    }
+}
+
+/// The files routes are read from: `config/routes.rb` first, then the files `draw` may name.
+pub struct RouteSources<'a> {
+    pub main: (&'a str, &'a [RouteCall]),
+    /// `admin` → (`config/routes/admin.rb`, its calls).
+    pub drawn: HashMap<String, (&'a str, &'a [RouteCall])>,
+}
+
+pub fn expand(sources: &RouteSources<'_>) -> RouteTable {
+    let mut mapper = Mapper { table: RouteTable::default(), scopes: vec![Scope::default()], concerns: HashMap::new(), sources, file: sources.main.0, chain: Vec::new(), draw_depth: 0 };
+    mapper.calls(sources.main.1);
+    mapper.table
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    None,
+    Resources,
+    Resource,
+    Collection,
+    Member,
+    New,
+    Nested,
+    Root,
+}
+
+#[derive(Debug, Clone)]
+struct Resource {
+    singleton: bool,
+    /// The path segment: `posts` (or `path:`).
+    path: String,
+    /// `post`.
+    member_name: String,
+    /// `posts` (the member name for a singleton).
+    collection_name: String,
+    /// `id` (or `param:`).
+    param: String,
+    only: Option<Vec<String>>,
+    except: Vec<String>,
+}
+
+impl Resource {
+    fn nested_param(&self) -> String {
+        format!("{}_{}", self.member_name, self.param)
+    }
+
+    fn default_actions(&self) -> &'static [&'static str] {
+        if self.singleton { &["show", "create", "update", "destroy", "new", "edit"] } else { &["index", "create", "new", "show", "update", "destroy", "edit"] }
+    }
+
+    fn has_action(&self, action: &str) -> bool {
+        self.default_actions().contains(&action)
+            && self.only.as_ref().is_none_or(|only| only.iter().any(|a| a == action))
+            && !self.except.iter().any(|a| a == action)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Scope {
+    path: String,
+    shallow_path: String,
+    module: Option<String>,
+    as_name: Option<String>,
+    shallow_prefix: Option<String>,
+    controller: Option<String>,
+    action: Option<String>,
+    path_names: Vec<(String, String)>,
+    defaults: Vec<(String, Value)>,
+    constraints: Vec<(String, Value)>,
+    format: Option<Value>,
+    shallow: bool,
+    level: Level,
+    resource: Option<Resource>,
+    /// `only:`/`except:` given to a `scope`, applied to the resources inside it.
+    action_only: Option<Vec<String>>,
+    action_except: Vec<String>,
+}
+
+impl Default for Scope {
+    fn default() -> Scope {
+        Scope {
+            path: String::new(),
+            shallow_path: String::new(),
+            module: None,
+            as_name: None,
+            shallow_prefix: None,
+            controller: None,
+            action: None,
+            path_names: Vec::new(),
+            defaults: Vec::new(),
+            constraints: Vec::new(),
+            format: None,
+            shallow: false,
+            level: Level::None,
+            resource: None,
+            action_only: None,
+            action_except: Vec::new(),
+        }
+    }
+}
+
+/// Constraints that describe the host; as plain values they also become defaults.
+const URL_OPTIONS: &[&str] = &["protocol", "subdomain", "domain", "host", "port"];
+
+const CANONICAL_ACTIONS: &[&str] = &["index", "create", "new", "show", "update", "destroy"];
+const VERBS: &[&str] = &["get", "post", "patch", "put", "delete", "options"];
+/// Scope options `scope`/`namespace` understand; the rest become route options (`defaults` etc.).
+const RESOURCE_OPTIONS: &[&str] = &["as", "controller", "path", "only", "except", "param", "concerns"];
+
+struct Mapper<'a> {
+    table: RouteTable,
+    scopes: Vec<Scope>,
+    concerns: HashMap<String, &'a [RouteCall]>,
+    sources: &'a RouteSources<'a>,
+    file: &'a str,
+    chain: Vec<String>,
+    draw_depth: usize,
+}
+
+/// Rails' `Mapper.normalize_path`: one leading slash, no doubled or trailing slashes, and an optional
+/// segment that starts a path keeps its slash inside the parentheses.
+fn normalize_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 1);
+    out.push('/');
+    for c in path.chars() {
+        if c == '/' && out.ends_with('/') {
+            continue;
+        }
+        out.push(c);
+    }
+    if out.len() > 1 && out.ends_with('/') {
+        out.pop();
+    }
+    // `/(/:locale)` → `(/:locale)`, `/(:locale)` → `(/:locale)`, as Rails rewrites a leading optional.
+    if let Some(rest) = out.strip_prefix("/(") {
+        let rest = rest.strip_prefix('/').unwrap_or(rest);
+        if rest.starts_with(':') || rest.starts_with('*') {
+            out = format!("(/{rest}");
+        }
+    }
+    out
+}
+
+fn normalize_name(name: &str) -> String {
+    normalize_path(name)[1..].replace('/', "_")
+}
+
+fn value_text(value: &Value) -> String {
+    value.as_name().map_or_else(|| value.to_string(), str::to_owned)
+}
+
+fn option<'v>(options: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
+    options.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// Ruby's `Hash#inspect` as Ruby 3.4 (Rails 8) prints it: `{format: :json, id: /\d+/}`.
+fn inspect_hash(pairs: &[(String, Value)]) -> String {
+    let items: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| {
+            let value = match v {
+                Value::Code(code) if code.starts_with('/') => code.clone(),
+                Value::String(s) => format!("{s:?}"),
+                other => other.to_string(),
+            };
+            format!("{k}: {value}")
+        })
+        .collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+impl<'a> Mapper<'a> {
+    fn scope(&self) -> &Scope {
+        self.scopes.last().expect("the root scope is never popped")
+    }
+
+    fn push(&mut self, scope: Scope) {
+        self.scopes.push(scope);
+    }
+
+    fn pop(&mut self) {
+        if self.scopes.len() > 1 {
+            self.scopes.pop();
+        }
+    }
+
+    fn skip(&mut self, call: &RouteCall, reason: impl Into<String>) {
+        self.table.skipped.push(Skipped { method: call.method.clone(), reason: reason.into(), file: self.file.to_owned(), span: call.span });
+    }
+
+    fn calls(&mut self, calls: &'a [RouteCall]) {
+        for call in calls {
+            self.call(call);
+        }
+    }
+
+    fn block(&mut self, call: &'a RouteCall) {
+        self.chain.push(call.label());
+        self.calls(&call.children);
+        self.chain.pop();
+    }
+
+    fn call(&mut self, call: &'a RouteCall) {
+        let method = call.method.as_str();
+        match method {
+            "resources" | "resource" => self.resources(call, method == "resource", &call.arguments, &call.options),
+            "namespace" => self.namespace(call),
+            "scope" => {
+                let mut options = call.options.clone();
+                if let Some(first) = call.arguments.first() {
+                    options.insert(0, ("path".to_owned(), Value::String(value_text(first))));
+                }
+                self.with_scope(call, &options, |m| m.block(call));
+            }
+            "controller" => {
+                let mut options = call.options.clone();
+                options.extend(call.arguments.first().map(|c| ("controller".to_owned(), c.clone())));
+                self.with_scope(call, &options, |m| m.block(call));
+            }
+            "defaults" | "constraints" => {
+                // `defaults format: :json do` or `defaults({ format: :json }) do`.
+                let pairs = match call.arguments.first() {
+                    Some(hash @ Value::Hash(_)) => hash.clone(),
+                    _ => Value::Hash(call.options.iter().map(|(k, v)| (Value::Symbol(k.clone()), v.clone())).collect()),
+                };
+                self.with_scope(call, &[(call.method.clone(), pairs)], |m| m.block(call));
+            }
+            "member" | "collection" | "new" | "nested" => self.resource_block(call),
+            "shallow" => {
+                let mut scope = self.scope().clone();
+                scope.shallow = true;
+                self.push(scope);
+                self.block(call);
+                self.pop();
+            }
+            "root" => self.root(call),
+            "match" => self.matches(call, None),
+            verb if VERBS.contains(&verb) => self.matches(call, Some(verb)),
+            "mount" => self.mount(call),
+            "concern" => {
+                if let Some(name) = call.arguments.first().and_then(Value::as_name) {
+                    self.concerns.insert(name.to_owned(), &call.children);
+                }
+            }
+            "concerns" => {
+                let names: Vec<String> = call.arguments.iter().flat_map(Value::names).collect();
+                self.apply_concerns(call, &names);
+            }
+            "draw" => self.draw(call),
+            "direct" => {
+                if let Some(name) = call.arguments.first().and_then(Value::as_name) {
+                    self.table.helpers.push(CustomHelper { name: name.to_owned(), file: self.file.to_owned(), span: call.span });
+                }
+            }
+            "resolve" => {}
+            _ => self.skip(call, "not a routing method Switchyard expands"),
+        }
+    }
+
+    fn apply_concerns(&mut self, call: &RouteCall, names: &[String]) {
+        for name in names {
+            match self.concerns.get(name.as_str()).copied() {
+                Some(children) => {
+                    self.chain.push(format!("concern :{name}"));
+                    self.calls(children);
+                    self.chain.pop();
+                }
+                None => self.skip(call, format!("no concern named :{name} is defined before this call")),
+            }
+        }
+    }
+
+    fn draw(&mut self, call: &'a RouteCall) {
+        let Some(name) = call.arguments.first().and_then(Value::as_name) else {
+            return self.skip(call, "draw needs a name");
+        };
+        let Some(&(file, calls)) = self.sources.drawn.get(name) else {
+            return self.skip(call, format!("no config/routes/{name}.rb"));
+        };
+        if self.draw_depth > 8 {
+            return self.skip(call, "draw nests too deep");
+        }
+        let previous = std::mem::replace(&mut self.file, file);
+        self.draw_depth += 1;
+        self.chain.push(call.label());
+        self.calls(calls);
+        self.chain.pop();
+        self.draw_depth -= 1;
+        self.file = previous;
+    }
+
+    /// `scope(options) { … }`: merges the scope options Rails knows into a child scope.
+    fn with_scope(&mut self, _call: &RouteCall, options: &[(String, Value)], body: impl FnOnce(&mut Self)) {
+        let parent = self.scope().clone();
+        let mut scope = parent.clone();
+        let nested = matches!(parent.level, Level::Nested);
+        for (key, value) in options {
+            let text = value_text(value);
+            match key.as_str() {
+                "path" => {
+                    scope.path = normalize_path(&format!("{}/{}", parent.path, text));
+                    if !nested && option(options, "shallow_path").is_none() {
+                        scope.shallow_path = normalize_path(&format!("{}/{}", parent.shallow_path, text));
+                    }
+                }
+                "shallow_path" => scope.shallow_path = normalize_path(&format!("{}/{}", parent.shallow_path, text)),
+                "module" => scope.module = Some(parent.module.as_ref().map_or_else(|| text.clone(), |m| format!("{m}/{text}"))),
+                "as" => {
+                    scope.as_name = Some(parent.as_name.as_ref().map_or_else(|| text.clone(), |a| format!("{a}_{text}")));
+                    if !nested && option(options, "shallow_prefix").is_none() {
+                        scope.shallow_prefix = Some(parent.shallow_prefix.as_ref().map_or_else(|| text.clone(), |a| format!("{a}_{text}")));
+                    }
+                }
+                "shallow_prefix" => scope.shallow_prefix = Some(parent.shallow_prefix.as_ref().map_or_else(|| text.clone(), |a| format!("{a}_{text}"))),
+                "controller" => scope.controller = Some(text),
+                "action" => scope.action = Some(text),
+                "path_names" => {
+                    if let Value::Hash(pairs) = value {
+                        for (k, v) in pairs {
+                            scope.path_names.retain(|(name, _)| Some(name.as_str()) != k.as_name());
+                            scope.path_names.push((value_text(k), value_text(v)));
+                        }
+                    }
+                }
+                "defaults" => merge_pairs(&mut scope.defaults, value),
+                "constraints" => {
+                    merge_pairs(&mut scope.constraints, value);
+                    // Host-level constraints given as plain values are also defaults, and Rails prints them.
+                    if let Value::Hash(pairs) = value {
+                        let url_defaults: Vec<(Value, Value)> = pairs
+                            .iter()
+                            .filter(|(k, v)| URL_OPTIONS.contains(&value_text(k).as_str()) && matches!(v, Value::String(_) | Value::Integer(_)))
+                            .cloned()
+                            .collect();
+                        merge_pairs(&mut scope.defaults, &Value::Hash(url_defaults));
+                    }
+                }
+                "format" => scope.format = Some(value.clone()),
+                "shallow" => scope.shallow = *value == Value::Bool(true),
+                "only" => scope.action_only = Some(value.names()),
+                "except" => scope.action_except = value.names(),
+                "via" | "to" | "on" | "anchor" | "blocks" => {}
+                // Any other option: a regexp constrains a segment, a value is a default.
+                other if is_regexp(value) => merge_pairs(&mut scope.constraints, &Value::Hash(vec![(Value::Symbol(other.to_owned()), value.clone())])),
+                other => merge_pairs(&mut scope.defaults, &Value::Hash(vec![(Value::Symbol(other.to_owned()), value.clone())])),
+            }
+        }
+        self.push(scope);
+        body(self);
+        self.pop();
+    }
+
+    fn namespace(&mut self, call: &'a RouteCall) {
+        let Some(name) = call.arguments.first().map(value_text) else {
+            return self.skip(call, "namespace needs a name");
+        };
+        let path = option(&call.options, "path").map_or_else(|| name.clone(), value_text);
+        let as_name = option(&call.options, "as").map_or_else(|| name.clone(), value_text);
+        let mut options = vec![
+            ("path".to_owned(), Value::String(path.clone())),
+            ("module".to_owned(), Value::String(option(&call.options, "module").map_or_else(|| name.clone(), value_text))),
+            ("shallow_path".to_owned(), Value::String(path)),
+        ];
+        if !as_name.is_empty() && option(&call.options, "as") != Some(&Value::Nil) {
+            options.push(("as".to_owned(), Value::String(as_name.clone())));
+            options.push(("shallow_prefix".to_owned(), Value::String(as_name)));
+        }
+        options.extend(call.options.iter().filter(|(k, _)| !matches!(k.as_str(), "path" | "module" | "as")).cloned());
+        self.with_scope(call, &options, |m| m.block(call));
+    }
+
+    fn resources(&mut self, call: &'a RouteCall, singleton: bool, names: &[Value], options: &[(String, Value)]) {
+        if names.is_empty() {
+            return self.skip(call, "resources needs a name");
+        }
+        if names.len() > 1 {
+            for name in names {
+                self.resources(call, singleton, std::slice::from_ref(name), options);
+            }
+            return;
+        }
+        if option(options, "shallow") == Some(&Value::Bool(true)) {
+            let rest: Vec<(String, Value)> = options.iter().filter(|(k, _)| k != "shallow").cloned().collect();
+            let mut scope = self.scope().clone();
+            scope.shallow = true;
+            self.push(scope);
+            self.resources(call, singleton, names, &rest);
+            self.pop();
+            return;
+        }
+        if self.scope().resource.is_some() && matches!(self.scope().level, Level::Resources | Level::Resource) {
+            // Inside another resource: `nested`.
+            self.nested(call, |m| m.resources(call, singleton, names, options));
+            return;
+        }
+        let scope_options: Vec<(String, Value)> = options.iter().filter(|(k, _)| !RESOURCE_OPTIONS.contains(&k.as_str())).cloned().collect();
+        if !scope_options.is_empty() {
+            let rest: Vec<(String, Value)> = options.iter().filter(|(k, _)| RESOURCE_OPTIONS.contains(&k.as_str())).cloned().collect();
+            self.with_scope(call, &scope_options, |m| m.resources(call, singleton, names, &rest));
+            return;
+        }
+        let Some(name) = names[0].as_name().map(str::to_owned) else {
+            return self.skip(call, "resources needs a symbol name");
+        };
+        let scope = self.scope().clone();
+        let as_option = option(options, "as").map(value_text);
+        let (member_name, collection_name) = if singleton {
+            let singular = as_option.clone().unwrap_or_else(|| name.clone());
+            (singular.clone(), singular)
+        } else {
+            let plural = as_option.clone().unwrap_or_else(|| name.clone());
+            (singularize(&plural), plural)
+        };
+        let controller = option(options, "controller").map(value_text).unwrap_or_else(|| if singleton { pluralize(&name) } else { name.clone() });
+        let only = option(options, "only").map(Value::names).or_else(|| scope.action_only.clone());
+        let except = option(options, "except").map(Value::names).unwrap_or_else(|| scope.action_except.clone());
+        let resource = Resource {
+            singleton,
+            path: option(options, "path").map_or_else(|| name.clone(), value_text),
+            member_name,
+            collection_name,
+            param: option(options, "param").map_or_else(|| "id".to_owned(), value_text),
+            only,
+            except,
+        };
+        let mut inner = scope;
+        inner.level = if singleton { Level::Resource } else { Level::Resources };
+        inner.controller = Some(controller);
+        inner.resource = Some(resource.clone());
+        inner.action_only = None;
+        inner.action_except = Vec::new();
+        self.push(inner);
+        self.chain.push(call.label());
+        self.calls(&call.children);
+        if let Some(concerns) = option(options, "concerns") {
+            let names = concerns.names();
+            self.apply_concerns(call, &names);
+        }
+        if singleton {
+            if resource.has_action("new") {
+                self.in_level(Level::New, &resource, |m| m.add_route(call, "new", None, &["GET"], &[]));
+            }
+            self.member_mappings(call, &resource);
+            if resource.has_action("create") {
+                self.in_level(Level::Collection, &resource, |m| m.add_route(call, "create", None, &["POST"], &[]));
+            }
+        } else {
+            self.in_level(Level::Collection, &resource, |m| {
+                if resource.has_action("index") {
+                    m.add_route(call, "index", None, &["GET"], &[]);
+                }
+                if resource.has_action("create") {
+                    m.add_route(call, "create", None, &["POST"], &[]);
+                }
+            });
+            if resource.has_action("new") {
+                self.in_level(Level::New, &resource, |m| m.add_route(call, "new", None, &["GET"], &[]));
+            }
+            self.member_mappings(call, &resource);
+        }
+        self.chain.pop();
+        self.pop();
+    }
+
+    fn member_mappings(&mut self, call: &RouteCall, resource: &Resource) {
+        self.in_level(Level::Member, resource, |m| {
+            if resource.has_action("edit") {
+                m.add_route(call, "edit", None, &["GET"], &[]);
+            }
+            if resource.has_action("show") {
+                m.add_route(call, "show", None, &["GET"], &[]);
+            }
+            if resource.has_action("update") {
+                m.add_route(call, "update", None, &["PATCH"], &[]);
+                m.add_route(call, "update", None, &["PUT"], &[]);
+            }
+            if resource.has_action("destroy") {
+                m.add_route(call, "destroy", None, &["DELETE"], &[]);
+            }
+        });
+    }
+
+    fn shallow(&self) -> bool {
+        let scope = self.scope();
+        scope.shallow && scope.resource.as_ref().is_some_and(|r| !r.singleton)
+    }
+
+    /// Enters `collection`, `member`, `new` or `nested` of `resource` (paths as Rails' `Resource`
+    /// scopes them; shallow members jump to the shallow path and prefix).
+    fn in_level(&mut self, level: Level, resource: &Resource, body: impl FnOnce(&mut Self)) {
+        let mut scope = self.scope().clone();
+        let new_path = scope.path_names.iter().find(|(k, _)| k == "new").map_or("new", |(_, v)| v.as_str()).to_owned();
+        let segment = match level {
+            Level::Collection => resource.path.clone(),
+            Level::Member if resource.singleton => resource.path.clone(),
+            Level::Member => format!("{}/:{}", resource.path, resource.param),
+            Level::New => format!("{}/{}", resource.path, new_path),
+            // A singleton has no id: what nests in it nests under its path.
+            Level::Nested if resource.singleton => resource.path.clone(),
+            Level::Nested => format!("{}/:{}", resource.path, resource.nested_param()),
+            _ => resource.path.clone(),
+        };
+        if level == Level::Member && self.shallow() {
+            scope.path = scope.shallow_path.clone();
+            scope.as_name = scope.shallow_prefix.clone();
+        }
+        scope.path = normalize_path(&format!("{}/{}", scope.path, segment));
+        scope.level = level;
+        if level == Level::Nested {
+            scope.as_name = Some(scope.as_name.as_ref().map_or_else(|| resource.member_name.clone(), |a| format!("{a}_{}", resource.member_name)));
+        }
+        self.push(scope);
+        body(self);
+        self.pop();
+    }
+
+    fn nested(&mut self, call: &RouteCall, body: impl FnOnce(&mut Self)) {
+        let Some(resource) = self.scope().resource.clone() else {
+            return self.skip(call, "nested outside a resource");
+        };
+        let depth = self.scopes.iter().filter(|s| s.level == Level::Nested).count();
+        if self.shallow() && depth >= 1 {
+            let mut scope = self.scope().clone();
+            scope.path = scope.shallow_path.clone();
+            scope.as_name = scope.shallow_prefix.clone();
+            self.push(scope);
+            self.in_level(Level::Nested, &resource, body);
+            self.pop();
+        } else {
+            self.in_level(Level::Nested, &resource, body);
+        }
+    }
+
+    /// `member do`, `collection do`, `new do`, `nested do`.
+    fn resource_block(&mut self, call: &'a RouteCall) {
+        let Some(resource) = self.scope().resource.clone() else {
+            return self.skip(call, format!("{} outside a resource", call.method));
+        };
+        self.chain.push(call.label());
+        match call.method.as_str() {
+            "member" => self.in_level(Level::Member, &resource, |m| m.calls(&call.children)),
+            "collection" => self.in_level(Level::Collection, &resource, |m| m.calls(&call.children)),
+            "new" => self.in_level(Level::New, &resource, |m| m.calls(&call.children)),
+            _ => self.nested(call, |m| m.calls(&call.children)),
+        }
+        self.chain.pop();
+    }
+
+    fn root(&mut self, call: &RouteCall) {
+        let mut options: Vec<(String, Value)> = call.options.clone();
+        if let Some(Value::String(to)) = call.arguments.first() {
+            options.insert(0, ("to".to_owned(), Value::String(to.clone())));
+        }
+        if !options.iter().any(|(k, _)| k == "as") {
+            options.push(("as".to_owned(), Value::Symbol("root".to_owned())));
+        }
+        let in_resource = self.scope().resource.clone().filter(|_| matches!(self.scope().level, Level::Resources | Level::Resource));
+        match in_resource {
+            Some(resource) => {
+                let mut scope = self.scope().clone();
+                scope.level = Level::Root;
+                scope.path = normalize_path(&format!("{}/{}", scope.path, resource.path));
+                self.push(scope);
+                self.map_match(call, "/", &["GET"], &options);
+                self.pop();
+            }
+            None => self.map_match(call, "/", &["GET"], &options),
+        }
+    }
+
+    /// `get :x`, `get "a/:b", to: "c#d"`, `match "x" => "c#a", via: [:get, :post]`, with `on:`.
+    fn matches(&mut self, call: &RouteCall, verb: Option<&str>) {
+        let mut options = call.options.clone();
+        let mut paths: Vec<String> = Vec::new();
+        for argument in &call.arguments {
+            match argument {
+                Value::Hash(pairs) => options.extend(pairs.iter().map(|(k, v)| (value_text(k), v.clone()))),
+                Value::Array(items) => paths.extend(items.iter().map(value_text)),
+                other => paths.push(value_text(other)),
+            }
+        }
+        // `"path" => "controller#action"`; a symbol target names the action, a string without `#` the
+        // controller.
+        for (path, to) in &call.targets {
+            paths.push(value_text(path));
+            let key = match to {
+                Value::Symbol(_) => "action",
+                Value::String(s) if !s.contains('#') => "controller",
+                _ => "to",
+            };
+            options.insert(0, (key.to_owned(), to.clone()));
+        }
+        if paths.is_empty() {
+            return self.skip(call, format!("`{}` without a path", call.method));
+        }
+        let verbs: Vec<String> = match verb {
+            Some(v) => vec![v.to_uppercase()],
+            None => match option(&options, "via") {
+                Some(via) => {
+                    let names = via.names();
+                    if names.iter().any(|n| n == "all") { Vec::new() } else { names.iter().map(|n| n.to_uppercase()).collect() }
+                }
+                None => return self.skip(call, "`match` without `via:`"),
+            },
+        };
+        let verbs: Vec<&str> = verbs.iter().map(String::as_str).collect();
+        let on = option(&options, "on").map(value_text);
+        let options: Vec<(String, Value)> = options.into_iter().filter(|(k, _)| k != "on" && k != "via").collect();
+        for path in &paths {
+            match (on.as_deref(), self.scope().resource.clone()) {
+                (Some(level @ ("member" | "collection" | "new")), Some(resource)) => {
+                    let level = match level {
+                        "member" => Level::Member,
+                        "collection" => Level::Collection,
+                        _ => Level::New,
+                    };
+                    self.in_level(level, &resource, |m| m.map_match(call, path, &verbs, &options));
+                }
+                (Some(_), _) => self.skip(call, "`on:` outside a resource"),
+                (None, _) => {
+                    if matches!(self.scope().level, Level::Resources | Level::Resource) {
+                        // A verb directly in a resource block routes like `member` for a singleton and
+                        // `nested` otherwise… Rails treats it as `nested` scope for resources.
+                        let resource = self.scope().resource.clone();
+                        if let Some(resource) = resource {
+                            let level = if resource.singleton { Level::Member } else { Level::Nested };
+                            if level == Level::Nested {
+                                self.nested(call, |m| m.map_match(call, path, &verbs, &options));
+                            } else {
+                                self.in_level(level, &resource, |m| m.map_match(call, path, &verbs, &options));
+                            }
+                            continue;
+                        }
+                    }
+                    self.map_match(call, path, &verbs, &options);
+                }
+            }
+        }
+    }
+
+    /// Rails' `map_match` + `decomposed_match`: a path (symbol or string) with `to:`/`controller:`/
+    /// `action:`, into `add_route`.
+    fn map_match(&mut self, call: &RouteCall, path: &str, verbs: &[&str], options: &[(String, Value)]) {
+        let mut options = options.to_vec();
+        let path_without_format = path.strip_suffix("(.:format)").unwrap_or(path).to_owned();
+        let to = option(&options, "to").cloned();
+        // `get "photos/search"` without `to:` routes to `photos#search` (the match shorthand).
+        if to.is_none() && option(&options, "action").is_none() && is_match_shorthand(&path_without_format) {
+            let trimmed = path_without_format.trim_start_matches('/').replace('-', "_");
+            if let Some((controller, action)) = trimmed.rsplit_once('/') {
+                options.push(("to".to_owned(), Value::String(format!("{controller}#{action}"))));
+            }
+        }
+        self.add_route(call, &path_without_format, Some(&path_without_format), verbs, &options);
+    }
+
+    fn path_for_action(&self, action: &str, path: Option<&str>) -> String {
+        let scope = self.scope();
+        if let Some(path) = path {
+            return format!("{}/{}", scope.path, path);
+        }
+        if self.canonical(action) {
+            scope.path.clone()
+        } else {
+            let segment = scope.path_names.iter().find(|(k, _)| k == action).map_or(action, |(_, v)| v.as_str());
+            format!("{}/{}", scope.path, segment)
+        }
+    }
+
+    fn canonical(&self, action: &str) -> bool {
+        matches!(self.scope().level, Level::Collection | Level::Member | Level::New) && CANONICAL_ACTIONS.contains(&action)
+    }
+
+    fn name_for_action(&self, as_option: Option<&str>, action: Option<&str>) -> Option<String> {
+        let prefix = match as_option {
+            Some(as_name) => Some(as_name.to_owned()),
+            None => action.filter(|a| !self.canonical(a)).map(str::to_owned),
+        };
+        let prefix = prefix.filter(|p| p != "/" && !p.is_empty()).map(|p| normalize_name(&p.replace('-', "_")));
+        let scope = self.scope();
+        let name_prefix = scope.as_name.clone();
+        let (collection_name, member_name) = match &scope.resource {
+            Some(resource) => {
+                if as_option.is_none() && action.is_none() {
+                    return None;
+                }
+                (Some(resource.collection_name.clone()), Some(resource.member_name.clone()))
+            }
+            None => (None, None),
+        };
+        let parts: Vec<Option<String>> = match scope.level {
+            Level::Nested => vec![name_prefix, prefix],
+            Level::Collection => vec![prefix, name_prefix, collection_name],
+            Level::New => vec![prefix, Some("new".to_owned()), name_prefix, member_name],
+            Level::Member => vec![prefix, name_prefix, member_name],
+            Level::Root => vec![name_prefix, collection_name, prefix],
+            _ => vec![name_prefix, member_name, prefix],
+        };
+        let candidate = parts.into_iter().flatten().filter(|p| !p.is_empty()).collect::<Vec<_>>().join("_");
+        if candidate.is_empty() {
+            return None;
+        }
+        if as_option.is_none() {
+            let valid_start = candidate.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+            if !valid_start || self.table.named(&candidate).is_some() {
+                return None;
+            }
+        }
+        Some(candidate)
+    }
+
+    /// Rails' `add_route`: the path, the name, the controller and action, and the Controller#Action text.
+    fn add_route(&mut self, call: &RouteCall, action: &str, path: Option<&str>, verbs: &[&str], options: &[(String, Value)]) {
+        let scope = self.scope().clone();
+        let full_path = self.path_for_action(action, path);
+        let action_is_simple = action.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '/');
+        let default_action = option(options, "action").map(value_text).or_else(|| scope.action.clone()).or_else(|| {
+            (action_is_simple && !action.contains('/')).then(|| action.replace('-', "_"))
+        });
+        let name_action = action_is_simple.then_some(action);
+        let name = match option(options, "as") {
+            Some(Value::Nil | Value::Bool(false)) => None,
+            Some(as_value) => self.name_for_action(Some(&value_text(as_value)), name_action),
+            None => self.name_for_action(None, name_action),
+        };
+        let format = option(options, "format").or(scope.format.as_ref());
+        let mut route_path = normalize_path(&full_path);
+        match format {
+            Some(Value::Bool(true)) => route_path.push_str(".:format"),
+            Some(Value::Bool(false)) => {}
+            _ => {
+                let has_format = route_path.ends_with("(.:format)") || route_path.ends_with(".:format") || route_path.ends_with('/');
+                if !has_format {
+                    route_path.push_str("(.:format)");
+                }
+            }
+        }
+        let to = option(options, "to");
+        let (kind, endpoint, controller, action_name) = match to {
+            Some(Value::Code(code)) if code.starts_with("redirect") => (RouteKind::Redirect, redirect_text(code), None, None),
+            Some(Value::String(to)) if to.contains('#') => {
+                let (controller, action) = to.split_once('#').unwrap_or((to, ""));
+                let controller = with_module(&scope, controller);
+                let action = if action.is_empty() { default_action.clone() } else { Some(action.to_owned()) };
+                (RouteKind::Action, String::new(), Some(controller), action)
+            }
+            Some(Value::String(controller)) => (RouteKind::Action, String::new(), Some(with_module(&scope, controller)), default_action.clone()),
+            Some(other) => (RouteKind::Mount, other.to_string(), None, None),
+            None => {
+                let controller = option(options, "controller").map(value_text).or_else(|| scope.controller.clone()).map(|c| with_module(&scope, &c));
+                (RouteKind::Action, String::new(), controller, default_action.clone())
+            }
+        };
+        if kind == RouteKind::Action && controller.is_none() {
+            return self.skip(call, format!("no controller for `{action}`: add `to: \"controller#action\"`"));
+        }
+        let endpoint = if kind == RouteKind::Action {
+            format!("{}#{}", controller.as_deref().unwrap_or(""), action_name.as_deref().unwrap_or(""))
+        } else {
+            endpoint
+        };
+        let mut requirements: Vec<(String, Value)> = scope.defaults.clone();
+        if let Some(Value::Hash(pairs)) = option(options, "defaults") {
+            for (k, v) in pairs {
+                let key = value_text(k);
+                requirements.retain(|(existing, _)| *existing != key);
+                requirements.push((key, v.clone()));
+            }
+        }
+        let mut constraints = scope.constraints.clone();
+        if let Some(Value::Hash(pairs)) = option(options, "constraints") {
+            constraints.extend(pairs.iter().map(|(k, v)| (value_text(k), v.clone())));
+        }
+        // Constraints on segments the path has are printed; others are request constraints, not shown.
+        for (key, value) in constraints {
+            if route_path.contains(&format!(":{key}")) && !requirements.iter().any(|(k, _)| *k == key) {
+                requirements.push((key, value));
+            }
+        }
+        if format == Some(&Value::Bool(true)) {
+            requirements.push(("format".to_owned(), Value::Code("/.+/".to_owned())));
+        }
+        requirements.retain(|(k, _)| k != "controller" && k != "action");
+        self.table.routes.push(Route {
+            verb: verbs.join("|"),
+            path: route_path,
+            endpoint,
+            requirements: if requirements.is_empty() { String::new() } else { inspect_hash(&requirements) },
+            controller,
+            action: action_name,
+            name,
+            kind,
+            file: self.file.to_owned(),
+            span: call.span,
+            chain: self.chain.clone(),
+        });
+    }
+
+    /// `mount Engine => "/path"` or `mount App, at: "/path"`: one route for every verb, no format,
+    /// named after the engine (`Billing::Engine` → `billing`, as `isolate_namespace` names it) or the
+    /// Rack class (`Sidekiq::Web` → `sidekiq_web`); an app built by a method call has no name.
+    fn mount(&mut self, call: &RouteCall) {
+        let (app, path) = match (call.arguments.first(), option(&call.options, "at")) {
+            (Some(app), Some(at)) => (app.to_string(), value_text(at)),
+            (None, _) => match call.targets.first() {
+                Some((app, at)) => (app.to_string(), value_text(at)),
+                None => return self.skip(call, "mount needs an app and a path"),
+            },
+            (Some(_), None) => return self.skip(call, "mount needs a path (`at:`)"),
+        };
+        let is_constant = app.starts_with(|c: char| c.is_ascii_uppercase()) && app.chars().all(|c| c.is_alphanumeric() || c == ':' || c == '_');
+        let derived = if !is_constant {
+            None
+        } else if let Some(module) = app.strip_suffix("::Engine") {
+            Some(super::inflect::underscore(module).replace('/', "_"))
+        } else {
+            Some(super::inflect::underscore(&app).replace('/', "_"))
+        };
+        let as_name = option(&call.options, "as").cloned().or(derived.map(Value::String)).unwrap_or(Value::Nil);
+        let options = vec![("to".to_owned(), Value::Code(app)), ("format".to_owned(), Value::Bool(false)), ("as".to_owned(), as_name)];
+        let path = path.trim_start_matches('/').to_owned();
+        self.add_route(call, &path, Some(&path), &[], &options);
+    }
+}
+
+/// `photos/search`, `/admin/reports/daily`: word segments only, at least two (Rails' match shorthand).
+fn is_match_shorthand(path: &str) -> bool {
+    let path = path.strip_prefix('/').unwrap_or(path);
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    match path.split_once('/') {
+        Some((first, rest)) => !first.is_empty() && first.chars().all(word) && !rest.is_empty() && rest.chars().all(|c| word(c) || c == '/'),
+        None => false,
+    }
+}
+
+fn with_module(scope: &Scope, controller: &str) -> String {
+    match (&scope.module, controller.strip_prefix('/')) {
+        (_, Some(absolute)) => absolute.to_owned(),
+        (Some(module), None) => format!("{module}/{controller}"),
+        (None, None) => controller.to_owned(),
+    }
+}
+
+fn is_regexp(value: &Value) -> bool {
+    matches!(value, Value::Code(code) if code.starts_with('/') || code.starts_with("%r"))
+}
+
+fn merge_pairs(into: &mut Vec<(String, Value)>, value: &Value) {
+    if let Value::Hash(pairs) = value {
+        for (k, v) in pairs {
+            let key = value_text(k);
+            into.retain(|(existing, _)| *existing != key);
+            into.push((key, v.clone()));
+        }
+    }
+}
+
+/// `redirect("/products")` → `redirect(301, /products)`, as Rails prints a redirect endpoint.
+fn redirect_text(code: &str) -> String {
+    let inner = code.trim_start_matches("redirect").trim().trim_start_matches('(').trim_end_matches(')');
+    let target = inner.split(',').next().unwrap_or("").trim().trim_matches('"').trim_matches('\'');
+    let status = inner.split("status:").nth(1).and_then(|s| s.trim().split(|c: char| !c.is_ascii_digit()).next()).filter(|s| !s.is_empty()).unwrap_or("301");
+    if target.starts_with('{') || target.starts_with("->") || target.starts_with("do") || target.is_empty() {
+        // A block redirect prints only its status.
+        return format!("redirect({status})");
+    }
+    format!("redirect({status}, {target})")
+}

@@ -1,0 +1,115 @@
+//! `switchyard routes` against Rails itself: each file under `tests/fixtures/routes/` is a routes file
+//! (with the files it draws in a folder of the same name) and `<name>.expected.txt` is the table Rails
+//! prints for it, produced by `scripts/rails-routes-oracle.rb` (ActionDispatch from Debian's
+//! ruby-actionpack). CI regenerates the expected tables with real Rails and fails on any difference
+//! (`scripts/check-routes-oracle.sh`), so these files cannot drift from Rails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        if entry.file_type().unwrap().is_dir() {
+            copy(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// A throwaway app whose `config/routes.rb` is the corpus file.
+fn app_for(name: &str) -> PathBuf {
+    let corpus = repo_root().join("tests/fixtures/routes");
+    let app = std::env::temp_dir().join(format!("switchyard-routes-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&app);
+    std::fs::create_dir_all(app.join("config")).unwrap();
+    std::fs::copy(corpus.join(format!("{name}.rb")), app.join("config/routes.rb")).unwrap();
+    if corpus.join(name).is_dir() {
+        copy(&corpus.join(name), &app.join("config/routes"));
+    }
+    app
+}
+
+fn routes(app: &Path, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_switchyard")).arg("routes").arg(app).args(args).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn check(name: &str) {
+    let app = app_for(name);
+    let expected = std::fs::read_to_string(repo_root().join(format!("tests/fixtures/routes/{name}.expected.txt"))).unwrap();
+    let actual = routes(&app, &[]);
+    let _ = std::fs::remove_dir_all(&app);
+    if actual != expected {
+        let diff: Vec<String> = expected
+            .lines()
+            .zip(actual.lines().chain(std::iter::repeat("")))
+            .filter(|(e, a)| e != a)
+            .map(|(e, a)| format!("rails:      {e}\nswitchyard: {a}"))
+            .collect();
+        panic!("{name}: the table differs from Rails' ({} vs {} lines)\n{}", expected.lines().count(), actual.lines().count(), diff.join("\n"));
+    }
+}
+
+#[test]
+fn resources() {
+    check("resources");
+}
+
+#[test]
+fn singular_resources() {
+    check("resource");
+}
+
+#[test]
+fn namespaces_scopes_and_blocks() {
+    check("scopes");
+}
+
+#[test]
+fn shallow_nesting() {
+    check("shallow");
+}
+
+#[test]
+fn verbs_redirects_and_mounts() {
+    check("verbs");
+}
+
+#[test]
+fn concerns_and_drawn_files() {
+    check("drawn");
+}
+
+#[test]
+fn json_lines_name_the_file_and_line() {
+    let app = app_for("drawn");
+    let lines: Vec<serde_json::Value> = routes(&app, &["--format", "json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let _ = std::fs::remove_dir_all(&app);
+    let ban = lines.iter().find(|r| r["name"] == "ban_admin_user").expect("ban_admin_user");
+    assert_eq!(ban["verb"], "PATCH");
+    assert_eq!(ban["path"], "/admin/users/:id/ban(.:format)");
+    assert_eq!(ban["controller_action"], "admin/users#ban");
+    assert_eq!(ban["file"], "config/routes/admin.rb");
+    assert_eq!(ban["line"], 3);
+    let unnamed = lines.iter().find(|r| r["verb"] == "POST" && r["path"] == "/messages/:message_id/comments(.:format)").unwrap();
+    assert_eq!(unnamed["name"], "", "Rails prints no name: neither do we");
+    assert_eq!(unnamed["file"], "config/routes.rb");
+    assert_eq!(unnamed["line"], 3, "the route comes from the concern's `resources` call");
+}
+
+#[test]
+fn grep_filters_like_rails() {
+    let app = app_for("scopes");
+    let table = routes(&app, &["--grep", "ADMIN/posts"]);
+    let _ = std::fs::remove_dir_all(&app);
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{table}");
+    assert!(rows.iter().all(|r| r.contains("admin/posts#")), "{table}");
+}
