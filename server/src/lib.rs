@@ -11,6 +11,7 @@ pub mod ide;
 pub mod index;
 pub mod lsp;
 pub mod rails;
+pub mod roundhouse;
 pub mod syntax;
 #[cfg(test)]
 mod test_fixture;

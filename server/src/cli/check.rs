@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use super::{Loaded, Outcome, load, report_file_errors};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::ide::context::AppContext;
+use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
 use crate::rails::FileFacts;
 use crate::rails::project;
 
@@ -34,28 +36,34 @@ pub fn check(path: &Path, json: bool, fail_level: Severity) -> Result<Outcome, S
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut by_severity: BTreeMap<Severity, usize> = BTreeMap::new();
     let mut failing = false;
-    for facts in index.snapshot() {
-        if facts.diagnostics.is_empty() || !facts.path.starts_with(&scope) {
+    let snapshot = index.snapshot();
+    let mut derived = std::collections::HashMap::new();
+    for app in index.apps() {
+        derived.extend(app_diagnostics(&AppContext::new(&index, &app.root, &snapshot)));
+    }
+    for facts in &snapshot {
+        let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+        if diagnostics.is_empty() || !facts.path.starts_with(&scope) {
             continue;
         }
         let app_root = index.app_for(&facts.path).map(|a| project::relative_path(&a.root, &base)).unwrap_or_default();
         let app_root = if app_root.is_empty() { ".".to_owned() } else { app_root };
         let source = if json { None } else { std::fs::read_to_string(&facts.path).ok() };
-        for diagnostic in &facts.diagnostics {
+        for diagnostic in &diagnostics {
             *counts.entry(diagnostic.rule).or_default() += 1;
             *by_severity.entry(diagnostic.severity).or_default() += 1;
             failing |= diagnostic.severity >= fail_level;
             let written = if json {
-                write_json(&mut out, &facts, diagnostic, &app_root)
+                write_json(&mut out, facts, diagnostic, &app_root)
             } else {
                 let shown_path = display_path(&shown_base, &project::relative_path(&facts.path, &base));
-                write_human(&mut out, &facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""))
+                write_human(&mut out, facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""))
             };
             written.map_err(|e| format!("cannot write output: {e}"))?;
         }
     }
     if !json {
-        let checked = if scope.is_file() { 1 } else { index.snapshot().iter().filter(|f| f.path.starts_with(&scope)).count() };
+        let checked = if scope.is_file() { 1 } else { snapshot.iter().filter(|f| f.path.starts_with(&scope)).count() };
         write_summary(&mut out, &counts, &by_severity, checked).map_err(|e| format!("cannot write output: {e}"))?;
     }
     drop(out);

@@ -1,11 +1,282 @@
-//! The diagnostics of a file: today its syntax errors, read at extraction time. Later rule passes
-//! add theirs here, so both the server and `--check` see one list.
+//! Every diagnostic of a file: its syntax errors (read when it was extracted) plus the checks that need
+//! the whole app — `rails.unknown-route-helper`, `rails.missing-action` and the `routes.*` rules. The
+//! server and `--check` both ask here, so they always agree.
 
-use crate::diagnostic::Diagnostic;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use super::context::AppContext;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
+use crate::rails::project::FileKind;
+use crate::rails::route_table::RouteKind;
+use crate::roundhouse;
 
-pub fn file_diagnostics(facts: &FileFacts) -> Vec<Diagnostic> {
+pub const UNKNOWN_ROUTE_HELPER: &str = "rails.unknown-route-helper";
+pub const MISSING_ACTION: &str = "rails.missing-action";
+
+/// Controllers that Rails or common engines provide, never defined in the app.
+const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_mailbox/", "action_text/", "turbo/", "devise/"];
+
+pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagnostic> {
     let mut diagnostics = facts.diagnostics.clone();
-    diagnostics.sort_by_key(|d| (d.span.start_byte, d.span.end_byte));
+    diagnostics.extend(derived.iter().cloned());
+    diagnostics.sort_by_key(|d| (d.span.start_byte, d.span.end_byte, d.rule));
     diagnostics
+}
+
+/// The whole-app diagnostics of every file of the app, by path (files with none are absent).
+pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>> {
+    let mut out: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
+    if !context.has_routes_file {
+        return out;
+    }
+    let drawn: Vec<&str> = context.files.iter().filter_map(|f| f.relative_path.strip_prefix("config/routes/")?.strip_suffix(".rb")).collect();
+    for file in &context.files {
+        if let Some(routes) = &file.routes {
+            let found = roundhouse::routes::check(&routes.calls, &|name| drawn.contains(&name));
+            if !found.is_empty() {
+                out.entry(file.path.clone()).or_default().extend(found);
+            }
+        }
+        let unknown = unknown_route_helpers(file, context);
+        if !unknown.is_empty() {
+            out.entry(file.path.clone()).or_default().extend(unknown);
+        }
+    }
+    for (file, diagnostics) in missing_actions(context) {
+        out.entry(context.root.join(file)).or_default().extend(diagnostics);
+    }
+    out
+}
+
+fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    // A routes file Switchyard could not fully expand (a gem's macro, a dynamic route) may define
+    // helpers we cannot see: say nothing rather than something wrong.
+    if !context.table.skipped.is_empty() || file.kind == Some(FileKind::Routes) {
+        return Vec::new();
+    }
+    file.route_helper_calls
+        .iter()
+        .filter_map(|reference| {
+            let route_name = reference.name.strip_suffix("_path").or_else(|| reference.name.strip_suffix("_url"))?;
+            if context.helper_names.contains(route_name) || context.method_names.contains(&reference.name) {
+                return None;
+            }
+            let suggestion = closest(route_name, context.helper_names.iter().map(String::as_str))
+                .map(|name| format!(" Did you mean `{name}{}`?", if reference.name.ends_with("_url") { "_url" } else { "_path" }))
+                .unwrap_or_default();
+            Some(Diagnostic {
+                span: reference.span,
+                severity: Severity::Error,
+                rule: UNKNOWN_ROUTE_HELPER,
+                message: format!("No route is named `{route_name}`, so `{}` is undefined (NameError when this runs).{suggestion}", reference.name),
+            })
+        })
+        .collect()
+}
+
+/// Routes whose controller or action does not exist, grouped by the call that made them.
+fn missing_actions(context: &AppContext) -> BTreeMap<String, Vec<Diagnostic>> {
+    let mut by_call: BTreeMap<(String, usize), (crate::syntax::Span, Vec<String>, Option<String>)> = BTreeMap::new();
+    for route in &context.table.routes {
+        let (RouteKind::Action, Some(controller), Some(action)) = (route.kind, &route.controller, &route.action) else { continue };
+        if FRAMEWORK_CONTROLLERS.iter().any(|p| controller.starts_with(p)) {
+            continue;
+        }
+        let class_name = AppContext::controller_class(controller);
+        let missing_controller = context.controller(&class_name).is_none();
+        let has_action = if missing_controller { Some(false) } else { context.has_action(&class_name, action) };
+        let has_template = context.templates.contains(&format!("{controller}/{action}"));
+        if has_action == Some(false) && !has_template {
+            let entry = by_call.entry((route.file.clone(), route.span.start_byte)).or_insert_with(|| (route.span, Vec::new(), None));
+            if missing_controller {
+                entry.2 = Some(class_name);
+            }
+            if !entry.1.contains(action) {
+                entry.1.push(action.clone());
+            }
+        }
+    }
+    let mut out: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+    for ((file, _), (span, actions, missing_controller)) in by_call {
+        let list = actions.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
+        let message = match missing_controller {
+            Some(class_name) => format!("No {class_name} in the app for {list}: the route raises a routing error when requested."),
+            None => format!("The controller has no {list} action and no template for it: the route raises AbstractController::ActionNotFound."),
+        };
+        out.entry(file).or_default().push(Diagnostic { span, severity: Severity::Warning, rule: MISSING_ACTION, message });
+    }
+    out
+}
+
+/// The closest name by edit distance, when it is close enough to be a typo.
+fn closest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    names
+        .map(|name| (edit_distance(wanted, name), name))
+        .filter(|(d, name)| *d <= 2.max(wanted.len() / 4) && *d < name.len())
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
+        .map(|(_, name)| name)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    /// Every whole-app diagnostic of the fixture, as `file:line rule message`.
+    fn check(fixture: &str, expect: Expect) {
+        let fixture = Fixture::new(fixture);
+        let snapshot = fixture.index.snapshot();
+        let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let mut lines: Vec<String> = app_diagnostics(&context)
+            .into_iter()
+            .flat_map(|(path, diagnostics)| {
+                let file = path.strip_prefix(&fixture.root).unwrap().display().to_string();
+                diagnostics.into_iter().map(move |d| format!("{file}:{} {} {}", d.span.start.line + 1, d.rule, d.message))
+            })
+            .collect();
+        lines.sort();
+        expect.assert_eq(&(lines.join("\n") + "\n"));
+    }
+
+    const ROUTES: &str = r#"
+        #- /config/routes.rb
+        Rails.application.routes.draw do
+          resources :posts, only: [:index, :show]
+          get "about", to: "pages#about"
+        end
+        #- /app/controllers/posts_controller.rb
+        class PostsController < ApplicationController
+          include Listing
+          def show; end
+        end
+        #- /app/controllers/concerns/listing.rb
+        module Listing
+          def index; end
+        end
+        #- /app/controllers/application_controller.rb
+        class ApplicationController < ActionController::Base; end
+    "#;
+
+    #[test]
+    fn unknown_route_helpers_suggest_the_closest_route() {
+        check(
+            &format!(
+                "{ROUTES}{}",
+                r#"
+        #- /app/views/pages/about.html.erb
+        <%= link_to "Posts", posts_path %> <%= link_to "Post", pots_url(1) %> <%= avatar_path %> <%= about_path %>
+        #- /app/helpers/avatars_helper.rb
+        module AvatarsHelper
+          def avatar_path = "/a.png"
+        end
+        "#
+            ),
+            expect![[r#"
+                app/views/pages/about.html.erb:1 rails.unknown-route-helper No route is named `pots`, so `pots_url` is undefined (NameError when this runs). Did you mean `posts_url`?
+            "#]],
+        );
+    }
+
+    #[test]
+    fn missing_controllers_and_actions_but_not_implicit_templates_or_concern_actions() {
+        check(
+            ROUTES,
+            expect![[r#"
+                config/routes.rb:3 rails.missing-action No PagesController in the app for `about`: the route raises a routing error when requested.
+            "#]],
+        );
+        check(
+            &format!("{ROUTES}\n#- /app/views/pages/about.html.erb\n<h1>About</h1>\n#- /app/controllers/pages_controller.rb\nclass PagesController < ApplicationController\nend\n"),
+            expect![[r#"
+
+            "#]],
+        );
+        // A concern from outside the app may define the action: no guess.
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              resources :posts, only: [:index, :destroy]
+              resources :reports, only: :index
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ActionController::Base
+              def index; end
+            end
+            #- /app/controllers/reports_controller.rb
+            class ReportsController < ActionController::Base
+              include SomeGem::Reporting
+            end
+            "#,
+            expect![[r#"
+                config/routes.rb:2 rails.missing-action The controller has no `destroy` action and no template for it: the route raises AbstractController::ActionNotFound.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn routes_rules_fire_on_the_exact_construct() {
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              concern :commentable do
+                resources :comments
+              end
+              devise_for :users
+              resources :photos, path: "gallery", only: :index
+              resources "posts"
+              get
+              get "legacy", to: redirect("/new")
+              get "photos/search"
+              mount Sidekiq::Web => "/sidekiq"
+              draw :admin
+              draw :missing
+              namespace :api do
+                get "ping", to: "health#ping"
+              end
+            end
+            #- /config/routes/admin.rb
+            get "admin", to: "admin#show"
+            #- /app/controllers/photos_controller.rb
+            class PhotosController < ActionController::Base
+              def index; end
+              def search; end
+            end
+            "#,
+            expect![[r#"
+                config/routes.rb:10 routes.missing-target Roundhouse drops a `get` route without `to:` outside `resources` (Rails would infer the controller from the path). Name the target: `to: "controller#action"`.
+                config/routes.rb:11 routes.mount Roundhouse drops `mount`: the mounted app's routes do not exist in the compiled app.
+                config/routes.rb:13 routes.draw-missing `draw(:missing)` but there is no config/routes/missing.rb: Roundhouse stops the compile (and Rails raises).
+                config/routes.rb:15 rails.missing-action No Api::HealthController in the app for `ping`: the route raises a routing error when requested.
+                config/routes.rb:2 routes.unsupported-dsl Roundhouse does not support `concern` (routing concerns) in routes: it stops the compile with "unsupported routes DSL". Write the routes it stands for with `resources`, `scope` or verbs.
+                config/routes.rb:5 routes.unsupported-dsl Roundhouse does not support `devise_for` (gem routing macros) in routes: it stops the compile with "unsupported routes DSL". Write the routes it stands for with `resources`, `scope` or verbs.
+                config/routes.rb:6 routes.resource-option-ignored Roundhouse ignores `path:` on `resources` (it reads only `only`, `except` and `as`): the compiled route may reach a different controller or path than Rails'.
+                config/routes.rb:7 rails.missing-action No PostsController in the app for `index`, `create`, `new`, `edit`, `show`, `update`, `destroy`: the route raises a routing error when requested.
+                config/routes.rb:7 routes.malformed Roundhouse needs a symbol here ("resources name must be a symbol"): write `resources :posts`.
+                config/routes.rb:8 routes.malformed `get` without a path: Roundhouse stops the compile ("verb route without arguments"). Give the path: `get "path", to: "controller#action"`.
+                config/routes.rb:9 routes.redirect Roundhouse drops redirect routes: this URL answers 404 in the compiled app. Redirect from a controller action instead (`redirect_to "/b", status: :moved_permanently`).
+                config/routes/admin.rb:1 rails.missing-action No AdminController in the app for `show`: the route raises a routing error when requested.
+            "#]],
+        );
+    }
 }

@@ -228,7 +228,13 @@ impl Index {
                 Some((name.to_owned(), (f.relative_path.as_str(), f.routes.as_ref()?.calls.as_slice())))
             })
             .collect();
-        let sources = RouteSources { main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.calls.as_slice())), drawn };
+        let engine_module = main
+            .routes
+            .as_ref()
+            .and_then(|r| r.draw_receiver.as_deref())
+            .and_then(|receiver| receiver.strip_suffix("::Engine.routes"))
+            .map(|module| inflect::underscore(module));
+        let sources = RouteSources { main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.calls.as_slice())), engine_module, drawn };
         expand(&sources)
     }
 }

@@ -22,6 +22,8 @@ pub struct Session {
     documents: Mutex<HashMap<PathBuf, Document>>,
     folders: Mutex<Vec<PathBuf>>,
     flags: Mutex<ClientFlags>,
+    /// What was last published for each file, so a whole-app refresh only sends what changed.
+    published: Mutex<HashMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
     shutdown: AtomicBool,
 }
 
@@ -60,6 +62,21 @@ impl Session {
 
     pub fn flags(&self) -> ClientFlags {
         *lock(&self.flags)
+    }
+
+    /// Records `diagnostics` as published for `path`; returns whether they differ from the last ones.
+    pub fn record_published(&self, path: &Path, diagnostics: &[crate::diagnostic::Diagnostic]) -> bool {
+        let mut published = lock(&self.published);
+        // Never published counts as published empty: a clean file needs no message.
+        if published.get(path).map_or(&[][..], Vec::as_slice) == diagnostics {
+            return false;
+        }
+        published.insert(path.to_path_buf(), diagnostics.to_vec());
+        true
+    }
+
+    pub fn forget_published(&self, path: &Path) {
+        lock(&self.published).remove(path);
     }
 
     pub fn request_shutdown(&self) {

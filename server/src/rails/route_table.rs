@@ -94,12 +94,16 @@ impl RouteTable {
 /// The files routes are read from: `config/routes.rb` first, then the files `draw` may name.
 pub struct RouteSources<'a> {
     pub main: (&'a str, &'a [RouteCall]),
+    /// For an engine's `Billing::Engine.routes.draw`: `billing`, the module its controllers live in
+    /// (as `isolate_namespace Billing` makes them).
+    pub engine_module: Option<String>,
     /// `admin` → (`config/routes/admin.rb`, its calls).
     pub drawn: HashMap<String, (&'a str, &'a [RouteCall])>,
 }
 
 pub fn expand(sources: &RouteSources<'_>) -> RouteTable {
-    let mut mapper = Mapper { table: RouteTable::default(), scopes: vec![Scope::default()], concerns: HashMap::new(), sources, file: sources.main.0, chain: Vec::new(), draw_depth: 0 };
+    let root = Scope { module: sources.engine_module.clone(), ..Scope::default() };
+    let mut mapper = Mapper { table: RouteTable::default(), names: Default::default(), scopes: vec![root], concerns: HashMap::new(), sources, file: sources.main.0, chain: Vec::new(), draw_depth: 0 };
     mapper.calls(sources.main.1);
     mapper.table
 }
@@ -201,6 +205,8 @@ const RESOURCE_OPTIONS: &[&str] = &["as", "controller", "path", "only", "except"
 
 struct Mapper<'a> {
     table: RouteTable,
+    /// Names taken so far (Rails gives a later route with a taken name no name).
+    names: std::collections::HashSet<String>,
     scopes: Vec<Scope>,
     concerns: HashMap<String, &'a [RouteCall]>,
     sources: &'a RouteSources<'a>,
@@ -794,7 +800,7 @@ impl<'a> Mapper<'a> {
         }
         if as_option.is_none() {
             let valid_start = candidate.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
-            if !valid_start || self.table.named(&candidate).is_some() {
+            if !valid_start || self.names.contains(&candidate) {
                 return None;
             }
         }
@@ -873,6 +879,9 @@ impl<'a> Mapper<'a> {
             requirements.push(("format".to_owned(), Value::Code("/.+/".to_owned())));
         }
         requirements.retain(|(k, _)| k != "controller" && k != "action");
+        if let Some(name) = &name {
+            self.names.insert(name.clone());
+        }
         self.table.routes.push(Route {
             verb: verbs.join("|"),
             path: route_path,

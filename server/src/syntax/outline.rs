@@ -68,6 +68,8 @@ pub struct Call {
     pub arguments: Vec<Value>,
     /// Trailing `key: value` / `"key" => value` pairs, in order.
     pub options: Vec<(Value, Value)>,
+    /// Span of each pair, parallel to `options`.
+    pub option_spans: Vec<Span>,
     pub block: Option<Block>,
     pub span: Span,
     pub name_span: Span,
@@ -375,6 +377,7 @@ fn bare_call(node: Node<'_>, text: &str) -> Call {
         method: text_of(node, text).to_owned(),
         arguments: Vec::new(),
         options: Vec::new(),
+        option_spans: Vec::new(),
         block: None,
         span: Span::of(node),
         name_span: Span::of(node),
@@ -410,7 +413,12 @@ fn read_arguments(call: &mut Call, arguments: Node<'_>, text: &str) {
     let mut cursor = arguments.walk();
     for argument in arguments.named_children(&mut cursor) {
         match argument.kind() {
-            "pair" => call.options.extend(pair_of(argument, text)),
+            "pair" => {
+                if let Some(pair) = pair_of(argument, text) {
+                    call.options.push(pair);
+                    call.option_spans.push(Span::of(argument));
+                }
+            }
             "comment" => {}
             _ => {
                 call.arguments.push(Value::from_node(argument, text));

@@ -1,11 +1,18 @@
-//! Publishing a file's diagnostics (`textDocument/publishDiagnostics`).
+//! Publishing diagnostics (`textDocument/publishDiagnostics`). A file's diagnostics depend on the
+//! whole app (a route renamed in routes.rb breaks `post_path` in a view), so after any change the
+//! app's checks run again and every file whose diagnostics changed is published — the changed file
+//! always, with its document version.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use tower_lsp_server::Client;
 
-use crate::ide::diagnostics::file_diagnostics;
+use crate::diagnostic::Diagnostic;
+use crate::ide::context::AppContext;
+use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
 use crate::lsp::convert;
+use crate::lsp::session::Session;
 use crate::rails::FileFacts;
 
 /// Diagnostics to send, computed synchronously so the async part only sends.
@@ -16,17 +23,57 @@ pub struct Publish {
 }
 
 impl Publish {
-    pub fn of(facts: &Arc<FileFacts>, version: Option<i32>) -> Option<Publish> {
+    fn of(facts: &FileFacts, diagnostics: &[Diagnostic], version: Option<i32>) -> Option<Publish> {
         let uri = convert::uri_of(&facts.path)?;
-        let diagnostics = file_diagnostics(facts).iter().map(|d| convert::diagnostic(&facts.line_index, d)).collect();
+        let diagnostics = diagnostics.iter().map(|d| convert::diagnostic(&facts.line_index, d)).collect();
         Some(Publish { uri, diagnostics, version })
     }
 
-    pub fn clear(path: &std::path::Path) -> Option<Publish> {
+    pub fn clear(path: &Path) -> Option<Publish> {
         Some(Publish { uri: convert::uri_of(path)?, diagnostics: Vec::new(), version: None })
     }
 
     pub async fn send(self, client: &Client) {
         client.publish_diagnostics(self.uri, self.diagnostics, self.version).await;
     }
+
+    pub async fn send_all(publishes: Vec<Publish>, client: &Client) {
+        for publish in publishes {
+            publish.send(client).await;
+        }
+    }
+}
+
+/// Re-runs the checks of the app `changed` belongs to and returns what to publish: `changed` always
+/// (with `version`, when it is an open document), every other file of the app whose diagnostics
+/// changed since they were last published.
+pub fn refresh(session: &Session, changed: &Arc<FileFacts>, version: Option<i32>) -> Vec<Publish> {
+    let Some(app) = session.index.app_for(&changed.path) else {
+        let diagnostics = file_diagnostics(changed, &[]);
+        session.record_published(&changed.path, &diagnostics);
+        return Publish::of(changed, &diagnostics, version).into_iter().collect();
+    };
+    let mut publishes = refresh_app(session, &app.root, Some(&changed.path));
+    if let Some(publish) = publishes.iter_mut().find(|p| convert::path_of(&p.uri).as_deref() == Some(changed.path.as_path())) {
+        publish.version = version;
+    }
+    publishes
+}
+
+/// Re-runs the checks of the app at `root`; publishes files whose diagnostics changed (and `always`).
+pub fn refresh_app(session: &Session, root: &Path, always: Option<&Path>) -> Vec<Publish> {
+    let snapshot = session.index.snapshot();
+    let context = AppContext::new(&session.index, root, &snapshot);
+    let derived = app_diagnostics(&context);
+    let versions: Vec<(std::path::PathBuf, i32)> = session.documents().iter().map(|(path, doc)| (path.clone(), doc.version)).collect();
+    let mut publishes = Vec::new();
+    for facts in &context.files {
+        let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+        let changed = session.record_published(&facts.path, &diagnostics);
+        if changed || always == Some(facts.path.as_path()) {
+            let version = versions.iter().find(|(p, _)| *p == facts.path).map(|(_, v)| *v);
+            publishes.extend(Publish::of(facts, &diagnostics, version));
+        }
+    }
+    publishes
 }

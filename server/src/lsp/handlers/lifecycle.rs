@@ -7,7 +7,7 @@ use std::time::Instant;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use super::diagnostics::Publish;
+use super::diagnostics::{Publish, refresh_app};
 use crate::lsp::backend::Backend;
 use crate::lsp::session::{ClientFlags, Session};
 use crate::lsp::{capabilities, convert};
@@ -109,20 +109,16 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     tracing::info!("indexed {} files ({} bytes) in {:?}", report.files, report.bytes, started.elapsed());
     let mut publishes = Vec::new();
     {
+        // Open documents: the buffer, not the disk, is the truth.
         let documents = session.documents();
         for document in documents.values() {
-            let facts = session.refresh_document(document);
-            publishes.extend(Publish::of(&facts, Some(document.version)));
-        }
-        for facts in session.index.snapshot() {
-            if !facts.diagnostics.is_empty() && !documents.contains_key(&facts.path) {
-                publishes.extend(Publish::of(&facts, None));
-            }
+            session.refresh_document(document);
         }
     }
-    for publish in publishes {
-        publish.send(&client).await;
+    for app in session.index.apps() {
+        publishes.extend(refresh_app(&session, &app.root, None));
     }
+    Publish::send_all(publishes, &client).await;
     if let Some(progress) = progress {
         progress.finish_with_message(format!("Indexed {} files", thousands(report.files))).await;
     }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use tower_lsp_server::ls_types::*;
 
-use super::diagnostics::Publish;
+use super::diagnostics::{Publish, refresh, refresh_app};
 use crate::document::{Document, SyncError};
 use crate::lsp::backend::Backend;
 use crate::lsp::session::Session;
@@ -23,40 +23,40 @@ fn language_for(path: &Path, language_id: &str) -> Language {
 
 pub async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
     let session = &backend.session;
-    let publish = guard::notification("textDocument/didOpen", || {
+    let publishes = guard::notification("textDocument/didOpen", || {
         let item = params.text_document;
-        let path = convert::path_of(&item.uri)?;
+        let Some(path) = convert::path_of(&item.uri) else { return Vec::new() };
         let document = Document::new(path.clone(), item.version, language_for(&path, &item.language_id), item.text);
         let facts = session.refresh_document(&document);
         session.documents().insert(path, document);
-        Publish::of(&facts, Some(item.version))
+        refresh(session, &facts, Some(item.version))
     });
-    if let Some(Some(publish)) = publish {
-        publish.send(&backend.client).await;
-    }
+    Publish::send_all(publishes.unwrap_or_default(), &backend.client).await;
 }
 
 pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) {
     let session = &backend.session;
-    let publish = guard::notification("textDocument/didChange", || apply_changes(session, params)).flatten();
-    if let Some(publish) = publish {
-        publish.send(&backend.client).await;
-    }
+    let publishes = guard::notification("textDocument/didChange", || apply_changes(session, params));
+    Publish::send_all(publishes.unwrap_or_default(), &backend.client).await;
 }
 
-fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Option<Publish> {
-    let path = convert::path_of(&params.text_document.uri)?;
+fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<Publish> {
+    let Some(path) = convert::path_of(&params.text_document.uri) else { return Vec::new() };
     let version = params.text_document.version;
     let mut documents = session.documents();
     let Some(document) = documents.get_mut(&path) else {
         // A change for a document we dropped (or never saw): a full-text change lets us start over.
-        let full_text = params.content_changes.iter().rev().find(|c| c.range.is_none())?;
+        let Some(full_text) = params.content_changes.iter().rev().find(|c| c.range.is_none()) else {
+            tracing::warn!("{}: change for a document that is not open; ignored", path.display());
+            return Vec::new();
+        };
         tracing::info!("{}: reopened from a full-text change", path.display());
         let language = project::language_of(&path).unwrap_or(Language::Ruby);
         let document = Document::new(path.clone(), version, language, full_text.text.clone());
         let facts = session.refresh_document(&document);
         documents.insert(path, document);
-        return Publish::of(&facts, Some(version));
+        drop(documents);
+        return refresh(session, &facts, Some(version));
     };
     let result = if version <= document.version {
         Err(SyncError::StaleVersion { held: document.version, received: version })
@@ -84,30 +84,35 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Opti
     }
     document.commit(version);
     let facts = session.refresh_document(document);
-    Publish::of(&facts, Some(version))
+    drop(documents);
+    refresh(session, &facts, Some(version))
 }
 
-/// The on-disk file's facts replace a dropped or closed document's; outside any app it is forgotten.
-pub fn reindex_from_disk(session: &Session, path: &Path) -> Option<Publish> {
-    if session.index.app_for(path).is_some() && path.is_file() {
+/// The on-disk file's facts replace a dropped or closed document's; outside any app, or gone from
+/// the disk, it is forgotten. Diagnostics of the rest of its app are refreshed either way.
+pub fn reindex_from_disk(session: &Session, path: &Path) -> Vec<Publish> {
+    let app = session.index.app_for(path);
+    if app.is_some() && path.is_file() {
         match session.index.index_file(path) {
-            Ok(facts) => return Publish::of(&facts, None),
+            Ok(facts) => return refresh(session, &facts, None),
             Err(error) => tracing::warn!("{}: {error}", path.display()),
         }
     }
     session.index.remove(path);
-    Publish::clear(path)
+    session.forget_published(path);
+    let mut publishes: Vec<Publish> = Publish::clear(path).into_iter().collect();
+    if let Some(app) = app {
+        publishes.extend(refresh_app(session, &app.root, None));
+    }
+    publishes
 }
 
 pub async fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
     let session = &backend.session;
-    let publish = guard::notification("textDocument/didClose", || {
-        let path = convert::path_of(&params.text_document.uri)?;
+    let publishes = guard::notification("textDocument/didClose", || {
+        let Some(path) = convert::path_of(&params.text_document.uri) else { return Vec::new() };
         session.documents().remove(&path);
         reindex_from_disk(session, &path)
-    })
-    .flatten();
-    if let Some(publish) = publish {
-        publish.send(&backend.client).await;
-    }
+    });
+    Publish::send_all(publishes.unwrap_or_default(), &backend.client).await;
 }

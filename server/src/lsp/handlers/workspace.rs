@@ -26,8 +26,7 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
             if change.typ == FileChangeType::DELETED {
                 let removed: Vec<PathBuf> = session.index.snapshot().iter().filter(|f| f.path.starts_with(&path)).map(|f| f.path.clone()).collect();
                 for removed_path in removed {
-                    session.index.remove(&removed_path);
-                    publishes.extend(Publish::clear(&removed_path));
+                    publishes.extend(reindex_from_disk(session, &removed_path));
                 }
                 continue;
             }
@@ -44,9 +43,7 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
         publishes
     })
     .unwrap_or_default();
-    for publish in publishes {
-        publish.send(&backend.client).await;
-    }
+    Publish::send_all(publishes, &backend.client).await;
     if !new_app_folders.is_empty() {
         index_folders(backend.client.clone(), backend.session(), new_app_folders).await;
     }
@@ -61,6 +58,7 @@ pub async fn did_change_workspace_folders(backend: &Backend, params: DidChangeWo
         session.index.remove_apps_under(&folder);
         for facts in session.index.snapshot().iter().filter(|f| f.path.starts_with(&folder)) {
             session.index.remove(&facts.path);
+            session.forget_published(&facts.path);
             publishes.extend(Publish::clear(&facts.path));
         }
     }

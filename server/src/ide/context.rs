@@ -1,0 +1,99 @@
+//! What whole-app checks and navigation need to know about one app, gathered once from a snapshot:
+//! its route table, the names a `*_path` helper may resolve to, its controllers, templates and methods.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::index::Index;
+use crate::rails::controller::Controller;
+use crate::rails::route_table::RouteTable;
+use crate::rails::{FileFacts, inflect};
+
+pub struct AppContext {
+    pub root: PathBuf,
+    pub has_routes_file: bool,
+    pub table: RouteTable,
+    /// Route names and `direct` helper names: `post` for `post_path`.
+    pub helper_names: HashSet<String>,
+    /// Every method name defined in the app: a `def avatar_path` is no route helper to flag.
+    pub method_names: HashSet<String>,
+    /// Controller class name → (file, index in its `controllers`).
+    pub controllers: HashMap<String, (Arc<FileFacts>, usize)>,
+    /// Module name → public method names (concerns and other mixins defined in the app).
+    pub modules: HashMap<String, Vec<String>>,
+    /// Template logical paths: `posts/show`.
+    pub templates: HashSet<String>,
+    /// The app's files, for checks that walk them.
+    pub files: Vec<Arc<FileFacts>>,
+}
+
+impl AppContext {
+    pub fn new(index: &Index, root: &Path, snapshot: &[Arc<FileFacts>]) -> AppContext {
+        let files: Vec<Arc<FileFacts>> = snapshot.iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == root)).cloned().collect();
+        let table = index.route_table(root, snapshot);
+        let mut helper_names: HashSet<String> = table.routes.iter().filter_map(|r| r.name.clone()).collect();
+        helper_names.extend(table.helpers.iter().map(|h| h.name.clone()));
+        let mut method_names = HashSet::new();
+        let mut controllers = HashMap::new();
+        let mut modules: HashMap<String, Vec<String>> = HashMap::new();
+        let mut templates = HashSet::new();
+        for file in &files {
+            for definition in &file.definitions {
+                method_names.extend(definition.methods.iter().map(|m| m.name.clone()));
+                if definition.kind == crate::syntax::outline::NamespaceKind::Module {
+                    let public = definition.methods.iter().filter(|m| m.visibility == crate::syntax::outline::Visibility::Public && !m.singleton).map(|m| m.name.clone());
+                    modules.entry(definition.name.clone()).or_default().extend(public);
+                }
+            }
+            for model in &file.models {
+                method_names.extend(model.methods.iter().map(|m| m.name.clone()));
+            }
+            for (i, controller) in file.controllers.iter().enumerate() {
+                method_names.extend(controller.actions.iter().chain(&controller.private_methods).map(|m| m.name.clone()));
+                controllers.insert(controller.class_name.clone(), (Arc::clone(file), i));
+            }
+            if let Some(template) = &file.template {
+                templates.insert(template.logical_path.clone());
+            }
+        }
+        let has_routes_file = files.iter().any(|f| f.relative_path == "config/routes.rb");
+        AppContext { root: root.to_path_buf(), has_routes_file, table, helper_names, method_names, controllers, modules, templates, files }
+    }
+
+    pub fn controller(&self, class_name: &str) -> Option<&Controller> {
+        self.controllers.get(class_name).map(|(file, i)| &file.controllers[*i])
+    }
+
+    /// `admin/posts` → `Admin::PostsController`.
+    pub fn controller_class(controller_path: &str) -> String {
+        format!("{}Controller", inflect::camelize(controller_path))
+    }
+
+    /// Whether `action` is defined on the controller, its superclasses or included modules: `Some(true)`
+    /// or `Some(false)` when everything it inherits is known, `None` when something comes from outside
+    /// the app (a gem's base class or concern) and the answer cannot be known.
+    pub fn has_action(&self, class_name: &str, action: &str) -> Option<bool> {
+        let mut current = class_name.to_owned();
+        for _ in 0..16 {
+            let controller = self.controller(&current)?;
+            if controller.actions.iter().any(|a| a.name == action) {
+                return Some(true);
+            }
+            for concern in &controller.concerns {
+                for module in concern.arguments.iter().filter_map(|v| v.as_name()) {
+                    match self.modules.get(module) {
+                        Some(methods) if methods.iter().any(|m| m == action) => return Some(true),
+                        Some(_) => {}
+                        None => return None,
+                    }
+                }
+            }
+            match controller.superclass.as_deref() {
+                Some("ActionController::Base" | "ActionController::API") | None => return Some(false),
+                Some(superclass) => current = superclass.to_owned(),
+            }
+        }
+        None
+    }
+}

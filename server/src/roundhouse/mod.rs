@@ -1,0 +1,4 @@
+//! What Roundhouse does with a Rails app: the rules that flag constructs it rejects, drops or changes
+//! (`shared/spec/rules.md`). Each check reads facts and returns diagnostics with exact spans.
+
+pub mod routes;
