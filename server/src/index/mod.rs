@@ -233,7 +233,7 @@ impl Index {
             .as_ref()
             .and_then(|r| r.draw_receiver.as_deref())
             .and_then(|receiver| receiver.strip_suffix("::Engine.routes"))
-            .map(|module| inflect::underscore(module));
+            .map(inflect::underscore);
         let sources = RouteSources { main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.calls.as_slice())), engine_module, drawn };
         expand(&sources)
     }
