@@ -23,9 +23,9 @@ fn copy(from: &Path, to: &Path) {
 }
 
 /// A throwaway app whose `config/routes.rb` is the corpus file.
-fn app_for(name: &str) -> PathBuf {
+fn app_for(name: &str, test: &str) -> PathBuf {
     let corpus = repo_root().join("tests/fixtures/routes");
-    let app = std::env::temp_dir().join(format!("switchyard-routes-{}-{name}", std::process::id()));
+    let app = std::env::temp_dir().join(format!("switchyard-routes-{}-{name}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&app);
     std::fs::create_dir_all(app.join("config")).unwrap();
     std::fs::copy(corpus.join(format!("{name}.rb")), app.join("config/routes.rb")).unwrap();
@@ -42,7 +42,7 @@ fn routes(app: &Path, args: &[&str]) -> String {
 }
 
 fn check(name: &str) {
-    let app = app_for(name);
+    let app = app_for(name, "table");
     let expected = std::fs::read_to_string(repo_root().join(format!("tests/fixtures/routes/{name}.expected.txt"))).unwrap();
     let actual = routes(&app, &[]);
     let _ = std::fs::remove_dir_all(&app);
@@ -89,7 +89,7 @@ fn concerns_and_drawn_files() {
 
 #[test]
 fn json_lines_name_the_file_and_line() {
-    let app = app_for("drawn");
+    let app = app_for("drawn", "json");
     let lines: Vec<serde_json::Value> = routes(&app, &["--format", "json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let _ = std::fs::remove_dir_all(&app);
     let ban = lines.iter().find(|r| r["name"] == "ban_admin_user").expect("ban_admin_user");
@@ -106,7 +106,7 @@ fn json_lines_name_the_file_and_line() {
 
 #[test]
 fn grep_filters_like_rails() {
-    let app = app_for("scopes");
+    let app = app_for("scopes", "grep");
     let table = routes(&app, &["--grep", "ADMIN/posts"]);
     let _ = std::fs::remove_dir_all(&app);
     let rows: Vec<&str> = table.lines().skip(1).collect();

@@ -117,7 +117,7 @@ fn closest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a
     names
         .map(|name| (edit_distance(wanted, name), name))
         .filter(|(d, name)| *d <= 2.max(wanted.len() / 4) && *d < name.len())
-        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
+        .min_by_key(|(distance, name)| (*distance, name.len().abs_diff(wanted.len()), *name))
         .map(|(_, name)| name)
 }
 

@@ -3,6 +3,7 @@
 
 pub mod context;
 pub mod diagnostics;
+pub mod routes;
 pub mod symbols;
 
 /// The kinds of symbol the features produce; `lsp::convert` maps them onto the protocol's.

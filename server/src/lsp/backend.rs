@@ -35,6 +35,12 @@ impl LanguageServer for Backend {
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> { handlers::document_symbol::document_symbol(self, params).await }
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> { handlers::workspace_symbol::symbol(self, params).await }
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> { handlers::hover::hover(self, params).await }
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> { handlers::definition::definition(self, params).await }
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> { handlers::definition::references(self, params).await }
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> { handlers::code_lens::code_lens(self, params).await }
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> { handlers::completion::completion(self, params).await }
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> { handlers::code_lens::execute_command(self, params).await }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) { handlers::workspace::did_change_watched_files(self, params).await }
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) { handlers::workspace::did_change_workspace_folders(self, params).await }

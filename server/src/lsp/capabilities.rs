@@ -10,6 +10,15 @@ pub fn server_capabilities() -> ServerCapabilities {
             ..TextDocumentSyncOptions::default()
         })),
         document_symbol_provider: Some(OneOf::Left(true)),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+        completion_provider: Some(CompletionOptions { trigger_characters: Some(vec!["_".to_owned()]), ..CompletionOptions::default() }),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![super::handlers::code_lens::OPEN_ROUTE.to_owned()],
+            ..ExecuteCommandOptions::default()
+        }),
         workspace_symbol_provider: Some(OneOf::Left(true)),
         workspace: Some(WorkspaceServerCapabilities {
             workspace_folders: Some(WorkspaceFoldersServerCapabilities { supported: Some(true), change_notifications: Some(OneOf::Left(true)) }),

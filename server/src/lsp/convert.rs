@@ -44,6 +44,12 @@ fn trailing_line_break_chars(slice: &ropey::RopeSlice<'_>) -> usize {
     }
 }
 
+/// The byte offset of an LSP position in a file known by its `LineIndex` (a closed file's facts).
+pub fn offset_in(line_index: &LineIndex, position: Position) -> Option<usize> {
+    let col = line_index.byte_col_from_utf16(position.line, position.character);
+    line_index.offset(crate::syntax::LineCol { line: position.line, col })
+}
+
 pub fn position(line_index: &LineIndex, point: crate::syntax::LineCol) -> Position {
     Position { line: point.line, character: line_index.utf16_col(point) }
 }

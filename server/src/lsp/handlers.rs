@@ -1,8 +1,13 @@
 //! One file per LSP method family.
 
+pub mod code_lens;
+pub mod completion;
+pub mod definition;
 pub mod diagnostics;
 pub mod document_symbol;
+pub mod hover;
 pub mod lifecycle;
+mod request;
 pub mod text_document;
 pub mod workspace;
 pub mod workspace_symbol;

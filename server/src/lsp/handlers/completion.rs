@@ -1,0 +1,51 @@
+//! `textDocument/completion`: route helper names (`post_path`, `post_url`) with their verb and path,
+//! in Ruby files and inside the code tags of ERB templates.
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+use super::request::app_context;
+use crate::lsp::backend::Backend;
+use crate::lsp::{convert, guard};
+
+pub async fn completion(backend: &Backend, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+    let session = &backend.session;
+    let position = params.text_document_position;
+    let Some(path) = convert::path_of(&position.text_document.uri) else { return Ok(None) };
+    let Some(app) = session.index.app_for(&path) else { return Ok(None) };
+    // The word being typed, from the open document (completion is asked for open documents only).
+    let prefix = {
+        let documents = session.documents();
+        let Some(document) = documents.get(&path) else { return Ok(None) };
+        let Some(offset) = convert::offset(&document.rope, position.position) else { return Ok(None) };
+        word_before(&document.text, document.parsed.ruby_text(&document.text), offset)
+    };
+    let Some(prefix) = prefix else { return Ok(None) };
+    let context = app_context(session, app.root);
+    guard::request("textDocument/completion", move || {
+        let context = context();
+        let items: Vec<CompletionItem> = crate::ide::routes::completions(&context, &prefix)
+            .into_iter()
+            .map(|c| CompletionItem {
+                label: c.label,
+                kind: Some(CompletionItemKind::FUNCTION),
+                detail: Some(c.detail),
+                documentation: Some(Documentation::String(c.documentation)),
+                ..CompletionItem::default()
+            })
+            .collect();
+        (!items.is_empty()).then_some(CompletionResponse::Array(items))
+    })
+    .await
+}
+
+/// The identifier that ends at `offset`, when it is Ruby code (in a template: inside a tag, where the
+/// masked Ruby copy still has the same bytes) and not a method called on a receiver.
+fn word_before(text: &str, ruby_text: &str, offset: usize) -> Option<String> {
+    let before = text.get(..offset)?;
+    let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let word = &before[start..];
+    let preceding = before[..start].chars().next_back();
+    let in_code = ruby_text.get(start..offset) == Some(word);
+    (!word.is_empty() && in_code && !matches!(preceding, Some('.' | ':' | '@' | '$')) && word.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')).then(|| word.to_owned())
+}

@@ -1,0 +1,30 @@
+//! `textDocument/definition` (a route helper → its route call and controller action) and
+//! `textDocument/references` (a route → every use of its `_path`/`_url` helpers).
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+use super::request::{at_position, location};
+use crate::lsp::backend::Backend;
+use crate::lsp::guard;
+
+pub async fn definition(backend: &Backend, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+    let position = params.text_document_position_params;
+    let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
+    guard::request("textDocument/definition", move || {
+        let locations: Vec<Location> = crate::ide::routes::definition(&at.context(), &at.facts, at.offset).iter().filter_map(location).collect();
+        (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
+    })
+    .await
+}
+
+pub async fn references(backend: &Backend, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+    let position = params.text_document_position;
+    let include_declaration = params.context.include_declaration;
+    let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
+    guard::request("textDocument/references", move || {
+        let locations: Vec<Location> = crate::ide::routes::references(&at.context(), &at.facts, at.offset, include_declaration).iter().filter_map(location).collect();
+        (!locations.is_empty()).then_some(locations)
+    })
+    .await
+}

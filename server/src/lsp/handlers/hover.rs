@@ -1,0 +1,21 @@
+//! `textDocument/hover`: routes behind a routes-file call or a `*_path` helper.
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+use super::request::at_position;
+use crate::lsp::backend::Backend;
+use crate::lsp::{convert, guard};
+
+pub async fn hover(backend: &Backend, params: HoverParams) -> Result<Option<Hover>> {
+    let position = params.text_document_position_params;
+    let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
+    guard::request("textDocument/hover", move || {
+        let hover = crate::ide::routes::hover(&at.context(), &at.facts, at.offset)?;
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: hover.markdown }),
+            range: Some(convert::range(&at.facts.line_index, hover.span)),
+        })
+    })
+    .await
+}
