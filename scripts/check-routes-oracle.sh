@@ -5,8 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
+# Corpus files, and the routes of the example app and of every fixture app (`broken` has none Rails
+# can read: its routes file does not parse).
+pairs=()
 for routes in tests/fixtures/routes/*.rb; do
-  expected="${routes%.rb}.expected.txt"
+  pairs+=("$routes:${routes%.rb}.expected.txt")
+done
+for app in blog:examples/blog shop:tests/fixtures/apps/shop \
+  storefront:tests/fixtures/apps/monorepo/apps/storefront backoffice:tests/fixtures/apps/monorepo/apps/backoffice \
+  billing:tests/fixtures/apps/monorepo/engines/billing dummy:tests/fixtures/apps/monorepo/engines/billing/test/dummy; do
+  pairs+=("${app#*:}/config/routes.rb:tests/fixtures/routes/apps/${app%%:*}.expected.txt")
+done
+for pair in "${pairs[@]}"; do
+  routes="${pair%%:*}"
+  expected="${pair#*:}"
   actual=$(ruby scripts/rails-routes-oracle.rb "$routes")
   if [ "${1:-}" = "--write" ]; then
     printf '%s\n' "$actual" > "$expected"

@@ -26,10 +26,25 @@ module Rails
   class Engine < Railtie; end
 end
 
+# An isolated engine, as `mount Billing::Engine, at: "/billing"` in the monorepo fixture mounts it.
+module Billing
+  class Engine < Rails::Engine
+    def self.railtie_name = "billing"
+    def self.call(_env) = [200, {}, []]
+    def self.routes = (@routes ||= ActionDispatch::Routing::RouteSet.new)
+    def self.inspect = "Billing::Engine"
+  end
+end
+
 routes_file = File.expand_path(ARGV.fetch(0))
 set = ActionDispatch::Routing::RouteSet.new
 set.draw_paths = [File.join(File.dirname(routes_file), File.basename(routes_file, ".rb"))]
-source = File.read(routes_file).sub(/\A.*?routes\.draw do\n/m, "").sub(/end\s*\z/, "")
+text = File.read(routes_file)
+# An engine's own routes (`Billing::Engine.routes.draw`): `isolate_namespace` scopes its controllers.
+if (engine = text[/([\w:]+)::Engine\.routes\.draw/, 1])
+  set.default_scope = { module: engine.gsub("::", "/").gsub(/([a-z\d])([A-Z])/, '\1_\2').downcase }
+end
+source = text.sub(/\A.*?routes\.draw do\n/m, "").sub(/end\s*\z/, "")
 set.draw { instance_eval(source, routes_file) }
 
 inspector = ActionDispatch::Routing::RoutesInspector.new(set.routes)

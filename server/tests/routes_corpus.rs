@@ -87,6 +87,22 @@ fn concerns_and_drawn_files() {
     check("drawn");
 }
 
+/// The example app and every fixture app (one table per app; `broken`'s routes do not parse).
+#[test]
+fn example_and_fixture_apps() {
+    for (name, root) in [
+        ("blog", "examples/blog"),
+        ("shop", "tests/fixtures/apps/shop"),
+        ("storefront", "tests/fixtures/apps/monorepo/apps/storefront"),
+        ("backoffice", "tests/fixtures/apps/monorepo/apps/backoffice"),
+        ("billing", "tests/fixtures/apps/monorepo/engines/billing"),
+        ("dummy", "tests/fixtures/apps/monorepo/engines/billing/test/dummy"),
+    ] {
+        let expected = std::fs::read_to_string(repo_root().join(format!("tests/fixtures/routes/apps/{name}.expected.txt"))).unwrap();
+        assert_eq!(routes(&repo_root().join(root), &[]), expected, "{name}");
+    }
+}
+
 #[test]
 fn json_lines_name_the_file_and_line() {
     let app = app_for("drawn", "json");

@@ -22,9 +22,15 @@ struct JsonRoute<'a> {
 }
 
 pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, String> {
-    let Loaded { index, report, base, .. } = load(path)?;
+    let Loaded { index, report, base, scope } = load(path)?;
     let snapshot = index.snapshot();
-    let apps = index.apps();
+    // PATH naming an app's root means that app (not the dummy app inside an engine); a folder holding
+    // several apps means all of them.
+    let all_apps = index.apps();
+    let apps: Vec<_> = match all_apps.iter().find(|a| a.root == scope) {
+        Some(app) => vec![app.clone()],
+        None => all_apps.clone(),
+    };
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| format!("cannot write output: {e}");
     for app in &apps {
