@@ -72,15 +72,21 @@ fn completion_in_erb_and_diagnostics_that_follow_routes_edits() {
     let completion = client.request("textDocument/completion", at(&form, 0, 11));
     let items: Vec<(&str, &str)> = completion["result"].as_array().unwrap().iter().map(|i| (i["label"].as_str().unwrap(), i["detail"].as_str().unwrap())).collect();
     assert!(items.contains(&("edit_post_path", "GET /posts/:id/edit(.:format)")), "{items:?}");
-    // In plain HTML text there is nothing to complete.
-    client.change(&form, 3, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "edit_po\n"}]));
+    // Inside `<%= link_to "x", | %>`, with nothing typed yet: every route helper.
+    client.change(&form, 3, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "<%= link_to \"x\",  %>\n"}]));
     client.diagnostics(&form, Some(3));
+    let completion = client.request("textDocument/completion", at(&form, 0, 18));
+    let labels: Vec<&str> = completion["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"root_path") && labels.contains(&"post_comments_url") && labels.contains(&"about_path"), "{labels:?}");
+    // In plain HTML text there is nothing to complete.
+    client.change(&form, 31, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "edit_po\n"}]));
+    client.diagnostics(&form, Some(31));
     let none = client.request("textDocument/completion", at(&form, 0, 7));
     assert!(none["result"].is_null(), "{none}");
 
     // A typo in a helper is an error on the helper, with the fix in the message.
-    client.change(&form, 4, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "<%= link_to \"All\", postz_path %>\n"}]));
-    let diagnostics = client.diagnostics(&form, Some(4));
+    client.change(&form, 32, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "<%= link_to \"All\", postz_path %>\n"}]));
+    let diagnostics = client.diagnostics(&form, Some(32));
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     assert_eq!(diagnostics[0]["code"], "rails.unknown-route-helper");
     assert_eq!(diagnostics[0]["range"]["start"], json!({"line": 0, "character": 19}));

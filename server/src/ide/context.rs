@@ -28,6 +28,35 @@ pub struct AppContext {
     pub files: Vec<Arc<FileFacts>>,
 }
 
+/// What a file contributes to its app's context, without positions: when an edit leaves it unchanged,
+/// a context built before the edit still answers for every other file.
+pub fn contribution(facts: &FileFacts) -> Vec<String> {
+    let mut out = Vec::new();
+    if facts.routes.is_some() {
+        // Any edit to a routes file may change the table.
+        out.push(format!("routes {:?}", facts.routes.as_ref().map(|r| r.calls.len())));
+        out.push(format!("{:?}", facts.outline));
+    }
+    for definition in &facts.definitions {
+        out.push(format!("{:?} {} <{:?}", definition.kind, definition.name, definition.superclass));
+        out.extend(definition.methods.iter().map(|m| format!("  {} {:?} {}", m.name, m.visibility, m.singleton)));
+    }
+    for model in &facts.models {
+        out.push(format!("model {}", model.class_name));
+        out.extend(model.methods.iter().map(|m| format!("  {}", m.name)));
+    }
+    for controller in &facts.controllers {
+        out.push(format!("controller {} <{:?}", controller.class_name, controller.superclass));
+        out.extend(controller.actions.iter().map(|m| format!("  action {}", m.name)));
+        out.extend(controller.private_methods.iter().map(|m| format!("  private {}", m.name)));
+        out.extend(controller.concerns.iter().flat_map(|c| c.arguments.iter().map(|a| format!("  include {a}"))));
+    }
+    if let Some(template) = &facts.template {
+        out.push(format!("template {}", template.logical_path));
+    }
+    out
+}
+
 impl AppContext {
     pub fn new(index: &Index, root: &Path, snapshot: &[Arc<FileFacts>]) -> AppContext {
         let files: Vec<Arc<FileFacts>> = snapshot.iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == root)).cloned().collect();

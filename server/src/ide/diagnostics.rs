@@ -50,6 +50,15 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
     out
 }
 
+/// The whole-app diagnostics of one file that is not a routes file, from a context built before an
+/// edit that left the file's `contribution` unchanged: only its route helper uses can differ.
+pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
+    if !context.has_routes_file {
+        return Vec::new();
+    }
+    unknown_route_helpers(file, context)
+}
+
 fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     // A routes file Switchyard could not fully expand (a gem's macro, a dynamic route) may define
     // helpers we cannot see: say nothing rather than something wrong.

@@ -89,9 +89,14 @@ impl Index {
     }
 
     pub fn insert(&self, facts: FileFacts) -> Arc<FileFacts> {
+        self.replace(facts).0
+    }
+
+    /// Stores `facts`, returning them and the facts they replaced.
+    pub fn replace(&self, facts: FileFacts) -> (Arc<FileFacts>, Option<Arc<FileFacts>>) {
         let facts = Arc::new(facts);
-        self.files.insert(facts.path.clone(), Arc::clone(&facts));
-        facts
+        let previous = self.files.insert(facts.path.clone(), Arc::clone(&facts));
+        (facts, previous)
     }
 
     pub fn remove(&self, path: &Path) -> Option<Arc<FileFacts>> {

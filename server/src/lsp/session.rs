@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::document::Document;
+use crate::ide::context::AppContext;
 use crate::index::Index;
 use crate::rails::FileFacts;
 
@@ -22,6 +23,8 @@ pub struct Session {
     documents: Mutex<HashMap<PathBuf, Document>>,
     folders: Mutex<Vec<PathBuf>>,
     flags: Mutex<ClientFlags>,
+    /// The last context built for each app (by root), reused while edits leave it valid.
+    contexts: Mutex<HashMap<PathBuf, Arc<AppContext>>>,
     /// What was last published for each file, so a whole-app refresh only sends what changed.
     published: Mutex<HashMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
     shutdown: AtomicBool,
@@ -93,7 +96,21 @@ impl Session {
 
     /// Re-extracts an open document's facts from its current text and stores them.
     pub fn refresh_document(&self, document: &Document) -> Arc<FileFacts> {
+        self.replace_document_facts(document).0
+    }
+
+    /// Like `refresh_document`, also returning the facts replaced.
+    pub fn replace_document_facts(&self, document: &Document) -> (Arc<FileFacts>, Option<Arc<FileFacts>>) {
         let facts = self.index.extract_text(&document.path, &document.text, &document.parsed);
-        self.index.insert(facts)
+        self.index.replace(facts)
+    }
+
+    /// The context last built for the app at `root`, if any.
+    pub fn cached_context(&self, root: &Path) -> Option<Arc<AppContext>> {
+        lock(&self.contexts).get(root).cloned()
+    }
+
+    pub fn cache_context(&self, context: Arc<AppContext>) {
+        lock(&self.contexts).insert(context.root.clone(), context);
     }
 }

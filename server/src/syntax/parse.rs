@@ -101,6 +101,15 @@ impl ParsedFile {
         }
     }
 
+    /// Whether `offset` is in Ruby code: anywhere in a Ruby file; inside a tag's code in a template.
+    pub fn in_ruby_code(&self, offset: usize) -> bool {
+        match (self.language, &self.erb) {
+            (Language::Ruby, _) => true,
+            (Language::Erb, Some(erb)) => erb_code_ranges(erb).iter().any(|r| r.start_byte <= offset && offset <= r.end_byte),
+            _ => false,
+        }
+    }
+
     /// The text the Ruby tree's nodes should be read from: for ERB, the masked copy (same length as the
     /// template, code bytes identical) so a node's text never includes template markup.
     pub fn ruby_text<'a>(&'a self, source: &'a str) -> &'a str {

@@ -18,7 +18,7 @@ pub async fn completion(backend: &Backend, params: CompletionParams) -> Result<O
         let documents = session.documents();
         let Some(document) = documents.get(&path) else { return Ok(None) };
         let Some(offset) = convert::offset(&document.rope, position.position) else { return Ok(None) };
-        word_before(&document.text, document.parsed.ruby_text(&document.text), offset)
+        if document.parsed.in_ruby_code(offset) { word_before(&document.text, offset) } else { None }
     };
     let Some(prefix) = prefix else { return Ok(None) };
     let context = app_context(session, app.root);
@@ -39,13 +39,13 @@ pub async fn completion(backend: &Backend, params: CompletionParams) -> Result<O
     .await
 }
 
-/// The identifier that ends at `offset`, when it is Ruby code (in a template: inside a tag, where the
-/// masked Ruby copy still has the same bytes) and not a method called on a receiver.
-fn word_before(text: &str, ruby_text: &str, offset: usize) -> Option<String> {
+/// The identifier being typed at `offset` (possibly empty: `link_to "x", |`), unless it is a method
+/// called on a receiver, a symbol or a variable.
+fn word_before(text: &str, offset: usize) -> Option<String> {
     let before = text.get(..offset)?;
     let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
     let word = &before[start..];
     let preceding = before[..start].chars().next_back();
-    let in_code = ruby_text.get(start..offset) == Some(word);
-    (!word.is_empty() && in_code && !matches!(preceding, Some('.' | ':' | '@' | '$')) && word.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')).then(|| word.to_owned())
+    let is_name = word.is_empty() || word.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+    (is_name && !matches!(preceding, Some('.' | ':' | '@' | '$' | '"' | '\''))).then(|| word.to_owned())
 }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use tower_lsp_server::Client;
 
 use crate::diagnostic::Diagnostic;
-use crate::ide::context::AppContext;
-use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
+use crate::ide::context::{AppContext, contribution};
+use crate::ide::diagnostics::{app_diagnostics, file_derived, file_diagnostics};
 use crate::lsp::convert;
 use crate::lsp::session::Session;
 use crate::rails::FileFacts;
@@ -46,13 +46,22 @@ impl Publish {
 
 /// Re-runs the checks of the app `changed` belongs to and returns what to publish: `changed` always
 /// (with `version`, when it is an open document), every other file of the app whose diagnostics
-/// changed since they were last published.
-pub fn refresh(session: &Session, changed: &Arc<FileFacts>, version: Option<i32>) -> Vec<Publish> {
+/// changed since they were last published. When the edit left what the file contributes to its app
+/// unchanged (typing in a method body, a template's text), only the file's own checks run, against the
+/// app context built before: a keystroke costs the file, not the app.
+pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Arc<FileFacts>>, version: Option<i32>) -> Vec<Publish> {
     let Some(app) = session.index.app_for(&changed.path) else {
         let diagnostics = file_diagnostics(changed, &[]);
         session.record_published(&changed.path, &diagnostics);
         return Publish::of(changed, &diagnostics, version).into_iter().collect();
     };
+    if let (Some(previous), Some(context)) = (previous, session.cached_context(&app.root)) {
+        if changed.routes.is_none() && contribution(previous) == contribution(changed) {
+            let diagnostics = file_diagnostics(changed, &file_derived(&context, changed));
+            session.record_published(&changed.path, &diagnostics);
+            return Publish::of(changed, &diagnostics, version).into_iter().collect();
+        }
+    }
     let mut publishes = refresh_app(session, &app.root, Some(&changed.path));
     if let Some(publish) = publishes.iter_mut().find(|p| convert::path_of(&p.uri).as_deref() == Some(changed.path.as_path())) {
         publish.version = version;
@@ -63,7 +72,8 @@ pub fn refresh(session: &Session, changed: &Arc<FileFacts>, version: Option<i32>
 /// Re-runs the checks of the app at `root`; publishes files whose diagnostics changed (and `always`).
 pub fn refresh_app(session: &Session, root: &Path, always: Option<&Path>) -> Vec<Publish> {
     let snapshot = session.index.snapshot();
-    let context = AppContext::new(&session.index, root, &snapshot);
+    let context = Arc::new(AppContext::new(&session.index, root, &snapshot));
+    session.cache_context(Arc::clone(&context));
     let derived = app_diagnostics(&context);
     let versions: Vec<(std::path::PathBuf, i32)> = session.documents().iter().map(|(path, doc)| (path.clone(), doc.version)).collect();
     let mut publishes = Vec::new();

@@ -27,9 +27,9 @@ pub async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
         let item = params.text_document;
         let Some(path) = convert::path_of(&item.uri) else { return Vec::new() };
         let document = Document::new(path.clone(), item.version, language_for(&path, &item.language_id), item.text);
-        let facts = session.refresh_document(&document);
+        let (facts, previous) = session.replace_document_facts(&document);
         session.documents().insert(path, document);
-        refresh(session, &facts, Some(item.version))
+        refresh(session, &facts, previous.as_ref(), Some(item.version))
     });
     Publish::send_all(publishes.unwrap_or_default(), &backend.client).await;
 }
@@ -53,10 +53,10 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
         tracing::info!("{}: reopened from a full-text change", path.display());
         let language = project::language_of(&path).unwrap_or(Language::Ruby);
         let document = Document::new(path.clone(), version, language, full_text.text.clone());
-        let facts = session.refresh_document(&document);
+        let (facts, previous) = session.replace_document_facts(&document);
         documents.insert(path, document);
         drop(documents);
-        return refresh(session, &facts, Some(version));
+        return refresh(session, &facts, previous.as_ref(), Some(version));
     };
     let result = if version <= document.version {
         Err(SyncError::StaleVersion { held: document.version, received: version })
@@ -83,9 +83,9 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
         return reindex_from_disk(session, &path);
     }
     document.commit(version);
-    let facts = session.refresh_document(document);
+    let (facts, previous) = session.replace_document_facts(document);
     drop(documents);
-    refresh(session, &facts, Some(version))
+    refresh(session, &facts, previous.as_ref(), Some(version))
 }
 
 /// The on-disk file's facts replace a dropped or closed document's; outside any app, or gone from
@@ -93,8 +93,9 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
 pub fn reindex_from_disk(session: &Session, path: &Path) -> Vec<Publish> {
     let app = session.index.app_for(path);
     if app.is_some() && path.is_file() {
+        let previous = session.index.get(path);
         match session.index.index_file(path) {
-            Ok(facts) => return refresh(session, &facts, None),
+            Ok(facts) => return refresh(session, &facts, previous.as_ref(), None),
             Err(error) => tracing::warn!("{}: {error}", path.display()),
         }
     }
