@@ -55,12 +55,13 @@ pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Ar
         session.record_published(&changed.path, &diagnostics);
         return Publish::of(changed, &diagnostics, version).into_iter().collect();
     };
-    if let (Some(previous), Some(context)) = (previous, session.cached_context(&app.root)) {
-        if changed.routes.is_none() && contribution(previous) == contribution(changed) {
-            let diagnostics = file_diagnostics(changed, &file_derived(&context, changed));
-            session.record_published(&changed.path, &diagnostics);
-            return Publish::of(changed, &diagnostics, version).into_iter().collect();
-        }
+    if let (Some(previous), Some(context)) = (previous, session.cached_context(&app.root))
+        && changed.routes.is_none()
+        && contribution(previous) == contribution(changed)
+    {
+        let diagnostics = file_diagnostics(changed, &file_derived(&context, changed));
+        session.record_published(&changed.path, &diagnostics);
+        return Publish::of(changed, &diagnostics, version).into_iter().collect();
     }
     let mut publishes = refresh_app(session, &app.root, Some(&changed.path));
     if let Some(publish) = publishes.iter_mut().find(|p| convert::path_of(&p.uri).as_deref() == Some(changed.path.as_path())) {
