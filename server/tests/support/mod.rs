@@ -106,10 +106,10 @@ impl Client {
                 Err(RecvTimeoutError::Timeout) => panic!("no matching message within {DEADLINE:?}; seen: {:#?}", self.seen),
                 Err(RecvTimeoutError::Disconnected) => panic!("server closed its output; seen: {:#?}", self.seen),
             };
-            // Server-to-client requests get an empty success reply, as a real client would give.
-            if let (Some(id), Some(_)) = (message.get("id"), message.get("method")) {
-                let reply = json!({"jsonrpc": "2.0", "id": id, "result": null});
-                self.send(reply);
+            // Server-to-client requests get the reply a real client gives.
+            if let (Some(id), Some(method)) = (message.get("id"), message.get("method")) {
+                let result = if method == "window/showDocument" { json!({"success": true}) } else { Value::Null };
+                self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
             }
             self.seen.push(message.clone());
             if pred(&message) {
