@@ -1,13 +1,14 @@
 //! The headless commands as CI runs them: exit codes, output formats, and one clear line for errors.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use support::{copy_recursive, repo_root};
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
 fn switchyard(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_switchyard")).current_dir(repo_root()).args(args).output().expect("run switchyard")
@@ -21,21 +22,11 @@ fn text(bytes: &[u8]) -> String {
 fn broken_but_readable(test: &str) -> PathBuf {
     let to = std::env::temp_dir().join(format!("switchyard-cli-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&to);
-    copy(&repo_root().join("tests/fixtures/apps/broken"), &to);
+    copy_recursive(&repo_root().join("tests/fixtures/apps/broken"), &to);
     std::fs::remove_file(to.join("app/models/legacy.rb")).unwrap();
     to
 }
 
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        if entry.file_type().unwrap().is_dir() {
-            copy(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
 
 #[test]
 fn clean_app_exits_0() {

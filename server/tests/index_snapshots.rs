@@ -2,14 +2,14 @@
 //! it, compared with a snapshot under `tests/fixtures/snapshots/`. `UPDATE_EXPECT=1 cargo test`
 //! rewrites the snapshots; review the diff like code.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use support::repo_root;
+
 use std::process::Command;
 
 use expect_test::{ExpectFile, expect_file};
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
 fn index_json(app: &str) -> (String, String, Option<i32>) {
     let output = Command::new(env!("CARGO_BIN_EXE_switchyard"))

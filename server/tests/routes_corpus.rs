@@ -4,23 +4,14 @@
 //! ruby-actionpack). CI regenerates the expected tables with real Rails and fails on any difference
 //! (`scripts/check-routes-oracle.sh`), so these files cannot drift from Rails.
 
+mod support;
+
+use support::{copy_recursive, repo_root};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        if entry.file_type().unwrap().is_dir() {
-            copy(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
 
 /// A throwaway app whose `config/routes.rb` is the corpus file.
 fn app_for(name: &str, test: &str) -> PathBuf {
@@ -30,7 +21,7 @@ fn app_for(name: &str, test: &str) -> PathBuf {
     std::fs::create_dir_all(app.join("config")).unwrap();
     std::fs::copy(corpus.join(format!("{name}.rb")), app.join("config/routes.rb")).unwrap();
     if corpus.join(name).is_dir() {
-        copy(&corpus.join(name), &app.join("config/routes"));
+        copy_recursive(&corpus.join(name), &app.join("config/routes"));
     }
     app
 }

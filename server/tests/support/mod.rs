@@ -199,7 +199,8 @@ pub fn copy_dir(from: &Path, name: &str) -> PathBuf {
     to
 }
 
-fn copy_recursive(from: &Path, to: &Path) {
+/// Copies the folder `from` to `to`, recursively.
+pub fn copy_recursive(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
