@@ -65,7 +65,15 @@ fn bench(name: &str, app: &Path) {
         })
     };
     let extract = median((0..RUNS).map(|_| time(extract_all)).collect());
-    let index = median((0..RUNS).map(|_| time(|| { std::hint::black_box(Index::new().index_workspace(&[app.to_path_buf()], &|_, _| {})); })).collect());
+    let index = median(
+        (0..RUNS)
+            .map(|_| {
+                time(|| {
+                    std::hint::black_box(Index::new().index_workspace(&[app.to_path_buf()], &|_, _| {}));
+                })
+            })
+            .collect(),
+    );
     let rss = peak_rss_kib_of_index(app);
     println!(
         "{name:<12} {:>6} files {:>8.1} KiB | parse {:>8.1} ms | parse+extract {:>8.1} ms | cold index {:>8.1} ms | index/parse {:>4.2}× | peak RSS {:>7.1} MiB",
@@ -93,7 +101,8 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     let synthetic = root.join("target/synthetic-app");
     if !synthetic.join("config/routes.rb").exists() {
-        let status = Command::new("python3").arg(root.join("scripts/gen-synthetic-app.py")).arg("400").arg(&synthetic).status().expect("python3");
+        let status =
+            Command::new("python3").arg(root.join("scripts/gen-synthetic-app.py")).arg("400").arg(&synthetic).status().expect("python3");
         assert!(status.success());
     }
     println!("median of {RUNS} runs, {} threads", rayon::current_num_threads());

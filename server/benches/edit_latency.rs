@@ -51,7 +51,12 @@ fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     let synthetic = root.join("target/synthetic-app");
     if !synthetic.join("config/routes.rb").exists() {
-        let status = std::process::Command::new("python3").arg(root.join("scripts/gen-synthetic-app.py")).arg("400").arg(&synthetic).status().expect("python3");
+        let status = std::process::Command::new("python3")
+            .arg(root.join("scripts/gen-synthetic-app.py"))
+            .arg("400")
+            .arg(&synthetic)
+            .status()
+            .expect("python3");
         assert!(status.success());
     }
     measure("synthetic app", &synthetic);

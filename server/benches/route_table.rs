@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use switchyard::rails::extract;
 use switchyard::rails::project::FileKind;
 use switchyard::rails::route_table::{RouteSources, expand};
-use switchyard::rails::extract;
 use switchyard::syntax::{Language, ParsedFile};
 
 const RUNS: usize = 50;
@@ -48,18 +48,30 @@ fn main() {
     let calls = &facts.routes.as_ref().expect("routes facts").calls;
     let sources = RouteSources { main: ("config/routes.rb", calls), engine_module: None, drawn: HashMap::new() };
     let routes = expand(&sources).routes.len();
-    let expand_only = median((0..RUNS).map(|_| {
-        let start = Instant::now();
-        std::hint::black_box(expand(&sources));
-        start.elapsed()
-    }).collect());
-    let end_to_end = median((0..RUNS).map(|_| {
-        let start = Instant::now();
-        let facts = read();
-        let sources = RouteSources { main: ("config/routes.rb", &facts.routes.as_ref().expect("routes facts").calls), engine_module: None, drawn: HashMap::new() };
-        std::hint::black_box(expand(&sources));
-        start.elapsed()
-    }).collect());
+    let expand_only = median(
+        (0..RUNS)
+            .map(|_| {
+                let start = Instant::now();
+                std::hint::black_box(expand(&sources));
+                start.elapsed()
+            })
+            .collect(),
+    );
+    let end_to_end = median(
+        (0..RUNS)
+            .map(|_| {
+                let start = Instant::now();
+                let facts = read();
+                let sources = RouteSources {
+                    main: ("config/routes.rb", &facts.routes.as_ref().expect("routes facts").calls),
+                    engine_module: None,
+                    drawn: HashMap::new(),
+                };
+                std::hint::black_box(expand(&sources));
+                start.elapsed()
+            })
+            .collect(),
+    );
     println!(
         "{routes} routes from a {}-line routes file: expand {:.3} ms | parse + read + expand {:.3} ms (median of {RUNS})",
         text.lines().count(),

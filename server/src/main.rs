@@ -90,14 +90,17 @@ fn main() -> ExitCode {
         }
     };
     let default_level = if args.check || args.command.is_some() { "warn" } else { "info" };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
 
     let result = match (args.command, args.check) {
         (Some(Command::Routes { path, format, grep }), _) => {
             cli::routes(&path.unwrap_or_else(|| PathBuf::from(".")), matches!(format, RoutesFormat::Json), grep.as_deref())
         }
-        (Some(Command::Index { path, format }), _) => cli::index(&path.unwrap_or_else(|| PathBuf::from(".")), matches!(format, IndexFormat::Json)),
+        (Some(Command::Index { path, format }), _) => {
+            cli::index(&path.unwrap_or_else(|| PathBuf::from(".")), matches!(format, IndexFormat::Json))
+        }
         (None, true) => {
             let fail_level = match args.fail_level {
                 FailLevel::Error => Severity::Error,

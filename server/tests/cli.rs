@@ -9,7 +9,6 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-
 fn switchyard(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_switchyard")).current_dir(repo_root()).args(args).output().expect("run switchyard")
 }
@@ -26,7 +25,6 @@ fn broken_but_readable(test: &str) -> PathBuf {
     std::fs::remove_file(to.join("app/models/legacy.rb")).unwrap();
     to
 }
-
 
 #[test]
 fn clean_app_exits_0() {
@@ -56,7 +54,10 @@ fn json_lines_carry_positions_relative_to_the_app() {
     assert_eq!(out.status.code(), Some(1));
     let findings: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();
     let post = findings.iter().find(|f| f["file"] == "app/models/post.rb").expect("post.rb finding");
-    assert_eq!((post["line"].as_u64(), post["column"].as_u64(), post["end_line"].as_u64(), post["end_column"].as_u64()), (Some(8), Some(18), Some(8), Some(19)));
+    assert_eq!(
+        (post["line"].as_u64(), post["column"].as_u64(), post["end_line"].as_u64(), post["end_column"].as_u64()),
+        (Some(8), Some(18), Some(8), Some(19))
+    );
     assert_eq!(post["severity"], "error");
     assert_eq!(post["rule"], "syntax.parse-error");
     for finding in &findings {
@@ -100,7 +101,8 @@ fn a_path_inside_an_app_checks_what_it_names() {
     let folder = app.join("app/views");
     let out = switchyard(&["--check", folder.to_str().unwrap(), "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
-    let files: Vec<String> = text(&out.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["file"].as_str().unwrap().to_owned()).collect();
+    let files: Vec<String> =
+        text(&out.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["file"].as_str().unwrap().to_owned()).collect();
     assert_eq!(files, ["app/views/posts/show.html.erb"]);
     let _ = std::fs::remove_dir_all(app);
 }

@@ -37,12 +37,25 @@ fn edit_a_model_break_it_repair_it_and_shut_down() {
 
     let symbols = client.request("textDocument/documentSymbol", json!({"textDocument": {"uri": post_uri}}));
     let names = symbol_names(&symbols["result"]);
-    for expected in ["Post", "belongs_to :author, class_name: \"User\"", "has_many :tags, through: :taggings", "validates :title, presence: true, length: { minimum: 3 }", "before_validation :strip_title", "scope :recent", "enum :status, { draft: 0, review: 1, live: 2 }, default: :draft", "to_param"] {
+    for expected in [
+        "Post",
+        "belongs_to :author, class_name: \"User\"",
+        "has_many :tags, through: :taggings",
+        "validates :title, presence: true, length: { minimum: 3 }",
+        "before_validation :strip_title",
+        "scope :recent",
+        "enum :status, { draft: 0, review: 1, live: 2 }, default: :draft",
+        "to_param",
+    ] {
         assert!(names.iter().any(|n| n == expected), "missing symbol {expected:?} in {names:#?}");
     }
 
     // Line 22 is `  def to_param`: replace its end with an open parenthesis.
-    client.change(&post_uri, 2, json!([{"range": {"start": {"line": 21, "character": 14}, "end": {"line": 21, "character": 14}}, "text": "(x, "}]));
+    client.change(
+        &post_uri,
+        2,
+        json!([{"range": {"start": {"line": 21, "character": 14}, "end": {"line": 21, "character": 14}}, "text": "(x, "}]),
+    );
     let broken = client.diagnostics(&post_uri, Some(2));
     assert!(!broken.is_empty(), "a syntax error is reported");
     for d in &broken {
@@ -52,7 +65,11 @@ fn edit_a_model_break_it_repair_it_and_shut_down() {
         assert!(end - start <= 1 && (20..=24).contains(&start), "precise range near the edit: {d}");
     }
 
-    client.change(&post_uri, 3, json!([{"range": {"start": {"line": 21, "character": 14}, "end": {"line": 21, "character": 18}}, "text": ""}]));
+    client.change(
+        &post_uri,
+        3,
+        json!([{"range": {"start": {"line": 21, "character": 14}, "end": {"line": 21, "character": 18}}, "text": ""}]),
+    );
     assert_eq!(client.diagnostics(&post_uri, Some(3)), Vec::<Value>::new(), "repaired: diagnostics clear");
 
     let found = client.request("workspace/symbol", json!({"query": "PostsCon"}));
@@ -60,7 +77,13 @@ fn edit_a_model_break_it_repair_it_and_shut_down() {
     assert!(names.contains(&"PostsController"), "{names:?}");
     assert!(names.contains(&"PostsController#index"), "{names:?}");
     let tables = client.request("workspace/symbol", json!({"query": "taggings"}));
-    assert!(tables["result"].as_array().unwrap().iter().any(|s| s["name"] == "taggings" && s["location"]["uri"].as_str().unwrap().ends_with("db/schema.rb")));
+    assert!(
+        tables["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == "taggings" && s["location"]["uri"].as_str().unwrap().ends_with("db/schema.rb"))
+    );
     let templates = client.request("workspace/symbol", json!({"query": "posts/_form"}));
     assert_eq!(templates["result"][0]["name"], "posts/_form.html.erb");
 
@@ -78,7 +101,11 @@ fn erb_templates_report_broken_ruby_at_the_tag() {
     let form_uri = client.open(&form, "erb", 1);
     assert_eq!(client.diagnostics(&form_uri, Some(1)), Vec::<Value>::new());
     // Line 15 is `    <%= form.text_field :title %>`: make its Ruby unparseable.
-    client.change(&form_uri, 2, json!([{"range": {"start": {"line": 14, "character": 30}, "end": {"line": 14, "character": 30}}, "text": " ((("}]));
+    client.change(
+        &form_uri,
+        2,
+        json!([{"range": {"start": {"line": 14, "character": 30}, "end": {"line": 14, "character": 30}}, "text": " ((("}]),
+    );
     let broken = client.diagnostics(&form_uri, Some(2));
     assert!(!broken.is_empty());
     assert!(broken.iter().all(|d| d["code"] == "views.template-parse-error"), "{broken:?}");
@@ -110,7 +137,9 @@ fn files_changed_on_disk_are_reindexed() {
 
     std::fs::remove_file(&model).unwrap();
     client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&model), "type": 3}]}));
-    let cleared = client.wait_for(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&model) && m["params"]["diagnostics"] == json!([]));
+    let cleared = client.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri(&model) && m["params"]["diagnostics"] == json!([])
+    });
     assert!(cleared["params"]["version"].is_null(), "deleted: diagnostics cleared");
     assert!(!query(&mut client, "Subscriber").contains(&"Subscriber".to_owned()));
     assert_eq!(client.shutdown().code(), Some(0));
@@ -126,13 +155,25 @@ fn a_misbehaving_client_does_not_kill_the_server() {
     // Not JSON at all.
     client.send_raw(b"{ this is not json");
     // A change for a document that was never opened, and a range far outside an open one.
-    client.change("file:///nowhere/x.rb", 5, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]));
+    client.change(
+        "file:///nowhere/x.rb",
+        5,
+        json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]),
+    );
     let post = app.join("app/models/post.rb");
     let post_uri = client.open(&post, "ruby", 1);
     client.diagnostics(&post_uri, Some(1));
-    client.change(&post_uri, 2, json!([{"range": {"start": {"line": 900, "character": 0}, "end": {"line": 901, "character": 0}}, "text": "x"}]));
+    client.change(
+        &post_uri,
+        2,
+        json!([{"range": {"start": {"line": 900, "character": 0}, "end": {"line": 901, "character": 0}}, "text": "x"}]),
+    );
     // A stale version.
-    client.change(&post_uri, 1, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]));
+    client.change(
+        &post_uri,
+        1,
+        json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]),
+    );
     // A request with wrong params, and an unknown method.
     let bad = client.request("textDocument/documentSymbol", json!({"nope": 1}));
     assert!(bad.get("error").is_some());

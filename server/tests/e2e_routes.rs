@@ -40,8 +40,15 @@ fn hover_definition_references_and_lenses() {
     assert_eq!(targets, [("routes.rb".to_owned(), 5), ("posts_controller.rb".to_owned(), 4)]);
 
     let references = client.request("textDocument/references", json!({"textDocument": {"uri": uri(&new_view)}, "position": {"line": 2, "character": 25}, "context": {"includeDeclaration": false}}));
-    let files: Vec<&str> = references["result"].as_array().unwrap().iter().map(|l| l["uri"].as_str().unwrap().rsplit("/app/").next().unwrap()).collect();
-    for expected in ["views/posts/new.html.erb", "views/posts/edit.html.erb", "views/posts/show.html.erb", "controllers/posts_controller.rb", "views/pages/about.html.erb"] {
+    let files: Vec<&str> =
+        references["result"].as_array().unwrap().iter().map(|l| l["uri"].as_str().unwrap().rsplit("/app/").next().unwrap()).collect();
+    for expected in [
+        "views/posts/new.html.erb",
+        "views/posts/edit.html.erb",
+        "views/posts/show.html.erb",
+        "controllers/posts_controller.rb",
+        "views/pages/about.html.erb",
+    ] {
         assert!(files.contains(&expected), "{expected} in {files:?}");
     }
 
@@ -52,7 +59,8 @@ fn hover_definition_references_and_lenses() {
     assert!(titles.contains(&"PATCH|PUT /posts/:id(.:format)"), "{titles:?}");
     let lens = &lenses["result"][0];
     assert_eq!(lens["command"]["command"], "switchyard.openRoute");
-    let executed = client.request("workspace/executeCommand", json!({"command": "switchyard.openRoute", "arguments": lens["command"]["arguments"]}));
+    let executed =
+        client.request("workspace/executeCommand", json!({"command": "switchyard.openRoute", "arguments": lens["command"]["arguments"]}));
     assert!(executed.get("error").is_none(), "{executed}");
     // The server asked the client to show the route before it answered the command.
     let shown = client.seen.iter().find(|m| m["method"] == "window/showDocument").expect("window/showDocument");
@@ -67,19 +75,32 @@ fn completion_in_erb_and_diagnostics_that_follow_routes_edits() {
     client.open(&app.join("app/views/posts/_form.html.erb"), "erb", 1);
     client.diagnostics(&form, Some(1));
     // Type `<%= edit_po` at the start of the file: inside a tag, route helpers complete.
-    client.change(&form, 2, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "<%= edit_po %>\n"}]));
+    client.change(
+        &form,
+        2,
+        json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "<%= edit_po %>\n"}]),
+    );
     client.diagnostics(&form, Some(2));
     let completion = client.request("textDocument/completion", at(&form, 0, 11));
-    let items: Vec<(&str, &str)> = completion["result"].as_array().unwrap().iter().map(|i| (i["label"].as_str().unwrap(), i["detail"].as_str().unwrap())).collect();
+    let items: Vec<(&str, &str)> =
+        completion["result"].as_array().unwrap().iter().map(|i| (i["label"].as_str().unwrap(), i["detail"].as_str().unwrap())).collect();
     assert!(items.contains(&("edit_post_path", "GET /posts/:id/edit(.:format)")), "{items:?}");
     // Inside `<%= link_to "x", | %>`, with nothing typed yet: every route helper.
-    client.change(&form, 3, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "<%= link_to \"x\",  %>\n"}]));
+    client.change(
+        &form,
+        3,
+        json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "<%= link_to \"x\",  %>\n"}]),
+    );
     client.diagnostics(&form, Some(3));
     let completion = client.request("textDocument/completion", at(&form, 0, 18));
     let labels: Vec<&str> = completion["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
     assert!(labels.contains(&"root_path") && labels.contains(&"post_comments_url") && labels.contains(&"about_path"), "{labels:?}");
     // In plain HTML text there is nothing to complete.
-    client.change(&form, 31, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "edit_po\n"}]));
+    client.change(
+        &form,
+        31,
+        json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": "edit_po\n"}]),
+    );
     client.diagnostics(&form, Some(31));
     let none = client.request("textDocument/completion", at(&form, 0, 7));
     assert!(none["result"].is_null(), "{none}");
@@ -98,13 +119,21 @@ fn completion_in_erb_and_diagnostics_that_follow_routes_edits() {
     client.open(&app.join("config/routes.rb"), "ruby", 1);
     client.diagnostics(&routes, Some(1));
     // Line 21 is `  get "about", to: "pages#about", as: :about`.
-    client.change(&routes, 2, json!([{"range": {"start": {"line": 20, "character": 39}, "end": {"line": 20, "character": 44}}, "text": "about_us"}]));
+    client.change(
+        &routes,
+        2,
+        json!([{"range": {"start": {"line": 20, "character": 39}, "end": {"line": 20, "character": 44}}, "text": "about_us"}]),
+    );
     let layout = uri(&app.join("app/views/layouts/application.html.erb"));
     let layout_diagnostics = client.diagnostics(&layout, None);
     assert_eq!(layout_diagnostics.len(), 1, "{layout_diagnostics:?}");
     assert!(layout_diagnostics[0]["message"].as_str().unwrap().starts_with("No route is named `about`"));
     // And back: the layout's diagnostics clear.
-    client.change(&routes, 3, json!([{"range": {"start": {"line": 20, "character": 39}, "end": {"line": 20, "character": 47}}, "text": "about"}]));
+    client.change(
+        &routes,
+        3,
+        json!([{"range": {"start": {"line": 20, "character": 39}, "end": {"line": 20, "character": 47}}, "text": "about"}]),
+    );
     assert_eq!(client.diagnostics(&layout, None), Vec::<Value>::new());
     assert_eq!(client.shutdown().code(), Some(0));
 }

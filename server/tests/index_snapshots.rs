@@ -10,7 +10,6 @@ use std::process::Command;
 
 use expect_test::{ExpectFile, expect_file};
 
-
 fn index_json(app: &str) -> (String, String, Option<i32>) {
     let output = Command::new(env!("CARGO_BIN_EXE_switchyard"))
         .args(["index", "--format", "json"])

@@ -11,8 +11,6 @@ use support::{copy_recursive, repo_root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-
-
 /// A throwaway app whose `config/routes.rb` is the corpus file.
 fn app_for(name: &str, test: &str) -> PathBuf {
     let corpus = repo_root().join("tests/fixtures/routes");
@@ -44,7 +42,12 @@ fn check(name: &str) {
             .filter(|(e, a)| e != a)
             .map(|(e, a)| format!("rails:      {e}\nswitchyard: {a}"))
             .collect();
-        panic!("{name}: the table differs from Rails' ({} vs {} lines)\n{}", expected.lines().count(), actual.lines().count(), diff.join("\n"));
+        panic!(
+            "{name}: the table differs from Rails' ({} vs {} lines)\n{}",
+            expected.lines().count(),
+            actual.lines().count(),
+            diff.join("\n")
+        );
     }
 }
 

@@ -85,7 +85,17 @@ fn columns(facts: &FileFacts, d: &Diagnostic) -> (u32, u32, u32, u32) {
 
 fn write_json(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, app: &str) -> std::io::Result<()> {
     let (line, column, end_line, end_column) = columns(facts, d);
-    let finding = JsonFinding { file: &facts.relative_path, line, column, end_line, end_column, severity: d.severity.as_str(), rule: d.rule, message: &d.message, app };
+    let finding = JsonFinding {
+        file: &facts.relative_path,
+        line,
+        column,
+        end_line,
+        end_column,
+        severity: d.severity.as_str(),
+        rule: d.rule,
+        message: &d.message,
+        app,
+    };
     serde_json::to_writer(&mut *out, &finding)?;
     writeln!(out)
 }
@@ -96,7 +106,11 @@ fn write_human(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, shown_pa
     let gutter = line.to_string().len();
     writeln!(out, "{:gutter$}--> {shown_path}:{line}:{column}", "")?;
     if let Some(text) = source.lines().nth((line - 1) as usize) {
-        let width = if end_line == line { end_column.saturating_sub(column).max(1) } else { (text.chars().count() as u32 + 1).saturating_sub(column).max(1) };
+        let width = if end_line == line {
+            end_column.saturating_sub(column).max(1)
+        } else {
+            (text.chars().count() as u32 + 1).saturating_sub(column).max(1)
+        };
         writeln!(out, "{:gutter$} |", "")?;
         writeln!(out, "{line} | {text}")?;
         writeln!(out, "{:gutter$} | {}{}", "", " ".repeat((column - 1) as usize), "^".repeat(width as usize))?;
@@ -104,7 +118,12 @@ fn write_human(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, shown_pa
     writeln!(out)
 }
 
-fn write_summary(out: &mut impl Write, counts: &BTreeMap<&str, usize>, by_severity: &BTreeMap<Severity, usize>, files: usize) -> std::io::Result<()> {
+fn write_summary(
+    out: &mut impl Write,
+    counts: &BTreeMap<&str, usize>,
+    by_severity: &BTreeMap<Severity, usize>,
+    files: usize,
+) -> std::io::Result<()> {
     let total: usize = counts.values().sum();
     if total == 0 {
         return writeln!(out, "switchyard: {files} files checked, no findings");

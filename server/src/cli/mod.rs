@@ -67,9 +67,15 @@ fn write_summary(out: &mut impl Write, dumped: &crate::index::IndexDump) -> Resu
     let io = |e: std::io::Error| e.to_string();
     for app in &dumped.apps {
         let c = &app.counts;
-        writeln!(out, "{} ({}): {} files, {} models, {} controllers, {} actions, {} templates, {} tables, {} route calls", app.name, app.root, c.files, c.models, c.controllers, c.actions, c.templates, c.tables, c.route_calls).map_err(io)?;
+        writeln!(
+            out,
+            "{} ({}): {} files, {} models, {} controllers, {} actions, {} templates, {} tables, {} route calls",
+            app.name, app.root, c.files, c.models, c.controllers, c.actions, c.templates, c.tables, c.route_calls
+        )
+        .map_err(io)?;
         for model in app.models.iter().filter(|m| m.active_record) {
-            writeln!(out, "  model {} → {} ({})", model.class_name, model.table_name.as_deref().unwrap_or("abstract"), model.file).map_err(io)?;
+            writeln!(out, "  model {} → {} ({})", model.class_name, model.table_name.as_deref().unwrap_or("abstract"), model.file)
+                .map_err(io)?;
         }
         for file in &app.files {
             for controller in &file.controllers {

@@ -68,7 +68,9 @@ pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, St
 
 fn matches_grep(route: &Route, grep: &str) -> bool {
     let grep = grep.to_lowercase();
-    [route.name.as_deref().unwrap_or(""), &route.verb, &route.path, &route.controller_action()].iter().any(|field| field.to_lowercase().contains(&grep))
+    [route.name.as_deref().unwrap_or(""), &route.verb, &route.path, &route.controller_action()]
+        .iter()
+        .any(|field| field.to_lowercase().contains(&grep))
 }
 
 /// ActionDispatch's `ConsoleFormatter::Sheet`: the header is padded to the widest route (not to the
@@ -85,7 +87,12 @@ pub fn format_table(routes: &[&Route]) -> String {
     let mut out = format!("{:>name_width$} {:<verb_width$} {:<path_width$} Controller#Action\n", "Prefix", "Verb", "URI Pattern");
     let (name_width, verb_width, path_width) = (name_width.max(6), verb_width.max(4), path_width.max(11));
     for (route, name) in routes.iter().zip(&names) {
-        out.push_str(&format!("{name:>name_width$} {:<verb_width$} {:<path_width$} {}\n", route.verb, route.path, route.controller_action()));
+        out.push_str(&format!(
+            "{name:>name_width$} {:<verb_width$} {:<path_width$} {}\n",
+            route.verb,
+            route.path,
+            route.controller_action()
+        ));
     }
     out
 }

@@ -89,7 +89,23 @@ mod tests {
         assert_eq!(sexp(&doc.parsed), sexp(&fresh), "incremental parse differs from a fresh parse of:\n{}", doc.text);
     }
 
-    const SNIPPETS: &[&str] = &["has_many :tags\n", "é", "😀", "\r\n", "def x(&)\n  y a, &\nend\n", " do |f| ", "end\n", "(", "\"#{", "<%= ", " %>", "<% end %>", "", "\n", "  "];
+    const SNIPPETS: &[&str] = &[
+        "has_many :tags\n",
+        "é",
+        "😀",
+        "\r\n",
+        "def x(&)\n  y a, &\nend\n",
+        " do |f| ",
+        "end\n",
+        "(",
+        "\"#{",
+        "<%= ",
+        " %>",
+        "<% end %>",
+        "",
+        "\n",
+        "  ",
+    ];
 
     fn random_edits(language: Language, initial: &str, seed: u64) {
         let mut rng = Lcg(seed);

@@ -59,7 +59,8 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
 
 impl AppContext {
     pub fn new(index: &Index, root: &Path, snapshot: &[Arc<FileFacts>]) -> AppContext {
-        let files: Vec<Arc<FileFacts>> = snapshot.iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == root)).cloned().collect();
+        let files: Vec<Arc<FileFacts>> =
+            snapshot.iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == root)).cloned().collect();
         let table = index.route_table(root, snapshot);
         let mut helper_names: HashSet<String> = table.routes.iter().filter_map(|r| r.name.clone()).collect();
         helper_names.extend(table.helpers.iter().map(|h| h.name.clone()));
@@ -71,7 +72,11 @@ impl AppContext {
             for definition in &file.definitions {
                 method_names.extend(definition.methods.iter().map(|m| m.name.clone()));
                 if definition.kind == crate::syntax::outline::NamespaceKind::Module {
-                    let public = definition.methods.iter().filter(|m| m.visibility == crate::syntax::outline::Visibility::Public && !m.singleton).map(|m| m.name.clone());
+                    let public = definition
+                        .methods
+                        .iter()
+                        .filter(|m| m.visibility == crate::syntax::outline::Visibility::Public && !m.singleton)
+                        .map(|m| m.name.clone());
                     modules.entry(definition.name.clone()).or_default().extend(public);
                 }
             }

@@ -31,7 +31,8 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
     if !context.has_routes_file {
         return out;
     }
-    let drawn: Vec<&str> = context.files.iter().filter_map(|f| f.relative_path.strip_prefix("config/routes/")?.strip_suffix(".rb")).collect();
+    let drawn: Vec<&str> =
+        context.files.iter().filter_map(|f| f.relative_path.strip_prefix("config/routes/")?.strip_suffix(".rb")).collect();
     for file in &context.files {
         if let Some(routes) = &file.routes {
             let found = roundhouse::routes::check(&routes.calls, &|name| drawn.contains(&name));
@@ -79,7 +80,10 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
                 span: reference.span,
                 severity: Severity::Error,
                 rule: UNKNOWN_ROUTE_HELPER,
-                message: format!("No route is named `{route_name}`, so `{}` is undefined (NameError when this runs).{suggestion}", reference.name),
+                message: format!(
+                    "No route is named `{route_name}`, so `{}` is undefined (NameError when this runs).{suggestion}",
+                    reference.name
+                ),
             })
         })
         .collect()
@@ -114,7 +118,9 @@ fn missing_actions(context: &AppContext) -> BTreeMap<String, Vec<Diagnostic>> {
         let list = actions.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
         let message = match missing_controller {
             Some(class_name) => format!("No {class_name} in the app for {list}: the route raises a routing error when requested."),
-            None => format!("The controller has no {list} action and no template for it: the route raises AbstractController::ActionNotFound."),
+            None => {
+                format!("The controller has no {list} action and no template for it: the route raises AbstractController::ActionNotFound.")
+            }
         };
         out.entry(file).or_default().push(Diagnostic { span, severity: Severity::Warning, rule: MISSING_ACTION, message });
     }
@@ -217,7 +223,9 @@ mod tests {
             "#]],
         );
         check(
-            &format!("{ROUTES}\n#- /app/views/pages/about.html.erb\n<h1>About</h1>\n#- /app/controllers/pages_controller.rb\nclass PagesController < ApplicationController\nend\n"),
+            &format!(
+                "{ROUTES}\n#- /app/views/pages/about.html.erb\n<h1>About</h1>\n#- /app/controllers/pages_controller.rb\nclass PagesController < ApplicationController\nend\n"
+            ),
             expect![[""]],
         );
         // A concern from outside the app may define the action: no guess.

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::context::AppContext;
-use crate::rails::routes::RouteCall;
 use crate::rails::route_table::{Route, RouteKind};
+use crate::rails::routes::RouteCall;
 use crate::rails::{FileFacts, inflect};
 use crate::syntax::Span;
 
@@ -74,7 +74,12 @@ pub fn hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<H
     }
     let routes_file = facts.routes.as_ref()?;
     let call = call_at(&routes_file.calls, offset)?;
-    let routes: Vec<&Route> = context.table.routes.iter().filter(|r| r.file == facts.relative_path && r.span.start_byte >= call.span.start_byte && r.span.end_byte <= call.span.end_byte).collect();
+    let routes: Vec<&Route> = context
+        .table
+        .routes
+        .iter()
+        .filter(|r| r.file == facts.relative_path && r.span.start_byte >= call.span.start_byte && r.span.end_byte <= call.span.end_byte)
+        .collect();
     let mut markdown = format!("**`{}`**", call.label());
     if routes.is_empty() {
         markdown.push_str(" — no routes");
@@ -82,7 +87,11 @@ pub fn hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<H
             markdown.push_str(&format!(" ({})", skipped.reason));
         }
     } else {
-        markdown.push_str(&format!(" → {} route{}\n\n| Verb | Path | Controller#Action | Helper |\n|---|---|---|---|\n", routes.len(), if routes.len() == 1 { "" } else { "s" }));
+        markdown.push_str(&format!(
+            " → {} route{}\n\n| Verb | Path | Controller#Action | Helper |\n|---|---|---|---|\n",
+            routes.len(),
+            if routes.len() == 1 { "" } else { "s" }
+        ));
         markdown.push_str(&routes.iter().map(|r| route_row(r)).collect::<Vec<_>>().join("\n"));
     }
     Some(Hover { markdown, span: call.name_span })
@@ -115,7 +124,13 @@ pub fn references(context: &AppContext, facts: &FileFacts, offset: usize, includ
         Some((_, name)) => vec![name.to_owned()],
         None => {
             let Some(call) = facts.routes.as_ref().and_then(|r| call_at(&r.calls, offset)) else { return Vec::new() };
-            context.table.routes.iter().filter(|r| r.file == facts.relative_path && r.span == call.span).filter_map(|r| r.name.clone()).collect()
+            context
+                .table
+                .routes
+                .iter()
+                .filter(|r| r.file == facts.relative_path && r.span == call.span)
+                .filter_map(|r| r.name.clone())
+                .collect()
         }
     };
     let mut targets = Vec::new();
@@ -145,7 +160,11 @@ pub fn code_lenses(context: &AppContext, facts: &FileFacts) -> Vec<Lens> {
                 .table
                 .routes
                 .iter()
-                .filter(|r| r.kind == RouteKind::Action && r.controller.as_deref() == Some(controller_path.as_str()) && r.action.as_deref() == Some(action.name.as_str()))
+                .filter(|r| {
+                    r.kind == RouteKind::Action
+                        && r.controller.as_deref() == Some(controller_path.as_str())
+                        && r.action.as_deref() == Some(action.name.as_str())
+                })
                 .collect();
             let Some(first) = routes.first() else { continue };
             let Some(route_file) = file(context, &first.file) else { continue };
@@ -232,7 +251,10 @@ mod tests {
         let fixture = Fixture::new(APP);
         let view = fixture.facts("app/views/posts/index.html.erb");
         let offset = view.route_helper_calls[0].span.start_byte + 1;
-        let targets: Vec<String> = definition(&context(&fixture), &view, offset).iter().map(|t| format!("{}:{}", t.file.relative_path, t.span.start.line + 1)).collect();
+        let targets: Vec<String> = definition(&context(&fixture), &view, offset)
+            .iter()
+            .map(|t| format!("{}:{}", t.file.relative_path, t.span.start.line + 1))
+            .collect();
         assert_eq!(targets, ["config/routes.rb:3", "app/controllers/posts_controller.rb:5"]);
     }
 
@@ -242,7 +264,8 @@ mod tests {
         let view = fixture.facts("app/views/posts/index.html.erb");
         let offset = view.route_helper_calls[1].span.start_byte;
         let found = references(&context(&fixture), &view, offset, true);
-        let names: Vec<String> = found.iter().map(|t| format!("{}:{}:{}", t.file.relative_path, t.span.start.line + 1, t.span.start.col + 1)).collect();
+        let names: Vec<String> =
+            found.iter().map(|t| format!("{}:{}:{}", t.file.relative_path, t.span.start.line + 1, t.span.start.col + 1)).collect();
         assert_eq!(names, ["config/routes.rb:2:3", "app/views/posts/index.html.erb:1:63"]);
     }
 
@@ -251,13 +274,25 @@ mod tests {
         let fixture = Fixture::new(APP);
         let lenses = code_lenses(&context(&fixture), &fixture.facts("app/controllers/posts_controller.rb"));
         let titles: Vec<&str> = lenses.iter().map(|l| l.title.as_str()).collect();
-        assert_eq!(titles, ["GET /posts(.:format)", "GET /posts/:id(.:format)", "PATCH|PUT /posts/:id(.:format)", "GET /posts/drafts(.:format)"]);
+        assert_eq!(
+            titles,
+            ["GET /posts(.:format)", "GET /posts/:id(.:format)", "PATCH|PUT /posts/:id(.:format)", "GET /posts/drafts(.:format)"]
+        );
     }
 
     #[test]
     fn completion_offers_path_and_url_helpers_with_their_route() {
         let fixture = Fixture::new(APP);
-        let items: Vec<String> = completions(&context(&fixture), "pos").iter().map(|c| format!("{} {} {}", c.label, c.detail, c.documentation)).collect();
-        assert_eq!(items, ["posts_path GET /posts(.:format) posts#index", "posts_url GET /posts(.:format) posts#index", "post_path GET /posts/:id(.:format) posts#show", "post_url GET /posts/:id(.:format) posts#show"]);
+        let items: Vec<String> =
+            completions(&context(&fixture), "pos").iter().map(|c| format!("{} {} {}", c.label, c.detail, c.documentation)).collect();
+        assert_eq!(
+            items,
+            [
+                "posts_path GET /posts(.:format) posts#index",
+                "posts_url GET /posts(.:format) posts#index",
+                "post_path GET /posts/:id(.:format) posts#show",
+                "post_url GET /posts/:id(.:format) posts#show"
+            ]
+        );
     }
 }

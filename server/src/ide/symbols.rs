@@ -21,7 +21,20 @@ pub struct DocumentSymbol {
 }
 
 const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_belongs_to_many"];
-const ROUTE_NAMESPACES: &[&str] = &["namespace", "scope", "member", "collection", "constraints", "defaults", "controller", "concern", "nested", "shallow", "direct", "resolve"];
+const ROUTE_NAMESPACES: &[&str] = &[
+    "namespace",
+    "scope",
+    "member",
+    "collection",
+    "constraints",
+    "defaults",
+    "controller",
+    "concern",
+    "nested",
+    "shallow",
+    "direct",
+    "resolve",
+];
 const ROUTE_VERBS: &[&str] = &["get", "post", "put", "patch", "delete", "options", "match", "root", "mount", "draw", "concerns"];
 
 pub fn document_symbols(facts: &FileFacts) -> Vec<DocumentSymbol> {
@@ -39,7 +52,10 @@ pub fn document_symbols(facts: &FileFacts) -> Vec<DocumentSymbol> {
                     let name = format!("index [{}]", i.columns.join(", "));
                     symbol(name, i.unique.then(|| "unique".to_owned()), SymbolKind::Key, i.span, i.span)
                 }));
-                DocumentSymbol { children, ..symbol(table.name.clone(), Some("table".to_owned()), SymbolKind::Struct, table.span, table.name_span) }
+                DocumentSymbol {
+                    children,
+                    ..symbol(table.name.clone(), Some("table".to_owned()), SymbolKind::Struct, table.span, table.name_span)
+                }
             })
             .collect();
     }
@@ -82,7 +98,10 @@ fn items(items: &[Item], context: &Context, in_controller: bool) -> Vec<Document
                     (None, _) => None,
                 };
                 let kind = if ns.kind == NamespaceKind::Class { SymbolKind::Class } else { SymbolKind::Module };
-                out.push(DocumentSymbol { children: self::items(&ns.items, context, is_controller), ..symbol(ns.name.clone(), detail, kind, ns.span, ns.name_span) });
+                out.push(DocumentSymbol {
+                    children: self::items(&ns.items, context, is_controller),
+                    ..symbol(ns.name.clone(), detail, kind, ns.span, ns.name_span)
+                });
             }
             Item::Method(def) => {
                 let detail = match (in_controller, def.visibility, def.singleton) {
@@ -106,12 +125,25 @@ fn items(items: &[Item], context: &Context, in_controller: bool) -> Vec<Document
             Item::Assignment(assignment) => {
                 let is_constant = assignment.target.starts_with(|c: char| c.is_ascii_uppercase());
                 let kind = if is_constant { SymbolKind::Constant } else { SymbolKind::Property };
-                if is_constant || assignment.target.starts_with("config.") || assignment.target.starts_with("self.") || assignment.target.contains("config.") {
-                    out.push(symbol(assignment.target.clone(), Some(truncate(&assignment.value.to_string(), 60)), kind, assignment.span, assignment.target_span));
+                if is_constant
+                    || assignment.target.starts_with("config.")
+                    || assignment.target.starts_with("self.")
+                    || assignment.target.contains("config.")
+                {
+                    out.push(symbol(
+                        assignment.target.clone(),
+                        Some(truncate(&assignment.value.to_string(), 60)),
+                        kind,
+                        assignment.span,
+                        assignment.target_span,
+                    ));
                 }
             }
             Item::SingletonClass { span, items } => {
-                out.push(DocumentSymbol { children: self::items(items, context, false), ..symbol("class << self".to_owned(), None, SymbolKind::Module, *span, *span) });
+                out.push(DocumentSymbol {
+                    children: self::items(items, context, false),
+                    ..symbol("class << self".to_owned(), None, SymbolKind::Module, *span, *span)
+                });
             }
         }
     }
@@ -166,10 +198,16 @@ fn call_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
 /// `has_many :comments, dependent: :destroy`, shortened for an outline.
 pub fn call_label(call: &Call) -> String {
     let mut label = call.receiver.as_ref().map_or_else(|| call.method.clone(), |r| format!("{r}.{}", call.method));
-    let parts: Vec<String> = call.arguments.iter().filter(|v| !matches!(v, crate::syntax::value::Value::Lambda(_))).map(ToString::to_string).chain(call.options.iter().map(|(k, v)| match k.as_name() {
-        Some(name) if matches!(k, crate::syntax::value::Value::Symbol(_)) => format!("{name}: {v}"),
-        _ => format!("{k} => {v}"),
-    })).collect();
+    let parts: Vec<String> = call
+        .arguments
+        .iter()
+        .filter(|v| !matches!(v, crate::syntax::value::Value::Lambda(_)))
+        .map(ToString::to_string)
+        .chain(call.options.iter().map(|(k, v)| match k.as_name() {
+            Some(name) if matches!(k, crate::syntax::value::Value::Symbol(_)) => format!("{name}: {v}"),
+            _ => format!("{k} => {v}"),
+        }))
+        .collect();
     if !parts.is_empty() {
         label.push(' ');
         label.push_str(&parts.join(", "));
@@ -206,19 +244,43 @@ pub fn workspace_symbols(snapshot: &[Arc<FileFacts>], query: &str, limit: usize)
             push(model.class_name.clone(), SymbolKind::Class, Some(format!("model · {}", file.relative_path)), file, model.name_span);
         }
         for controller in &file.controllers {
-            push(controller.class_name.clone(), SymbolKind::Class, Some(format!("controller · {}", file.relative_path)), file, controller.name_span);
+            push(
+                controller.class_name.clone(),
+                SymbolKind::Class,
+                Some(format!("controller · {}", file.relative_path)),
+                file,
+                controller.name_span,
+            );
             for action in &controller.actions {
-                push(format!("{}#{}", controller.class_name, action.name), SymbolKind::Method, Some("action".to_owned()), file, action.name_span);
+                push(
+                    format!("{}#{}", controller.class_name, action.name),
+                    SymbolKind::Method,
+                    Some("action".to_owned()),
+                    file,
+                    action.name_span,
+                );
             }
         }
         if let Some(template) = &file.template {
             let name = file.relative_path.strip_prefix("app/views/").unwrap_or(&file.relative_path).to_owned();
-            let kind = if template.partial { "partial" } else if template.layout { "layout" } else { "template" };
+            let kind = if template.partial {
+                "partial"
+            } else if template.layout {
+                "layout"
+            } else {
+                "template"
+            };
             push(name, SymbolKind::File, Some(kind.to_owned()), file, Span::default());
         }
         if let Some(schema) = &file.schema {
             for table in &schema.tables {
-                push(table.name.clone(), SymbolKind::Struct, Some(format!("table · {} columns", table.columns.len())), file, table.name_span);
+                push(
+                    table.name.clone(),
+                    SymbolKind::Struct,
+                    Some(format!("table · {} columns", table.columns.len())),
+                    file,
+                    table.name_span,
+                );
             }
         }
         for definition in &file.definitions {

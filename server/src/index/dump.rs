@@ -54,7 +54,10 @@ pub fn dump(index: &Index, base: &Path) -> IndexDump {
         .map(|app| {
             let files: Vec<Arc<FileFacts>> = snapshot
                 .iter()
-                .filter(|f| project::owning_app(&f.path, std::slice::from_ref(&app)).is_some() && index.app_for(&f.path).is_some_and(|a| a.root == app.root))
+                .filter(|f| {
+                    project::owning_app(&f.path, std::slice::from_ref(&app)).is_some()
+                        && index.app_for(&f.path).is_some_and(|a| a.root == app.root)
+                })
                 .cloned()
                 .collect();
             let mut counts = Counts { files: files.len(), ..Counts::default() };

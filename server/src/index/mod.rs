@@ -224,7 +224,8 @@ impl Index {
     /// `config/routes/` that `draw` names.
     pub fn route_table(&self, root: &Path, snapshot: &[Arc<FileFacts>]) -> crate::rails::route_table::RouteTable {
         use crate::rails::route_table::{RouteSources, expand};
-        let in_app: Vec<&Arc<FileFacts>> = snapshot.iter().filter(|f| f.routes.is_some() && self.app_for(&f.path).is_some_and(|a| a.root == root)).collect();
+        let in_app: Vec<&Arc<FileFacts>> =
+            snapshot.iter().filter(|f| f.routes.is_some() && self.app_for(&f.path).is_some_and(|a| a.root == root)).collect();
         let Some(main) = in_app.iter().find(|f| f.relative_path == "config/routes.rb") else { return Default::default() };
         let drawn = in_app
             .iter()
@@ -239,7 +240,11 @@ impl Index {
             .and_then(|r| r.draw_receiver.as_deref())
             .and_then(|receiver| receiver.strip_suffix("::Engine.routes"))
             .map(inflect::underscore);
-        let sources = RouteSources { main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.calls.as_slice())), engine_module, drawn };
+        let sources = RouteSources {
+            main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.calls.as_slice())),
+            engine_module,
+            drawn,
+        };
         expand(&sources)
     }
 }

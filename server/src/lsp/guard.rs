@@ -23,7 +23,8 @@ pub fn notification<T>(method: &'static str, work: impl FnOnce() -> T) -> Option
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok(value) => Some(value),
         Err(panic) => {
-            let message = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+            let message =
+                panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             tracing::error!("{method} panicked: {message}");
             None
         }

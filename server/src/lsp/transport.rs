@@ -53,9 +53,10 @@ async fn read_headers(input: &mut (impl AsyncBufReadExt + Unpin)) -> Option<usiz
             }
             saw_header = true;
             if let Some((name, value)) = line.split_once(':')
-                && name.trim().eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse::<usize>().ok();
-                }
+                && name.trim().eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse::<usize>().ok();
+            }
         }
         match length {
             Some(length) => return Some(length),

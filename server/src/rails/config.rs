@@ -64,7 +64,9 @@ const PATCH_METHODS: &[&str] = &["prepend", "include", "extend", "class_eval", "
 pub fn extract(outline: &Outline, root: Node<'_>, text: &str, is_initializer: bool) -> ConfigFacts {
     let mut facts = ConfigFacts::default();
     for m in queries::matches(&queries::CONFIG, root, text) {
-        if let (Some(target), Some(value), Some(whole)) = (capture(&m, "config.target"), capture(&m, "config.value"), capture(&m, "config.assignment")) {
+        if let (Some(target), Some(value), Some(whole)) =
+            (capture(&m, "config.target"), capture(&m, "config.value"), capture(&m, "config.assignment"))
+        {
             let target_text = text_of(target, text);
             let key = target_text.trim_start_matches("Rails.application.").trim_start_matches("config.").to_owned();
             let operator = if whole.kind() == "assignment" {
@@ -73,9 +75,12 @@ pub fn extract(outline: &Outline, root: Node<'_>, text: &str, is_initializer: bo
                 text_of(whole, text).get(target_text.len()..).unwrap_or("").split_whitespace().next().unwrap_or("=").to_owned()
             };
             facts.assignments.push(ConfigAssignment { key, operator, value: Value::from_node(value, text), span: Span::of(whole) });
-        } else if let (Some(owner), Some(name), Some(value), Some(whole)) =
-            (capture(&m, "time_format.owner"), capture(&m, "time_format.name"), capture(&m, "time_format.value"), capture(&m, "time_format.assignment"))
-        {
+        } else if let (Some(owner), Some(name), Some(value), Some(whole)) = (
+            capture(&m, "time_format.owner"),
+            capture(&m, "time_format.name"),
+            capture(&m, "time_format.value"),
+            capture(&m, "time_format.assignment"),
+        ) {
             facts.time_formats.push(TimeFormat {
                 owner: text_of(owner, text).trim_start_matches("::").to_owned(),
                 name: Value::from_node(name, text),
@@ -104,8 +109,15 @@ fn walk_items(items: &[Item], facts: &mut ConfigFacts, is_initializer: bool, top
             Item::Call(call) => {
                 if call.method == "inflections" {
                     inflection_block(call, facts);
-                } else if is_initializer && PATCH_METHODS.contains(&call.method.as_str()) && call.receiver.as_deref().is_some_and(is_constant) {
-                    facts.reopened.push(Reopened { name: call.receiver.clone().unwrap_or_default(), how: call.method.clone(), span: call.span });
+                } else if is_initializer
+                    && PATCH_METHODS.contains(&call.method.as_str())
+                    && call.receiver.as_deref().is_some_and(is_constant)
+                {
+                    facts.reopened.push(Reopened {
+                        name: call.receiver.clone().unwrap_or_default(),
+                        how: call.method.clone(),
+                        span: call.span,
+                    });
                 }
                 if let Some(block) = &call.block {
                     // `Rails.application.configure do … end`, `ActiveSupport.on_load(:x) do … end`.
@@ -118,7 +130,8 @@ fn walk_items(items: &[Item], facts: &mut ConfigFacts, is_initializer: bool, top
 }
 
 fn is_constant(text: &str) -> bool {
-    text.trim_start_matches("::").starts_with(|c: char| c.is_ascii_uppercase()) && text.chars().all(|c| c.is_alphanumeric() || c == ':' || c == '_')
+    text.trim_start_matches("::").starts_with(|c: char| c.is_ascii_uppercase())
+        && text.chars().all(|c| c.is_alphanumeric() || c == ':' || c == '_')
 }
 
 fn inflection_block(call: &Call, facts: &mut ConfigFacts) {
@@ -126,8 +139,9 @@ fn inflection_block(call: &Call, facts: &mut ConfigFacts) {
     let Some(receiver) = block.parameters.first() else { return };
     for item in &block.items {
         if let Item::Call(rule) = item
-            && rule.receiver.as_deref() == Some(receiver.as_str()) {
-                facts.inflections.push(InflectionRule { kind: rule.method.clone(), arguments: rule.arguments.clone(), span: rule.span });
-            }
+            && rule.receiver.as_deref() == Some(receiver.as_str())
+        {
+            facts.inflections.push(InflectionRule { kind: rule.method.clone(), arguments: rule.arguments.clone(), span: rule.span });
+        }
     }
 }

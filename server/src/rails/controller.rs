@@ -4,9 +4,9 @@
 use serde::Serialize;
 
 use super::{Macro, MethodSummary};
+use crate::syntax::Span;
 use crate::syntax::outline::{Item, Namespace, Visibility};
 use crate::syntax::value::Value;
-use crate::syntax::Span;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Controller {
@@ -47,7 +47,11 @@ pub struct Filter {
 }
 
 pub fn is_filter(method: &str) -> bool {
-    let base = method.strip_prefix("skip_").or_else(|| method.strip_prefix("prepend_")).or_else(|| method.strip_prefix("append_")).unwrap_or(method);
+    let base = method
+        .strip_prefix("skip_")
+        .or_else(|| method.strip_prefix("prepend_"))
+        .or_else(|| method.strip_prefix("append_"))
+        .unwrap_or(method);
     matches!(base, "before_action" | "after_action" | "around_action" | "before_filter" | "after_filter" | "around_filter")
 }
 

@@ -94,7 +94,13 @@ fn is_public(v: &Visibility) -> bool {
 
 impl MethodSummary {
     pub fn of(def: &MethodDef) -> MethodSummary {
-        MethodSummary { name: def.name.clone(), singleton: def.singleton, visibility: def.visibility, span: def.span, name_span: def.name_span }
+        MethodSummary {
+            name: def.name.clone(),
+            singleton: def.singleton,
+            visibility: def.visibility,
+            span: def.span,
+            name_span: def.name_span,
+        }
     }
 }
 
@@ -206,7 +212,8 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     }
     let Some(tree) = parsed.ruby.as_ref() else { return facts };
     let ruby_text = parsed.ruby_text(text);
-    let error_rule = if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };
+    let error_rule =
+        if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };
     facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
 
     let outline = Outline::new(tree, ruby_text);
@@ -242,7 +249,10 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             facts.controllers = outline
                 .namespaces()
                 .into_iter()
-                .filter(|ns| ns.kind == NamespaceKind::Class && (ns.name.ends_with("Controller") || ns.superclass.as_deref().is_some_and(|s| s.ends_with("Controller"))))
+                .filter(|ns| {
+                    ns.kind == NamespaceKind::Class
+                        && (ns.name.ends_with("Controller") || ns.superclass.as_deref().is_some_and(|s| s.ends_with("Controller")))
+                })
                 .map(controller::extract)
                 .collect();
         }

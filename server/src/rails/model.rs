@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use super::{Macro, MethodSummary, method_summaries};
+use crate::syntax::Span;
 use crate::syntax::outline::{Call, Item, Namespace};
 use crate::syntax::value::Value;
-use crate::syntax::Span;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Model {
@@ -130,8 +130,20 @@ fn is_callback(method: &str) -> bool {
     let Some(rest) = ["before_", "after_", "around_"].iter().find_map(|p| method.strip_prefix(p)) else { return false };
     matches!(
         rest,
-        "validation" | "save" | "create" | "update" | "destroy" | "commit" | "rollback" | "initialize" | "find" | "touch"
-            | "create_commit" | "update_commit" | "destroy_commit" | "save_commit"
+        "validation"
+            | "save"
+            | "create"
+            | "update"
+            | "destroy"
+            | "commit"
+            | "rollback"
+            | "initialize"
+            | "find"
+            | "touch"
+            | "create_commit"
+            | "update_commit"
+            | "destroy_commit"
+            | "save_commit"
     )
 }
 
@@ -179,7 +191,14 @@ fn add_call(model: &mut Model, call: &Call) {
         if let Some(name) = call.first_name() {
             let scope = call.arguments.get(1).filter(|v| matches!(v, Value::Lambda(_))).map(ToString::to_string);
             let name_span = call.argument_spans.first().copied().unwrap_or(call.name_span);
-            model.associations.push(Association { kind: method.to_owned(), name: name.to_owned(), scope, options, span: call.span, name_span });
+            model.associations.push(Association {
+                kind: method.to_owned(),
+                name: name.to_owned(),
+                scope,
+                options,
+                span: call.span,
+                name_span,
+            });
             return;
         }
     } else if is_validation(method) {
@@ -226,7 +245,8 @@ fn add_call(model: &mut Model, call: &Call) {
         model.delegates.push(Delegate { methods, to, options, span: call.span });
         return;
     } else if ATTRIBUTE_MACROS.contains(&method) {
-        let names_from = |skip: usize| -> Vec<String> { call.arguments.iter().skip(skip).filter_map(|v| v.as_name().map(str::to_owned)).collect() };
+        let names_from =
+            |skip: usize| -> Vec<String> { call.arguments.iter().skip(skip).filter_map(|v| v.as_name().map(str::to_owned)).collect() };
         let (names, attribute_type, options) = match method {
             "attribute" => (names_from(0).into_iter().take(1).collect(), call.arguments.get(1).map(ToString::to_string), options),
             // `store_accessor :settings, :color, :size`: the first argument is the store column.

@@ -141,16 +141,10 @@ pub fn is_rails_root(dir: &Path) -> bool {
 
 fn walker(root: &Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(root);
-    builder
-        .hidden(true)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(false)
-        .require_git(false)
-        .filter_entry(|entry| {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            !(is_dir && entry.depth() > 0 && entry.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)))
-        });
+    builder.hidden(true).git_ignore(true).git_global(false).git_exclude(false).require_git(false).filter_entry(|entry| {
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        !(is_dir && entry.depth() > 0 && entry.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+    });
     builder
 }
 

@@ -16,11 +16,32 @@ use crate::syntax::{Span, text_of};
 
 /// Rails' own `*_path`/`*_url` helpers, which are not named routes.
 const BUILTIN_PATH_HELPERS: &[&str] = &[
-    "asset_path", "asset_url", "audio_path", "audio_url", "font_path", "font_url", "image_path", "image_url",
-    "javascript_path", "javascript_url", "stylesheet_path", "stylesheet_url", "video_path", "video_url",
-    "polymorphic_path", "polymorphic_url", "compute_asset_path", "url_for", "full_url", "original_url",
-    "rails_blob_path", "rails_blob_url", "rails_representation_path", "rails_representation_url",
-    "rails_storage_proxy_path", "rails_storage_proxy_url",
+    "asset_path",
+    "asset_url",
+    "audio_path",
+    "audio_url",
+    "font_path",
+    "font_url",
+    "image_path",
+    "image_url",
+    "javascript_path",
+    "javascript_url",
+    "stylesheet_path",
+    "stylesheet_url",
+    "video_path",
+    "video_url",
+    "polymorphic_path",
+    "polymorphic_url",
+    "compute_asset_path",
+    "url_for",
+    "full_url",
+    "original_url",
+    "rails_blob_path",
+    "rails_blob_url",
+    "rails_representation_path",
+    "rails_representation_url",
+    "rails_storage_proxy_path",
+    "rails_storage_proxy_url",
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -109,7 +130,15 @@ fn is_route_helper(name: &str) -> bool {
 fn is_value_position(node: Node<'_>) -> bool {
     let Some(parent) = node.parent() else { return false };
     match parent.kind() {
-        "argument_list" | "program" | "body_statement" | "block_body" | "parenthesized_statements" | "then" | "else" | "interpolation" | "array" => true,
+        "argument_list"
+        | "program"
+        | "body_statement"
+        | "block_body"
+        | "parenthesized_statements"
+        | "then"
+        | "else"
+        | "interpolation"
+        | "array" => true,
         "pair" => parent.child_by_field_name("value") == Some(node),
         // The body of an endless method: `def home = root_path`.
         "method" | "singleton_method" => parent.child_by_field_name("name") != Some(node),
@@ -126,7 +155,11 @@ fn is_assigned(node: Node<'_>) -> bool {
 fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
     let call = call_of(node, text, "")?;
     let name_of = |v: &crate::syntax::value::Value| v.as_name().map_or_else(|| v.to_string(), str::to_owned);
-    let target = call.arguments.first().map(name_of).or_else(|| ["partial", "template", "action", "layout"].iter().find_map(|k| call.option(k)).map(name_of));
+    let target = call
+        .arguments
+        .first()
+        .map(name_of)
+        .or_else(|| ["partial", "template", "action", "layout"].iter().find_map(|k| call.option(k)).map(name_of));
     let options = call.named_options().into_iter().map(|(k, _)| k).collect();
     Some(RenderCall { target, options, span: call.span })
 }
@@ -158,7 +191,8 @@ end
 "#;
         let parsed = ParsedFile::parse(Language::Ruby, text);
         let found = extract(parsed.ruby.as_ref().unwrap().root_node(), text);
-        let helpers: Vec<String> = found.route_helpers.iter().map(|r| format!("{} {}", r.name, serde_json::to_string(&r.span).unwrap())).collect();
+        let helpers: Vec<String> =
+            found.route_helpers.iter().map(|r| format!("{} {}", r.name, serde_json::to_string(&r.span).unwrap())).collect();
         expect![[r#"
             [
                 "post_path \"6:17-6:26\"",

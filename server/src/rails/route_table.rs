@@ -103,7 +103,16 @@ pub struct RouteSources<'a> {
 
 pub fn expand(sources: &RouteSources<'_>) -> RouteTable {
     let root = Scope { module: sources.engine_module.clone(), ..Scope::default() };
-    let mut mapper = Mapper { table: RouteTable::default(), names: Default::default(), scopes: vec![root], concerns: HashMap::new(), sources, file: sources.main.0, chain: Vec::new(), draw_depth: 0 };
+    let mut mapper = Mapper {
+        table: RouteTable::default(),
+        names: Default::default(),
+        scopes: vec![root],
+        concerns: HashMap::new(),
+        sources,
+        file: sources.main.0,
+        chain: Vec::new(),
+        draw_depth: 0,
+    };
     mapper.calls(sources.main.1);
     mapper.table
 }
@@ -141,7 +150,11 @@ impl Resource {
     }
 
     fn default_actions(&self) -> &'static [&'static str] {
-        if self.singleton { &["show", "create", "update", "destroy", "new", "edit"] } else { &["index", "create", "new", "show", "update", "destroy", "edit"] }
+        if self.singleton {
+            &["show", "create", "update", "destroy", "new", "edit"]
+        } else {
+            &["index", "create", "new", "show", "update", "destroy", "edit"]
+        }
     }
 
     fn has_action(&self, action: &str) -> bool {
@@ -283,7 +296,12 @@ impl<'a> Mapper<'a> {
     }
 
     fn skip(&mut self, call: &RouteCall, reason: impl Into<String>) {
-        self.table.skipped.push(Skipped { method: call.method.clone(), reason: reason.into(), file: self.file.to_owned(), span: call.span });
+        self.table.skipped.push(Skipped {
+            method: call.method.clone(),
+            reason: reason.into(),
+            file: self.file.to_owned(),
+            span: call.span,
+        });
     }
 
     fn calls(&mut self, calls: &'a [RouteCall]) {
@@ -409,7 +427,9 @@ impl<'a> Mapper<'a> {
                         scope.shallow_prefix = Some(parent.shallow_prefix.as_ref().map_or_else(|| text.clone(), |a| format!("{a}_{text}")));
                     }
                 }
-                "shallow_prefix" => scope.shallow_prefix = Some(parent.shallow_prefix.as_ref().map_or_else(|| text.clone(), |a| format!("{a}_{text}"))),
+                "shallow_prefix" => {
+                    scope.shallow_prefix = Some(parent.shallow_prefix.as_ref().map_or_else(|| text.clone(), |a| format!("{a}_{text}")))
+                }
                 "controller" => scope.controller = Some(text),
                 "action" => scope.action = Some(text),
                 "path_names" => {
@@ -427,7 +447,9 @@ impl<'a> Mapper<'a> {
                     if let Value::Hash(pairs) = value {
                         let url_defaults: Vec<(Value, Value)> = pairs
                             .iter()
-                            .filter(|(k, v)| URL_OPTIONS.contains(&value_text(k).as_str()) && matches!(v, Value::String(_) | Value::Integer(_)))
+                            .filter(|(k, v)| {
+                                URL_OPTIONS.contains(&value_text(k).as_str()) && matches!(v, Value::String(_) | Value::Integer(_))
+                            })
                             .cloned()
                             .collect();
                         merge_pairs(&mut scope.defaults, &Value::Hash(url_defaults));
@@ -439,7 +461,9 @@ impl<'a> Mapper<'a> {
                 "except" => scope.action_except = value.names(),
                 "via" | "to" | "on" | "anchor" | "blocks" => {}
                 // Any other option: a regexp constrains a segment, a value is a default.
-                other if is_regexp(value) => merge_pairs(&mut scope.constraints, &Value::Hash(vec![(Value::Symbol(other.to_owned()), value.clone())])),
+                other if is_regexp(value) => {
+                    merge_pairs(&mut scope.constraints, &Value::Hash(vec![(Value::Symbol(other.to_owned()), value.clone())]))
+                }
                 other => merge_pairs(&mut scope.defaults, &Value::Hash(vec![(Value::Symbol(other.to_owned()), value.clone())])),
             }
         }
@@ -491,7 +515,8 @@ impl<'a> Mapper<'a> {
             self.nested(call, |m| m.resources(call, singleton, names, options));
             return;
         }
-        let scope_options: Vec<(String, Value)> = options.iter().filter(|(k, _)| !RESOURCE_OPTIONS.contains(&k.as_str())).cloned().collect();
+        let scope_options: Vec<(String, Value)> =
+            options.iter().filter(|(k, _)| !RESOURCE_OPTIONS.contains(&k.as_str())).cloned().collect();
         if !scope_options.is_empty() {
             let rest: Vec<(String, Value)> = options.iter().filter(|(k, _)| RESOURCE_OPTIONS.contains(&k.as_str())).cloned().collect();
             self.with_scope(call, &scope_options, |m| m.resources(call, singleton, names, &rest));
@@ -509,7 +534,8 @@ impl<'a> Mapper<'a> {
             let plural = as_option.clone().unwrap_or_else(|| name.clone());
             (singularize(&plural), plural)
         };
-        let controller = option(options, "controller").map(value_text).unwrap_or_else(|| if singleton { pluralize(&name) } else { name.clone() });
+        let controller =
+            option(options, "controller").map(value_text).unwrap_or_else(|| if singleton { pluralize(&name) } else { name.clone() });
         let only = option(options, "only").map(Value::names).or_else(|| scope.action_only.clone());
         let except = option(options, "except").map(Value::names).unwrap_or_else(|| scope.action_except.clone());
         let resource = Resource {
@@ -605,7 +631,8 @@ impl<'a> Mapper<'a> {
         scope.path = normalize_path(&format!("{}/{}", scope.path, segment));
         scope.level = level;
         if level == Level::Nested {
-            scope.as_name = Some(scope.as_name.as_ref().map_or_else(|| resource.member_name.clone(), |a| format!("{a}_{}", resource.member_name)));
+            scope.as_name =
+                Some(scope.as_name.as_ref().map_or_else(|| resource.member_name.clone(), |a| format!("{a}_{}", resource.member_name)));
         }
         self.push(scope);
         body(self);
@@ -812,9 +839,10 @@ impl<'a> Mapper<'a> {
         let scope = self.scope().clone();
         let full_path = self.path_for_action(action, path);
         let action_is_simple = action.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '/');
-        let default_action = option(options, "action").map(value_text).or_else(|| scope.action.clone()).or_else(|| {
-            (action_is_simple && !action.contains('/')).then(|| action.replace('-', "_"))
-        });
+        let default_action = option(options, "action")
+            .map(value_text)
+            .or_else(|| scope.action.clone())
+            .or_else(|| (action_is_simple && !action.contains('/')).then(|| action.replace('-', "_")));
         let name_action = action_is_simple.then_some(action);
         let name = match option(options, "as") {
             Some(Value::Nil | Value::Bool(false)) => None,
@@ -842,10 +870,13 @@ impl<'a> Mapper<'a> {
                 let action = if action.is_empty() { default_action.clone() } else { Some(action.to_owned()) };
                 (RouteKind::Action, String::new(), Some(controller), action)
             }
-            Some(Value::String(controller)) => (RouteKind::Action, String::new(), Some(with_module(&scope, controller)), default_action.clone()),
+            Some(Value::String(controller)) => {
+                (RouteKind::Action, String::new(), Some(with_module(&scope, controller)), default_action.clone())
+            }
             Some(other) => (RouteKind::Mount, other.to_string(), None, None),
             None => {
-                let controller = option(options, "controller").map(value_text).or_else(|| scope.controller.clone()).map(|c| with_module(&scope, &c));
+                let controller =
+                    option(options, "controller").map(value_text).or_else(|| scope.controller.clone()).map(|c| with_module(&scope, &c));
                 (RouteKind::Action, String::new(), controller, default_action.clone())
             }
         };
@@ -909,7 +940,8 @@ impl<'a> Mapper<'a> {
             },
             (Some(_), None) => return self.skip(call, "mount needs a path (`at:`)"),
         };
-        let is_constant = app.starts_with(|c: char| c.is_ascii_uppercase()) && app.chars().all(|c| c.is_alphanumeric() || c == ':' || c == '_');
+        let is_constant =
+            app.starts_with(|c: char| c.is_ascii_uppercase()) && app.chars().all(|c| c.is_alphanumeric() || c == ':' || c == '_');
         let derived = if !is_constant {
             None
         } else if let Some(module) = app.strip_suffix("::Engine") {
@@ -929,7 +961,9 @@ fn is_match_shorthand(path: &str) -> bool {
     let path = path.strip_prefix('/').unwrap_or(path);
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
     match path.split_once('/') {
-        Some((first, rest)) => !first.is_empty() && first.chars().all(word) && !rest.is_empty() && rest.chars().all(|c| word(c) || c == '/'),
+        Some((first, rest)) => {
+            !first.is_empty() && first.chars().all(word) && !rest.is_empty() && rest.chars().all(|c| word(c) || c == '/')
+        }
         None => false,
     }
 }
@@ -960,7 +994,12 @@ fn merge_pairs(into: &mut Vec<(String, Value)>, value: &Value) {
 fn redirect_text(code: &str) -> String {
     let inner = code.trim_start_matches("redirect").trim().trim_start_matches('(').trim_end_matches(')');
     let target = inner.split(',').next().unwrap_or("").trim().trim_matches('"').trim_matches('\'');
-    let status = inner.split("status:").nth(1).and_then(|s| s.trim().split(|c: char| !c.is_ascii_digit()).next()).filter(|s| !s.is_empty()).unwrap_or("301");
+    let status = inner
+        .split("status:")
+        .nth(1)
+        .and_then(|s| s.trim().split(|c: char| !c.is_ascii_digit()).next())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("301");
     if target.starts_with('{') || target.starts_with("->") || target.starts_with("do") || target.is_empty() {
         // A block redirect prints only its status.
         return format!("redirect({status})");

@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
+use crate::syntax::Span;
 use crate::syntax::outline::{Call, Item, Outline};
 use crate::syntax::value::Value;
-use crate::syntax::Span;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RouteFile {
@@ -72,11 +72,12 @@ pub fn extract(outline: &Outline, drawn_file: bool) -> RouteFile {
     let mut file = RouteFile::default();
     for item in &outline.items {
         if let Item::Call(call @ Call { block: Some(block), .. }) = item
-            && call.method == "draw" {
-                file.in_draw_block = true;
-                file.draw_receiver = call.receiver.clone();
-                file.calls.extend(calls_of(&block.items));
-            }
+            && call.method == "draw"
+        {
+            file.in_draw_block = true;
+            file.draw_receiver = call.receiver.clone();
+            file.calls.extend(calls_of(&block.items));
+        }
     }
     file
 }
@@ -88,9 +89,20 @@ fn calls_of(items: &[Item]) -> Vec<RouteCall> {
             Item::Call(call) => Some(RouteCall {
                 method: call.method.clone(),
                 arguments: call.arguments.clone(),
-                options: call.options.iter().filter(|(k, _)| matches!(k, Value::Symbol(_))).map(|(k, v)| (k.as_name().unwrap_or("").to_owned(), v.clone())).collect(),
+                options: call
+                    .options
+                    .iter()
+                    .filter(|(k, _)| matches!(k, Value::Symbol(_)))
+                    .map(|(k, v)| (k.as_name().unwrap_or("").to_owned(), v.clone()))
+                    .collect(),
                 targets: call.options.iter().filter(|(k, _)| !matches!(k, Value::Symbol(_))).cloned().collect(),
-                option_spans: call.options.iter().zip(&call.option_spans).filter(|((k, _), _)| matches!(k, Value::Symbol(_))).map(|(_, span)| *span).collect(),
+                option_spans: call
+                    .options
+                    .iter()
+                    .zip(&call.option_spans)
+                    .filter(|((k, _), _)| matches!(k, Value::Symbol(_)))
+                    .map(|(_, span)| *span)
+                    .collect(),
                 span: call.span,
                 name_span: call.name_span,
                 children: call.block.as_ref().map(|b| calls_of(&b.items)).unwrap_or_default(),

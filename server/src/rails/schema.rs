@@ -5,9 +5,9 @@
 use serde::Serialize;
 
 use super::inflect::{pluralize, singularize};
+use crate::syntax::Span;
 use crate::syntax::outline::{Call, Item, Outline};
 use crate::syntax::value::Value;
-use crate::syntax::Span;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Schema {
@@ -135,7 +135,15 @@ fn create_table(call: &Call, foreign_keys: &mut Vec<ForeignKey>) -> Option<Table
             Some(Value::Symbol(t) | Value::String(t)) => t.clone(),
             _ => "bigint".to_owned(),
         };
-        table.columns.push(Column { name: pk, column_type: id_type, null: false, default: None, limit: None, options: Vec::new(), span: call.name_span });
+        table.columns.push(Column {
+            name: pk,
+            column_type: id_type,
+            null: false,
+            default: None,
+            limit: None,
+            options: Vec::new(),
+            span: call.name_span,
+        });
     }
     let receiver = call.block.as_ref().and_then(|b| b.parameters.first()).cloned().unwrap_or_else(|| "t".to_owned());
     for item in call.block.iter().flat_map(|b| &b.items) {
@@ -167,7 +175,13 @@ fn table_statement(table: &mut Table, call: &Call, foreign_keys: &mut Vec<Foreig
                 table.columns.push(column(&id_column, id_type, null(true), call, &["type", "null", "foreign_key", "index", "polymorphic"]));
                 let polymorphic = matches!(call.option("polymorphic"), Some(Value::Bool(true)));
                 if polymorphic {
-                    table.columns.push(column(&format!("{reference}_type"), "string", null(true), call, &["type", "null", "foreign_key", "index", "polymorphic"]));
+                    table.columns.push(column(
+                        &format!("{reference}_type"),
+                        "string",
+                        null(true),
+                        call,
+                        &["type", "null", "foreign_key", "index", "polymorphic"],
+                    ));
                 }
                 if !matches!(call.option("index"), Some(Value::Bool(false))) {
                     let mut columns = vec![id_column.clone()];
@@ -214,8 +228,20 @@ fn column(name: &str, column_type: &str, null: bool, call: &Call, known: &[&str]
         Some(Value::Integer(limit)) => Some(*limit),
         _ => None,
     };
-    let options = call.named_options().into_iter().filter(|(k, _)| !known.contains(&k.as_str()) && !matches!(k.as_str(), "null" | "default" | "limit")).collect();
-    Column { name: name.to_owned(), column_type: column_type.to_owned(), null, default: call.option("default").cloned(), limit, options, span: call.span }
+    let options = call
+        .named_options()
+        .into_iter()
+        .filter(|(k, _)| !known.contains(&k.as_str()) && !matches!(k.as_str(), "null" | "default" | "limit"))
+        .collect();
+    Column {
+        name: name.to_owned(),
+        column_type: column_type.to_owned(),
+        null,
+        default: call.option("default").cloned(),
+        limit,
+        options,
+        span: call.span,
+    }
 }
 
 fn index_of(call: &Call, columns: Option<&Value>) -> TableIndex {

@@ -18,7 +18,8 @@ pub const RESOURCE_OPTION_IGNORED: &str = "routes.resource-option-ignored";
 pub const MALFORMED: &str = "routes.malformed";
 
 const VERBS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "options", "match"];
-const SUPPORTED: &[&str] = &["root", "resources", "resource", "namespace", "scope", "member", "collection", "constraints", "draw", "direct", "mount"];
+const SUPPORTED: &[&str] =
+    &["root", "resources", "resource", "namespace", "scope", "member", "collection", "constraints", "draw", "direct", "mount"];
 const IGNORED_RESOURCE_OPTIONS: &[&str] = &["controller", "path", "param", "shallow", "module", "concerns", "constraints", "defaults"];
 
 /// Checks the calls of one routes file. `drawn_exists(name)` says whether `config/routes/<name>.rb` is there.
@@ -38,39 +39,99 @@ fn walk(calls: &[RouteCall], in_resources: bool, drawn_exists: &dyn Fn(&str) -> 
         let mut descend = true;
         if VERBS.contains(&method) {
             if call.arguments.is_empty() && call.targets.is_empty() {
-                diagnostic(out, call.span, Severity::Error, MALFORMED, format!("`{method}` without a path: Roundhouse stops the compile (\"verb route without arguments\"). Give the path: `{method} \"path\", to: \"controller#action\"`."));
+                diagnostic(
+                    out,
+                    call.span,
+                    Severity::Error,
+                    MALFORMED,
+                    format!(
+                        "`{method}` without a path: Roundhouse stops the compile (\"verb route without arguments\"). Give the path: `{method} \"path\", to: \"controller#action\"`."
+                    ),
+                );
             } else if let Some(to) = call.options.iter().find(|(k, _)| k == "to").map(|(_, v)| v) {
                 if matches!(to, Value::Code(code) if code.starts_with("redirect")) {
                     let span = call.option_span("to").unwrap_or(call.span);
                     diagnostic(out, span, Severity::Warning, REDIRECT, "Roundhouse drops redirect routes: this URL answers 404 in the compiled app. Redirect from a controller action instead (`redirect_to \"/b\", status: :moved_permanently`).".to_owned());
                 }
             } else if call.targets.is_empty() && !in_resources && !call.options.iter().any(|(k, _)| k == "action") {
-                diagnostic(out, call.span, Severity::Warning, MISSING_TARGET, format!("Roundhouse drops a `{method}` route without `to:` outside `resources` (Rails would infer the controller from the path). Name the target: `to: \"controller#action\"`."));
+                diagnostic(
+                    out,
+                    call.span,
+                    Severity::Warning,
+                    MISSING_TARGET,
+                    format!(
+                        "Roundhouse drops a `{method}` route without `to:` outside `resources` (Rails would infer the controller from the path). Name the target: `to: \"controller#action\"`."
+                    ),
+                );
             }
         } else if method == "mount" {
-            diagnostic(out, call.span, Severity::Warning, MOUNT, "Roundhouse drops `mount`: the mounted app's routes do not exist in the compiled app.".to_owned());
+            diagnostic(
+                out,
+                call.span,
+                Severity::Warning,
+                MOUNT,
+                "Roundhouse drops `mount`: the mounted app's routes do not exist in the compiled app.".to_owned(),
+            );
             descend = false;
         } else if method == "draw" {
             match call.arguments.first().and_then(Value::as_name) {
-                Some(name) if !drawn_exists(name) => diagnostic(out, call.span, Severity::Error, DRAW_MISSING, format!("`draw(:{name})` but there is no config/routes/{name}.rb: Roundhouse stops the compile (and Rails raises).")),
-                None => diagnostic(out, call.span, Severity::Error, MALFORMED, "`draw` without a route-file name: Roundhouse stops the compile.".to_owned()),
+                Some(name) if !drawn_exists(name) => diagnostic(
+                    out,
+                    call.span,
+                    Severity::Error,
+                    DRAW_MISSING,
+                    format!("`draw(:{name})` but there is no config/routes/{name}.rb: Roundhouse stops the compile (and Rails raises)."),
+                ),
+                None => diagnostic(
+                    out,
+                    call.span,
+                    Severity::Error,
+                    MALFORMED,
+                    "`draw` without a route-file name: Roundhouse stops the compile.".to_owned(),
+                ),
                 _ => {}
             }
         } else if method == "namespace" && call.arguments.is_empty() {
-            diagnostic(out, call.span, Severity::Error, MALFORMED, "`namespace` without a name: Roundhouse stops the compile. Name it: `namespace :admin do`.".to_owned());
+            diagnostic(
+                out,
+                call.span,
+                Severity::Error,
+                MALFORMED,
+                "`namespace` without a name: Roundhouse stops the compile. Name it: `namespace :admin do`.".to_owned(),
+            );
         } else if method == "resources" || method == "resource" {
             match call.arguments.first() {
-                None => diagnostic(out, call.span, Severity::Error, MALFORMED, format!("`{method}` without a name: Roundhouse stops the compile.")),
+                None => diagnostic(
+                    out,
+                    call.span,
+                    Severity::Error,
+                    MALFORMED,
+                    format!("`{method}` without a name: Roundhouse stops the compile."),
+                ),
                 Some(Value::String(name)) => {
                     let span = call.arguments.first().map_or(call.span, |_| call.span);
-                    diagnostic(out, span, Severity::Error, MALFORMED, format!("Roundhouse needs a symbol here (\"resources name must be a symbol\"): write `{method} :{name}`."));
+                    diagnostic(
+                        out,
+                        span,
+                        Severity::Error,
+                        MALFORMED,
+                        format!("Roundhouse needs a symbol here (\"resources name must be a symbol\"): write `{method} :{name}`."),
+                    );
                 }
                 _ => {}
             }
             for (key, _) in &call.options {
                 if IGNORED_RESOURCE_OPTIONS.contains(&key.as_str()) {
                     let span = call.option_span(key).unwrap_or(call.span);
-                    diagnostic(out, span, Severity::Warning, RESOURCE_OPTION_IGNORED, format!("Roundhouse ignores `{key}:` on `{method}` (it reads only `only`, `except` and `as`): the compiled route may reach a different controller or path than Rails'."));
+                    diagnostic(
+                        out,
+                        span,
+                        Severity::Warning,
+                        RESOURCE_OPTION_IGNORED,
+                        format!(
+                            "Roundhouse ignores `{key}:` on `{method}` (it reads only `only`, `except` and `as`): the compiled route may reach a different controller or path than Rails'."
+                        ),
+                    );
                 }
             }
         } else if !SUPPORTED.contains(&method) {
@@ -81,7 +142,15 @@ fn walk(calls: &[RouteCall], in_resources: bool, drawn_exists: &dyn Fn(&str) -> 
                 "redirect" => "a top-level redirect",
                 _ => "this routing method",
             };
-            diagnostic(out, call.name_span, Severity::Error, UNSUPPORTED_DSL, format!("Roundhouse does not support `{method}` ({what}) in routes: it stops the compile with \"unsupported routes DSL\". Write the routes it stands for with `resources`, `scope` or verbs."));
+            diagnostic(
+                out,
+                call.name_span,
+                Severity::Error,
+                UNSUPPORTED_DSL,
+                format!(
+                    "Roundhouse does not support `{method}` ({what}) in routes: it stops the compile with \"unsupported routes DSL\". Write the routes it stands for with `resources`, `scope` or verbs."
+                ),
+            );
             descend = false;
         }
         if descend {

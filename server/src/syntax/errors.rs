@@ -41,12 +41,7 @@ fn missing(node: Node<'_>) -> Diagnostic {
     } else {
         format!("`{kind}`")
     };
-    Diagnostic {
-        span: Span::of(node),
-        severity: Severity::Error,
-        rule: "",
-        message: format!("syntax error: missing {what}"),
-    }
+    Diagnostic { span: Span::of(node), severity: Severity::Error, rule: "", message: format!("syntax error: missing {what}") }
 }
 
 /// An ERROR node. When a bracket inside it is never closed, that bracket is the error (tree-sitter's

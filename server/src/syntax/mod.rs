@@ -51,13 +51,7 @@ impl Span {
 
 impl Serialize for Span {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&format_args!(
-            "{}:{}-{}:{}",
-            self.start.line + 1,
-            self.start.col + 1,
-            self.end.line + 1,
-            self.end.col + 1
-        ))
+        serializer.collect_str(&format_args!("{}:{}-{}:{}", self.start.line + 1, self.start.col + 1, self.end.line + 1, self.end.col + 1))
     }
 }
 

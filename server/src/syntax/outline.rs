@@ -20,7 +20,10 @@ pub enum Item {
     Call(Call),
     Assignment(Assignment),
     /// `class << self … end`.
-    SingletonClass { span: Span, items: Vec<Item> },
+    SingletonClass {
+        span: Span,
+        items: Vec<Item>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -150,9 +153,10 @@ impl Body {
     fn finish(mut self) -> Vec<Item> {
         for item in &mut self.items {
             if let Item::Method(def) = item
-                && let Some((_, v)) = self.marked.iter().find(|(n, _)| *n == def.name) {
-                    def.visibility = *v;
-                }
+                && let Some((_, v)) = self.marked.iter().find(|(n, _)| *n == def.name)
+            {
+                def.visibility = *v;
+            }
         }
         self.items
     }
@@ -188,14 +192,15 @@ fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: 
         "call" => {
             let Some(call) = call_of(statement, text, namespace) else { return };
             if call.receiver.is_none()
-                && let Some(v) = visibility_keyword(&call.method) {
-                    // `private def x` defines x as private; `private :a, :b` marks methods by name.
-                    if let Some(def) = inline_def(statement, text, v, singleton) {
-                        state.items.push(Item::Method(def));
-                    } else {
-                        state.marked.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(|n| (n.to_owned(), v)));
-                    }
+                && let Some(v) = visibility_keyword(&call.method)
+            {
+                // `private def x` defines x as private; `private :a, :b` marks methods by name.
+                if let Some(def) = inline_def(statement, text, v, singleton) {
+                    state.items.push(Item::Method(def));
+                } else {
+                    state.marked.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(|n| (n.to_owned(), v)));
                 }
+            }
             state.items.push(Item::Call(call));
         }
         "assignment" | "operator_assignment" => state.items.extend(assignment_of(statement, text).map(Item::Assignment)),
@@ -226,21 +231,23 @@ fn recover(error: Node<'_>, text: &str, namespace: &str) -> Vec<Item> {
     };
     let keyword = children.iter().position(|c| !c.is_named() && matches!(c.kind(), "class" | "module"));
     if let Some(k) = keyword
-        && let Some(&name_node) = children.get(k + 1).filter(|n| matches!(n.kind(), "constant" | "scope_resolution")) {
-            let local = text_of(name_node, text).trim_start_matches("::");
-            let name = if namespace.is_empty() { local.to_owned() } else { format!("{namespace}::{local}") };
-            let superclass = children.get(k + 2).filter(|n| n.kind() == "superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).to_owned());
-            let mut items = read_all(&children[..k], namespace);
-            items.push(Item::Namespace(Namespace {
-                kind: if children[k].kind() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
-                superclass,
-                span: Span::cover(children[k], error),
-                name_span: Span::of(name_node),
-                items: read_all(&children[k + 2..], &name),
-                name,
-            }));
-            return items;
-        }
+        && let Some(&name_node) = children.get(k + 1).filter(|n| matches!(n.kind(), "constant" | "scope_resolution"))
+    {
+        let local = text_of(name_node, text).trim_start_matches("::");
+        let name = if namespace.is_empty() { local.to_owned() } else { format!("{namespace}::{local}") };
+        let superclass =
+            children.get(k + 2).filter(|n| n.kind() == "superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).to_owned());
+        let mut items = read_all(&children[..k], namespace);
+        items.push(Item::Namespace(Namespace {
+            kind: if children[k].kind() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
+            superclass,
+            span: Span::cover(children[k], error),
+            name_span: Span::of(name_node),
+            items: read_all(&children[k + 2..], &name),
+            name,
+        }));
+        return items;
+    }
     read_fragments(&children, text, namespace)
 }
 
@@ -273,7 +280,9 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
                     j += 1;
                 } else {
                     // A half-typed argument list: keep the literal values, skip the punctuation.
-                    while let Some(value) = nodes.get(j).filter(|n| matches!(n.kind(), "simple_symbol" | "string" | "integer" | "constant" | "," )) {
+                    while let Some(value) =
+                        nodes.get(j).filter(|n| matches!(n.kind(), "simple_symbol" | "string" | "integer" | "constant" | ","))
+                    {
                         if value.is_named() {
                             call.arguments.push(Value::from_node(*value, text));
                             call.argument_spans.push(Span::of(*value));
@@ -338,10 +347,8 @@ fn namespace_of(node: Node<'_>, text: &str, outer: &str) -> Option<Namespace> {
     let name_node = node.child_by_field_name("name")?;
     let local = text_of(name_node, text).trim_start_matches("::");
     let name = if outer.is_empty() || text_of(name_node, text).starts_with("::") { local.to_owned() } else { format!("{outer}::{local}") };
-    let superclass = node
-        .child_by_field_name("superclass")
-        .and_then(|s| s.named_child(0))
-        .map(|s| text_of(s, text).trim_start_matches("::").to_owned());
+    let superclass =
+        node.child_by_field_name("superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).trim_start_matches("::").to_owned());
     let items = node.child_by_field_name("body").map_or_else(Vec::new, |b| items_of(b, text, &name, false));
     Some(Namespace {
         kind: if node.kind() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },

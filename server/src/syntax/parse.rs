@@ -87,17 +87,16 @@ impl ParsedFile {
                 let (mut ruby, mut ruby_input) = parse_ruby_layer(masked, old_ruby);
                 if ruby.as_ref().is_some_and(|t| t.root_node().has_error())
                     && let Some(fallback) = parse_included_ranges(text, &code_ranges)
-                        && error_count(&fallback) < ruby.as_ref().map_or(usize::MAX, error_count) {
-                            // The fallback tree was parsed from the template text itself with included
-                            // ranges; it cannot be diffed against, so the next parse starts afresh.
-                            ruby = Some(fallback);
-                            ruby_input = None;
-                        }
+                    && error_count(&fallback) < ruby.as_ref().map_or(usize::MAX, error_count)
+                {
+                    // The fallback tree was parsed from the template text itself with included
+                    // ranges; it cannot be diffed against, so the next parse starts afresh.
+                    ruby = Some(fallback);
+                    ruby_input = None;
+                }
                 ParsedFile { language, ruby, erb: Some(erb), ruby_input, erb_input: Some(text.to_owned()) }
             }
-            Language::Haml | Language::OtherTemplate => {
-                ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None }
-            }
+            Language::Haml | Language::OtherTemplate => ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None },
         }
     }
 
@@ -125,13 +124,15 @@ fn parse_ruby_layer(input: String, old: Option<(&Tree, &str)>) -> (Option<Tree>,
     let tree = RUBY_PARSER.with(|p| incremental(&mut p.borrow_mut(), &input, old));
     let Some(tree) = tree else { return (None, None) };
     if tree.root_node().has_error()
-        && let Some(rewritten) = rewrite_bare_block_pass(&input) {
-            let retry = RUBY_PARSER.with(|p| incremental(&mut p.borrow_mut(), &rewritten, Some((&tree, &input))));
-            if let Some(retry) = retry
-                && error_count(&retry) < error_count(&tree) {
-                    return (Some(retry), Some(rewritten));
-                }
+        && let Some(rewritten) = rewrite_bare_block_pass(&input)
+    {
+        let retry = RUBY_PARSER.with(|p| incremental(&mut p.borrow_mut(), &rewritten, Some((&tree, &input))));
+        if let Some(retry) = retry
+            && error_count(&retry) < error_count(&tree)
+        {
+            return (Some(retry), Some(rewritten));
         }
+    }
     (Some(tree), Some(input))
 }
 

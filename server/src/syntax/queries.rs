@@ -12,9 +12,7 @@ pub struct QuerySource {
 }
 
 /// Every query file, for the compile test and the caret fixtures.
-pub const ALL: &[QuerySource] = &[
-    QuerySource { name: "config", source: include_str!("../../../queries/ruby/config.scm") },
-];
+pub const ALL: &[QuerySource] = &[QuerySource { name: "config", source: include_str!("../../../queries/ruby/config.scm") }];
 
 fn compile(name: &str) -> Option<Query> {
     let source = ALL.iter().find(|q| q.name == name)?.source;

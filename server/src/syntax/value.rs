@@ -50,7 +50,9 @@ impl Value {
             "constant" | "scope_resolution" => Value::Constant(source()),
             "array" | "string_array" | "symbol_array" => {
                 let mut cursor = node.walk();
-                Value::Array(node.named_children(&mut cursor).filter(|c| c.kind() != "comment").map(|c| Value::from_node(c, text)).collect())
+                Value::Array(
+                    node.named_children(&mut cursor).filter(|c| c.kind() != "comment").map(|c| Value::from_node(c, text)).collect(),
+                )
             }
             "hash" => {
                 let mut cursor = node.walk();

@@ -154,7 +154,10 @@ impl Client {
     pub fn open(&mut self, path: &Path, language_id: &str, version: i64) -> String {
         let text = std::fs::read_to_string(path).unwrap();
         let uri = uri(path);
-        self.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": language_id, "version": version, "text": text}}));
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": language_id, "version": version, "text": text}}),
+        );
         uri
     }
 

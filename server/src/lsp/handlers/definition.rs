@@ -12,7 +12,8 @@ pub async fn definition(backend: &Backend, params: GotoDefinitionParams) -> Resu
     let position = params.text_document_position_params;
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
     guard::request("textDocument/definition", move || {
-        let locations: Vec<Location> = crate::ide::routes::definition(&at.context(), &at.facts, at.offset).iter().filter_map(location).collect();
+        let locations: Vec<Location> =
+            crate::ide::routes::definition(&at.context(), &at.facts, at.offset).iter().filter_map(location).collect();
         (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
     })
     .await
@@ -23,7 +24,8 @@ pub async fn references(backend: &Backend, params: ReferenceParams) -> Result<Op
     let include_declaration = params.context.include_declaration;
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
     guard::request("textDocument/references", move || {
-        let locations: Vec<Location> = crate::ide::routes::references(&at.context(), &at.facts, at.offset, include_declaration).iter().filter_map(location).collect();
+        let locations: Vec<Location> =
+            crate::ide::routes::references(&at.context(), &at.facts, at.offset, include_declaration).iter().filter_map(location).collect();
         (!locations.is_empty()).then_some(locations)
     })
     .await

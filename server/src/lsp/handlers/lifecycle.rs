@@ -29,7 +29,11 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false),
     });
-    Ok(InitializeResult { capabilities: capabilities::server_capabilities(), server_info: Some(capabilities::server_info()), ..Default::default() })
+    Ok(InitializeResult {
+        capabilities: capabilities::server_capabilities(),
+        server_info: Some(capabilities::server_info()),
+        ..Default::default()
+    })
 }
 
 pub async fn initialized(backend: &Backend) {

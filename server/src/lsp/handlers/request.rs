@@ -42,5 +42,8 @@ pub fn app_context(session: &Session, root: PathBuf) -> impl FnOnce() -> AppCont
 }
 
 pub fn location(target: &crate::ide::routes::Target) -> Option<tower_lsp_server::ls_types::Location> {
-    Some(tower_lsp_server::ls_types::Location { uri: convert::uri_of(&target.file.path)?, range: convert::range(&target.file.line_index, target.span) })
+    Some(tower_lsp_server::ls_types::Location {
+        uri: convert::uri_of(&target.file.path)?,
+        range: convert::range(&target.file.line_index, target.span),
+    })
 }

@@ -24,7 +24,8 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
                 continue; // The buffer is the truth for open documents.
             }
             if change.typ == FileChangeType::DELETED {
-                let removed: Vec<PathBuf> = session.index.snapshot().iter().filter(|f| f.path.starts_with(&path)).map(|f| f.path.clone()).collect();
+                let removed: Vec<PathBuf> =
+                    session.index.snapshot().iter().filter(|f| f.path.starts_with(&path)).map(|f| f.path.clone()).collect();
                 for removed_path in removed {
                     publishes.extend(reindex_from_disk(session, &removed_path));
                 }
@@ -32,10 +33,11 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
             }
             if (path.ends_with("config/routes.rb") || path.ends_with("config/application.rb"))
                 && let Some(root) = path.parent().and_then(|p| p.parent())
-                    && session.index.app_for(&path).is_none_or(|app| app.root != root) {
-                        new_app_folders.push(root.to_path_buf());
-                        continue;
-                    }
+                && session.index.app_for(&path).is_none_or(|app| app.root != root)
+            {
+                new_app_folders.push(root.to_path_buf());
+                continue;
+            }
             if project::language_of(&path).is_some() {
                 publishes.extend(reindex_from_disk(session, &path));
             }
