@@ -137,3 +137,15 @@ fn completion_in_erb_and_diagnostics_that_follow_routes_edits() {
     assert_eq!(client.diagnostics(&layout, None), Vec::<Value>::new());
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+#[test]
+fn switchyard_routes_request_returns_the_table() {
+    let (mut client, app) = start();
+    let reply = client.request("switchyard/routes", json!({"uri": uri(&app.join("app/models/post.rb"))}));
+    let apps = reply["result"]["apps"].as_array().unwrap();
+    assert_eq!(apps.len(), 1);
+    let expected = std::fs::read_to_string(repo_root().join("tests/fixtures/routes/apps/blog.expected.txt")).unwrap();
+    assert_eq!(apps[0]["table"], expected);
+    assert!(apps[0]["routes"].as_array().unwrap().iter().any(|r| r["name"] == "edit_post" && r["path"] == "/posts/:id/edit(.:format)"));
+    assert_eq!(client.shutdown().code(), Some(0));
+}

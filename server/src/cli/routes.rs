@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Loaded, Outcome, load, report_file_errors};
+use crate::ide::routes::format_table;
 use crate::rails::project;
 use crate::rails::route_table::Route;
 
@@ -71,28 +72,4 @@ fn matches_grep(route: &Route, grep: &str) -> bool {
     [route.name.as_deref().unwrap_or(""), &route.verb, &route.path, &route.controller_action()]
         .iter()
         .any(|field| field.to_lowercase().contains(&grep))
-}
-
-/// ActionDispatch's `ConsoleFormatter::Sheet`: the header is padded to the widest route (not to the
-/// header words), the rows to the wider of the two; names right-aligned, the rest left-aligned.
-pub fn format_table(routes: &[&Route]) -> String {
-    if routes.is_empty() {
-        return "You don't have any routes defined!\n\nPlease add some routes in config/routes.rb.\n".to_owned();
-    }
-    let names: Vec<&str> = routes.iter().map(|r| r.name.as_deref().unwrap_or("")).collect();
-    let width = |f: &dyn Fn(usize) -> usize| (0..routes.len()).map(f).max().unwrap_or(0);
-    let name_width = width(&|i| names[i].chars().count());
-    let verb_width = width(&|i| routes[i].verb.chars().count());
-    let path_width = width(&|i| routes[i].path.chars().count());
-    let mut out = format!("{:>name_width$} {:<verb_width$} {:<path_width$} Controller#Action\n", "Prefix", "Verb", "URI Pattern");
-    let (name_width, verb_width, path_width) = (name_width.max(6), verb_width.max(4), path_width.max(11));
-    for (route, name) in routes.iter().zip(&names) {
-        out.push_str(&format!(
-            "{name:>name_width$} {:<verb_width$} {:<path_width$} {}\n",
-            route.verb,
-            route.path,
-            route.controller_action()
-        ));
-    }
-    out
 }

@@ -200,6 +200,30 @@ pub fn completions(context: &AppContext, prefix: &str) -> Vec<Completion> {
     out
 }
 
+/// ActionDispatch's `ConsoleFormatter::Sheet`: the header is padded to the widest route (not to the
+/// header words), the rows to the wider of the two; names right-aligned, the rest left-aligned.
+pub fn format_table(routes: &[&Route]) -> String {
+    if routes.is_empty() {
+        return "You don't have any routes defined!\n\nPlease add some routes in config/routes.rb.\n".to_owned();
+    }
+    let names: Vec<&str> = routes.iter().map(|r| r.name.as_deref().unwrap_or("")).collect();
+    let width = |f: &dyn Fn(usize) -> usize| (0..routes.len()).map(f).max().unwrap_or(0);
+    let name_width = width(&|i| names[i].chars().count());
+    let verb_width = width(&|i| routes[i].verb.chars().count());
+    let path_width = width(&|i| routes[i].path.chars().count());
+    let mut out = format!("{:>name_width$} {:<verb_width$} {:<path_width$} Controller#Action\n", "Prefix", "Verb", "URI Pattern");
+    let (name_width, verb_width, path_width) = (name_width.max(6), verb_width.max(4), path_width.max(11));
+    for (route, name) in routes.iter().zip(&names) {
+        out.push_str(&format!(
+            "{name:>name_width$} {:<verb_width$} {:<path_width$} {}\n",
+            route.verb,
+            route.path,
+            route.controller_action()
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,11 @@ impl Backend {
     pub fn session(&self) -> Arc<Session> {
         Arc::clone(&self.session)
     }
+
+    /// `switchyard/routes` (registered as a custom method in `lsp::run_stdio`).
+    pub async fn routes(&self, params: handlers::custom::RoutesParams) -> Result<handlers::custom::RoutesResult> {
+        handlers::custom::routes(self, params).await
+    }
 }
 
 // One line per method: the router reads as a table of contents.

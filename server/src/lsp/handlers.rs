@@ -2,6 +2,7 @@
 
 pub mod code_lens;
 pub mod completion;
+pub mod custom;
 pub mod definition;
 pub mod diagnostics;
 pub mod document_symbol;
