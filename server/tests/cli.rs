@@ -125,3 +125,11 @@ fn index_text_summary_names_the_app() {
     assert!(stdout.starts_with("blog (.): "), "{stdout}");
     assert!(stdout.contains("model Post → posts (app/models/post.rb)"), "{stdout}");
 }
+
+#[test]
+fn a_folder_inside_an_app_indexes_the_whole_app() {
+    // Editors sometimes hand the server `config/` (or `app/`) as the workspace folder.
+    let out = switchyard(&["index", "examples/blog/config"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("controller PostsController ["), "{}", text(&out.stdout));
+}

@@ -152,7 +152,13 @@ impl Index {
     pub fn index_workspace(&self, folders: &[PathBuf], progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
         let mut files = Vec::new();
         for folder in folders {
-            let (apps, found) = project::discover(folder);
+            let (mut apps, mut found) = project::discover(folder);
+            // A folder inside an app (its `config/`, its `app/`): index the app it belongs to.
+            let enclosing = apps.iter().find(|a| !a.root.starts_with(folder)).map(|a| a.root.clone());
+            let enclosing = if apps.is_empty() { folder.ancestors().find(|d| project::is_rails_root(d)).map(Path::to_path_buf) } else { enclosing };
+            if let Some(root) = enclosing {
+                (apps, found) = project::discover(&root);
+            }
             self.add_apps(apps);
             files.extend(found);
         }

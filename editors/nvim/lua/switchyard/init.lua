@@ -1,0 +1,175 @@
+-- Switchyard for Neovim 0.7–0.10 (`require("switchyard").setup(opts)`), and the helpers both setups
+-- share. On 0.11+ prefer `vim.lsp.enable("switchyard")` with lsp/switchyard.lua.
+local M = {}
+
+M.defaults = {
+  cmd = { "switchyard" },
+  filetypes = { "ruby", "eruby", "haml" },
+  root_markers = { "config/routes.rb", "Gemfile", ".git" },
+  settings = {},
+  init_options = {},
+  on_attach = nil,
+  -- Show and refresh code lenses (the routes over each controller action).
+  codelens = true,
+}
+
+local uv = vim.loop
+
+-- The nearest folder above `path` holding one of `markers`, in order of preference (works on 0.7,
+-- which has no vim.fs).
+local function find_root(path, markers)
+  for _, marker in ipairs(markers) do
+    local dir = vim.fn.fnamemodify(path, ":p:h")
+    while dir and dir ~= "" do
+      if uv.fs_stat(dir .. "/" .. marker) then
+        return dir
+      end
+      local parent = vim.fn.fnamemodify(dir, ":h")
+      if parent == dir then
+        break
+      end
+      dir = parent
+    end
+  end
+  return vim.fn.getcwd()
+end
+M.find_root = find_root
+
+local function clients_for(bufnr)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = bufnr, name = "switchyard" })
+  end
+  local found = {}
+  for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    if client.name == "switchyard" then
+      table.insert(found, client)
+    end
+  end
+  return found
+end
+M.clients_for = clients_for
+
+-- A code lens runs `switchyard.openRoute` with a Location: jump there (every version has this table).
+vim.lsp.commands["switchyard.openRoute"] = function(command)
+  local location = command.arguments and command.arguments[1]
+  if location and vim.lsp.util.show_document then
+    vim.lsp.util.show_document(location, "utf-16", { focus = true })
+  elseif location then
+    vim.lsp.util.jump_to_location(location, "utf-16")
+  end
+end
+
+function M.on_attach(client, bufnr, opts)
+  opts = opts or M.defaults
+  if opts.codelens ~= false and client.server_capabilities and client.server_capabilities.codeLensProvider then
+    local group = vim.api.nvim_create_augroup("switchyard_codelens_" .. bufnr, { clear = true })
+    vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost" }, {
+      group = group,
+      buffer = bufnr,
+      callback = function()
+        pcall(vim.lsp.codelens.refresh)
+      end,
+    })
+    pcall(vim.lsp.codelens.refresh)
+  end
+  if opts.on_attach then
+    opts.on_attach(client, bufnr)
+  end
+end
+
+-- 0.7 has no vim.lsp.start: one client per root, attached to each buffer.
+local started = {}
+
+function M.attach(bufnr, opts)
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  if path == "" then
+    return
+  end
+  local root = find_root(path, opts.root_markers)
+  local config = {
+    name = "switchyard",
+    cmd = opts.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    settings = opts.settings,
+    init_options = opts.init_options,
+    on_attach = function(client, attached)
+      M.on_attach(client, attached, opts)
+    end,
+  }
+  if vim.lsp.start then
+    vim.lsp.start(config, { bufnr = bufnr })
+    return
+  end
+  local id = started[root]
+  if not id or not vim.lsp.get_client_by_id(id) then
+    id = vim.lsp.start_client(config)
+    started[root] = id
+  end
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+end
+
+function M.setup(opts)
+  opts = vim.tbl_deep_extend("force", M.defaults, opts or {})
+  M.options = opts
+  local group = vim.api.nvim_create_augroup("switchyard", { clear = true })
+  vim.api.nvim_create_autocmd("FileType", {
+    group = group,
+    pattern = opts.filetypes,
+    callback = function(args)
+      M.attach(args.buf, opts)
+    end,
+  })
+  -- Buffers already open when setup runs.
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.tbl_contains(opts.filetypes, vim.bo[bufnr].filetype) then
+      M.attach(bufnr, opts)
+    end
+  end
+end
+
+-- client:request on 0.11+, client.request before.
+function M.request(client, method, params, handler, bufnr)
+  if vim.fn.has("nvim-0.11") == 1 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+-- :SwitchyardRoutes — the table `bin/rails routes` would print, in a scratch split.
+function M.routes()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = clients_for(bufnr)[1]
+  if not client then
+    vim.notify("Switchyard is not attached to this buffer", vim.log.levels.WARN)
+    return
+  end
+  M.request(client, "switchyard/routes", { uri = vim.uri_from_bufnr(bufnr) }, function(err, result)
+    if err or not result then
+      vim.notify("Switchyard: " .. (err and err.message or "no routes"), vim.log.levels.ERROR)
+      return
+    end
+    local lines = {}
+    for _, app in ipairs(result.apps) do
+      if #result.apps > 1 then
+        table.insert(lines, "# " .. app.name)
+      end
+      for _, line in ipairs(vim.split(app.table, "\n", { trimempty = true })) do
+        table.insert(lines, line)
+      end
+    end
+    vim.cmd("botright new")
+    local scratch = vim.api.nvim_get_current_buf()
+    vim.bo[scratch].buftype = "nofile"
+    vim.bo[scratch].bufhidden = "wipe"
+    vim.bo[scratch].swapfile = false
+    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
+    vim.bo[scratch].modifiable = false
+    vim.bo[scratch].filetype = "switchyard-routes"
+    pcall(vim.api.nvim_buf_set_name, scratch, "switchyard://routes")
+  end, bufnr)
+end
+
+return M

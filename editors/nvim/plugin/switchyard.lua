@@ -1,0 +1,9 @@
+-- User commands, whichever way the server was started (lsp/switchyard.lua or require("switchyard").setup).
+if vim.g.loaded_switchyard then
+  return
+end
+vim.g.loaded_switchyard = true
+
+vim.api.nvim_create_user_command("SwitchyardRoutes", function()
+  require("switchyard").routes()
+end, { desc = "Switchyard: show the app's routes in a scratch split" })

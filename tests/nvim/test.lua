@@ -1,0 +1,118 @@
+-- Headless Neovim against the real server, on every supported version:
+--   SWITCHYARD_BIN=target/debug/switchyard nvim --headless --clean -u NONE -c "luafile tests/nvim/test.lua"
+-- Attaches to the bundled example app, receives diagnostics for a broken edit made with
+-- nvim_buf_set_lines, asks for a definition, and runs :SwitchyardRoutes. Exits 0 when every check
+-- passed, 1 otherwise, printing one line per check.
+local repo = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
+local bin = vim.env.SWITCHYARD_BIN or (repo .. "/target/debug/switchyard")
+if bin:sub(1, 1) ~= "/" then
+  bin = repo .. "/" .. bin
+end
+vim.opt.swapfile = false
+vim.opt.runtimepath:prepend(repo .. "/editors/nvim")
+vim.cmd("runtime plugin/switchyard.lua")
+vim.cmd("filetype on")
+
+local passed, failures = 0, 0
+local function check(name, ok, detail)
+  io.stdout:write((ok and "ok   " or "FAIL ") .. name .. (ok and "" or (": " .. tostring(detail))) .. "\n")
+  if ok then
+    passed = passed + 1
+  else
+    failures = failures + 1
+  end
+end
+local function finish()
+  local v = vim.version()
+  io.stdout:write(string.format("nvim-%d.%d.%d: %d passed, %d failed\n", v.major, v.minor, v.patch, passed, failures))
+  vim.cmd(failures == 0 and "qall!" or "cquit 1")
+end
+
+local function run()
+local modern = vim.fn.has("nvim-0.11") == 1
+if modern then
+  vim.lsp.config("switchyard", { cmd = { bin } })
+  vim.lsp.enable("switchyard")
+else
+  require("switchyard").setup({ cmd = { bin } })
+end
+
+local switchyard = require("switchyard")
+local app = repo .. "/examples/blog"
+vim.cmd("edit " .. app .. "/app/models/post.rb")
+local post = vim.api.nvim_get_current_buf()
+
+local attached = vim.wait(20000, function()
+  return #switchyard.clients_for(post) > 0
+end, 50)
+check("attaches (" .. (modern and "vim.lsp.enable" or "setup()") .. ")", attached)
+if not attached then
+  return
+end
+
+-- Break line 22 (`  def to_param`): a syntax error arrives as a diagnostic.
+vim.api.nvim_buf_set_lines(post, 21, 22, false, { "  def to_param(x, " })
+local got = vim.wait(20000, function()
+  for _, d in ipairs(vim.diagnostic.get(post)) do
+    if d.code == "syntax.parse-error" or (d.user_data and d.user_data.lsp and d.user_data.lsp.code == "syntax.parse-error") then
+      return true
+    end
+  end
+  return false
+end, 50)
+check("diagnostic for a broken edit", got, vim.inspect(vim.diagnostic.get(post)))
+
+-- Repair it: the diagnostics clear.
+vim.api.nvim_buf_set_lines(post, 21, 22, false, { "  def to_param" })
+local cleared = vim.wait(20000, function()
+  return #vim.diagnostic.get(post) == 0
+end, 50)
+check("diagnostics clear after the repair", cleared, vim.inspect(vim.diagnostic.get(post)))
+
+-- Definition of `posts_path` in a template: the route in config/routes.rb.
+vim.cmd("edit " .. app .. "/app/views/posts/new.html.erb")
+local view = vim.api.nvim_get_current_buf()
+check("ERB buffer is eruby", vim.bo[view].filetype == "eruby", vim.bo[view].filetype)
+vim.wait(20000, function()
+  return #switchyard.clients_for(view) > 0
+end, 50)
+local params = { textDocument = { uri = vim.uri_from_bufnr(view) }, position = { line = 2, character = 25 } }
+local targets = {}
+-- While the first index is still running the controller may not be known yet: ask until it is
+-- (a plain loop: buf_request_sync waits itself, and waits must not nest).
+for _ = 1, 100 do
+  targets = {}
+  local responses = vim.lsp.buf_request_sync(view, "textDocument/definition", params, 5000) or {}
+  for _, response in pairs(responses) do
+    for _, location in ipairs(response.result or {}) do
+      table.insert(targets, (location.uri or location.targetUri):match("[^/]+$"))
+    end
+  end
+  if #targets >= 2 then
+    break
+  end
+  vim.wait(200)
+end
+check("definition of posts_path", targets[1] == "routes.rb" and targets[2] == "posts_controller.rb", vim.inspect(targets))
+
+-- :SwitchyardRoutes opens the table.
+vim.cmd("SwitchyardRoutes")
+local shown = vim.wait(20000, function()
+  return vim.bo.filetype == "switchyard-routes"
+end, 50)
+local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+local found = false
+for _, line in ipairs(lines) do
+  if line:match("edit_post GET%s+/posts/:id/edit%(%.:format%)%s+posts#edit") then
+    found = true
+  end
+end
+check(":SwitchyardRoutes shows the table", shown and found, table.concat(lines, "\n"))
+end
+
+-- A Lua error must fail the run, not leave a headless Neovim waiting.
+local ok, err = pcall(run)
+if not ok then
+  check("test script", false, err)
+end
+finish()
