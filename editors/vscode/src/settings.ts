@@ -1,0 +1,29 @@
+// The extension's settings as the server's initializationOptions (the same shape as switchyard.toml).
+
+export interface SettingsReader {
+  get<T>(key: string, fallback: T): T;
+}
+
+export interface InitializationOptions {
+  targets: string[];
+  rules: Record<string, string>;
+  roundhouse: { binary?: string; checkout?: string };
+}
+
+const TARGETS = new Set(["ruby", "jruby", "spinel"]);
+const SEVERITIES = new Set(["error", "warning", "info", "off"]);
+
+export function initializationOptions(settings: SettingsReader): InitializationOptions {
+  const targets = settings.get<string[]>("targets", ["ruby", "jruby"]).filter((t) => TARGETS.has(t));
+  const rules: Record<string, string> = {};
+  for (const [rule, severity] of Object.entries(settings.get<Record<string, string>>("rules", {}))) {
+    if (SEVERITIES.has(severity)) rules[rule] = severity;
+  }
+  const binary = settings.get<string>("roundhouse.binary", "").trim();
+  const checkout = settings.get<string>("roundhouse.checkout", "").trim();
+  return {
+    targets: targets.length > 0 ? targets : ["ruby", "jruby"],
+    rules,
+    roundhouse: { ...(binary ? { binary } : {}), ...(checkout ? { checkout } : {}) },
+  };
+}

@@ -1,0 +1,104 @@
+// The server driven exactly as the extension's client drives it: vscode-languageserver-protocol (the
+// library under vscode-languageclient) over the real binary's stdio, with the initializationOptions the
+// extension sends and its custom `switchyard/routes` request.
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  InitializeRequest,
+  InitializedNotification,
+  DidOpenTextDocumentNotification,
+  DidChangeTextDocumentNotification,
+  PublishDiagnosticsNotification,
+  PublishDiagnosticsParams,
+  HoverRequest,
+  ShutdownRequest,
+  ExitNotification,
+  WorkDoneProgressCreateRequest,
+  RegistrationRequest,
+} from "vscode-languageserver-protocol/node";
+
+import { initializationOptions } from "../src/settings";
+import { RoutesResult, routesText } from "../src/routes";
+
+const repo = path.resolve(__dirname, "../../../..");
+const binary = process.env.SWITCHYARD_BIN ? path.resolve(repo, process.env.SWITCHYARD_BIN) : path.join(repo, "target/debug/switchyard");
+const app = path.join(repo, "examples/blog");
+const uri = (file: string) => pathToFileURL(file).toString();
+
+test("initialize, diagnostics, hover, switchyard/routes, shutdown", { timeout: 60_000 }, async () => {
+  assert.ok(fs.existsSync(binary), `build the server first: ${binary}`);
+  const server = spawn(binary, [], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, SWITCHYARD_LOG: "warn" } });
+  const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)));
+  const connection = createProtocolConnection(new StreamMessageReader(server.stdout), new StreamMessageWriter(server.stdin));
+  connection.onRequest(WorkDoneProgressCreateRequest.type, () => null);
+  connection.onRequest(RegistrationRequest.type, () => null);
+  const diagnostics: PublishDiagnosticsParams[] = [];
+  const waiters: (() => void)[] = [];
+  connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
+    diagnostics.push(params);
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  const diagnosticsFor = (file: string, version: number) =>
+    new Promise<PublishDiagnosticsParams>((resolve) => {
+      const look = () => {
+        const found = diagnostics.find((d) => d.uri === uri(file) && d.version === version);
+        if (found) resolve(found);
+        else waiters.push(look);
+      };
+      look();
+    });
+  connection.listen();
+
+  const settings = { get: <T>(key: string, fallback: T) => (key === "targets" ? (["ruby"] as T) : fallback) };
+  const init = await connection.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    rootUri: uri(app),
+    workspaceFolders: [{ uri: uri(app), name: "blog" }],
+    capabilities: { window: { workDoneProgress: true }, workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } },
+    initializationOptions: initializationOptions(settings),
+  });
+  assert.equal(init.serverInfo?.name, "switchyard");
+  await connection.sendNotification(InitializedNotification.type, {});
+
+  const post = path.join(app, "app/models/post.rb");
+  const text = fs.readFileSync(post, "utf8");
+  await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: uri(post), languageId: "ruby", version: 1, text } });
+  assert.deepEqual((await diagnosticsFor(post, 1)).diagnostics, []);
+  await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+    textDocument: { uri: uri(post), version: 2 },
+    contentChanges: [{ range: { start: { line: 21, character: 14 }, end: { line: 21, character: 14 } }, text: "(x, " }],
+  });
+  const broken = await diagnosticsFor(post, 2);
+  assert.ok(broken.diagnostics.length > 0);
+  assert.equal(broken.diagnostics[0].code, "syntax.parse-error");
+
+  // The routes table, as the "Show routes" document renders it. Asked until the first index is done.
+  const expected = fs.readFileSync(path.join(repo, "tests/fixtures/routes/apps/blog.expected.txt"), "utf8");
+  let shown = "";
+  for (let attempt = 0; attempt < 100 && shown !== expected; attempt++) {
+    const routes = await connection.sendRequest<RoutesResult>("switchyard/routes", { uri: uri(post) });
+    shown = routesText(routes);
+    if (shown !== expected) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(shown, expected);
+
+  const routesFile = path.join(app, "config/routes.rb");
+  await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri: uri(routesFile), languageId: "ruby", version: 1, text: fs.readFileSync(routesFile, "utf8") },
+  });
+  const hover = await connection.sendRequest(HoverRequest.type, { textDocument: { uri: uri(routesFile) }, position: { line: 5, character: 4 } });
+  const contents = hover?.contents as { value: string };
+  assert.match(contents.value, /^\*\*`resources :posts`\*\* → 12 routes/);
+
+  await connection.sendRequest(ShutdownRequest.type);
+  await connection.sendNotification(ExitNotification.type);
+  assert.equal(await exited, 0);
+  connection.dispose();
+});

@@ -1,0 +1,26 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+
+import { initializationOptions } from "../src/settings";
+
+const reader = (values: Record<string, unknown>) => ({ get: <T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback) });
+
+test("defaults: ruby and jruby, no overrides", () => {
+  assert.deepEqual(initializationOptions(reader({})), { targets: ["ruby", "jruby"], rules: {}, roundhouse: {} });
+});
+
+test("settings become initializationOptions, invalid values dropped", () => {
+  const options = initializationOptions(
+    reader({
+      targets: ["spinel", "cobol"],
+      rules: { "routes.mount": "off", "rails.missing-action": "loud" },
+      "roundhouse.binary": " /opt/roundhouse ",
+      "roundhouse.checkout": "",
+    }),
+  );
+  assert.deepEqual(options, { targets: ["spinel"], rules: { "routes.mount": "off" }, roundhouse: { binary: "/opt/roundhouse" } });
+});
+
+test("no valid target falls back to the defaults", () => {
+  assert.deepEqual(initializationOptions(reader({ targets: ["cobol"] })).targets, ["ruby", "jruby"]);
+});
