@@ -155,7 +155,8 @@ impl Index {
             let (mut apps, mut found) = project::discover(folder);
             // A folder inside an app (its `config/`, its `app/`): index the app it belongs to.
             let enclosing = apps.iter().find(|a| !a.root.starts_with(folder)).map(|a| a.root.clone());
-            let enclosing = if apps.is_empty() { folder.ancestors().find(|d| project::is_rails_root(d)).map(Path::to_path_buf) } else { enclosing };
+            let enclosing =
+                if apps.is_empty() { folder.ancestors().find(|d| project::is_rails_root(d)).map(Path::to_path_buf) } else { enclosing };
             if let Some(root) = enclosing {
                 (apps, found) = project::discover(&root);
             }
