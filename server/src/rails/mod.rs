@@ -60,6 +60,13 @@ pub struct FileFacts {
     pub render_calls: Vec<RenderCall>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
+    /// Constants the code names (`Markly`, `SQLite3::Database`), sorted: which runtime swaps it reaches.
+    #[serde(skip)]
+    pub constants: Vec<String>,
+    /// In a test file: the first `< TestBase` / `< ActionDispatch::IntegrationTest` in its text (comments
+    /// included), which moves it into the Spinel tree's AOT lane.
+    #[serde(skip)]
+    pub aot_marker: Option<Span>,
 }
 
 /// A class or module defined in a file (any Ruby file; library code is mostly this).
@@ -187,6 +194,8 @@ impl FileFacts {
             route_helper_calls: Vec::new(),
             render_calls: Vec::new(),
             diagnostics: Vec::new(),
+            constants: Vec::new(),
+            aot_marker: None,
         }
     }
 }
@@ -196,6 +205,16 @@ impl FileFacts {
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     facts.line_index = LineIndex::new(text);
+    if kind == Some(FileKind::Test) {
+        let found = ["< TestBase", "< ActionDispatch::IntegrationTest"]
+            .iter()
+            .filter_map(|marker| text.find(marker).map(|at| (at, marker.len())))
+            .min();
+        facts.aot_marker = found.map(|(at, len)| {
+            let (start, end) = (facts.line_index.line_col(at), facts.line_index.line_col(at + len));
+            Span { start_byte: at, end_byte: at + len, start, end }
+        });
+    }
     if kind == Some(FileKind::View) {
         facts.template = project::template_parts(&facts.relative_path).map(|(logical_path, format, handler)| {
             let file_name = logical_path.rsplit('/').next().unwrap_or("");
@@ -219,6 +238,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     let outline = Outline::new(tree, ruby_text);
     let references = references::extract(tree.root_node(), ruby_text);
     facts.route_helper_calls = references.route_helpers;
+    facts.constants = references.constants;
     facts.render_calls = references.renders;
     if let Some(template) = facts.template.as_mut() {
         template.ivars_read = references.ivars_read;

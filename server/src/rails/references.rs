@@ -69,12 +69,15 @@ pub struct References {
     pub ivars_read: Vec<String>,
     /// Receiver-less calls, sorted and unique.
     pub helper_calls: Vec<String>,
+    /// Constants named (`Markly`, `SQLite3::Database`), sorted and unique.
+    pub constants: Vec<String>,
 }
 
 pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut references = References::default();
     let mut read = BTreeSet::new();
     let mut helpers = BTreeSet::new();
+    let mut constants = BTreeSet::new();
     let mut cursor = root.walk();
     'walk: loop {
         let node = cursor.node();
@@ -101,6 +104,9 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
             "instance_variable" if !is_assigned(node) => {
                 read.insert(text_of(node, text).to_owned());
             }
+            "constant" | "scope_resolution" if node.parent().is_none_or(|p| p.kind() != "scope_resolution") => {
+                constants.insert(text_of(node, text).trim_start_matches("::").to_owned());
+            }
             _ => {}
         }
         if cursor.goto_first_child() {
@@ -113,6 +119,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
         }
     }
     references.ivars_read = read.into_iter().collect();
+    references.constants = constants.into_iter().collect();
     references.helper_calls = helpers.into_iter().collect();
     references
 }

@@ -2,3 +2,4 @@
 //! (`shared/spec/rules.md`). Each check reads facts and returns diagnostics with exact spans.
 
 pub mod routes;
+pub mod tree;

@@ -1,0 +1,544 @@
+//! The file → tree map: for each source file, where Roundhouse writes it in the CRuby, JVM and Spinel
+//! trees (`shared/spec/trees-and-previews.md` §2, `shared/reference/emitted-naming.md`), which runtime
+//! swaps its code reaches in the JVM tree, its Spinel lane, or why it lands in no tree.
+//!
+//! The unit of output is the class: only the class name decides an emitted path, with Roundhouse's own
+//! `snake_case` (no break inside an acronym). Not modelled yet: `<X>Params` classes (they need the
+//! controllers' permit lists), `table_name_prefix` modules, the `require` exception to
+//! `autoload_lib(ignore:)`, and `action_text/rich_text*.rb`.
+
+use serde::Serialize;
+
+use crate::rails::FileFacts;
+use crate::rails::inflect::pluralize;
+use crate::rails::project::FileKind;
+use crate::syntax::outline::{Item, Namespace, NamespaceKind};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    Ruby,
+    Jruby,
+    Spinel,
+}
+
+impl Target {
+    pub const ALL: [Target; 3] = [Target::Ruby, Target::Jruby, Target::Spinel];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Ruby => "ruby",
+            Target::Jruby => "jruby",
+            Target::Spinel => "spinel",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetTree {
+    pub paths: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub swaps: Vec<String>,
+    /// `aot` or `cruby` in the Spinel tree; `None` elsewhere or where the file lands nowhere.
+    pub lane: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TreeEntry {
+    pub source: String,
+    pub targets: Vec<(Target, TargetTree)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl TreeEntry {
+    pub fn target(&self, target: Target) -> Option<&TargetTree> {
+        self.targets.iter().find(|(t, _)| *t == target).map(|(_, tree)| tree)
+    }
+}
+
+/// What the map needs to know about the whole app.
+pub struct AppFacts<'a> {
+    /// Table names in `db/schema.rb`.
+    pub tables: Vec<&'a str>,
+    /// First-level `lib/` folders in `config.autoload_lib(ignore: …)`.
+    pub lib_ignored: Vec<String>,
+}
+
+impl<'a> AppFacts<'a> {
+    pub fn new(files: &'a [std::sync::Arc<FileFacts>]) -> AppFacts<'a> {
+        let tables = files.iter().filter_map(|f| f.schema.as_ref()).flat_map(|s| s.tables.iter().map(|t| t.name.as_str())).collect();
+        let mut lib_ignored = Vec::new();
+        for file in files.iter().filter(|f| f.relative_path == "config/application.rb") {
+            visit_calls(&file.outline.items, &mut |call| {
+                if call.method == "autoload_lib" {
+                    lib_ignored.extend(call.option("ignore").map(|v| v.names()).unwrap_or_default());
+                }
+            });
+        }
+        AppFacts { tables, lib_ignored }
+    }
+}
+
+fn visit_calls(items: &[Item], f: &mut dyn FnMut(&crate::syntax::outline::Call)) {
+    for item in items {
+        match item {
+            Item::Namespace(ns) => visit_calls(&ns.items, f),
+            Item::Call(call) => {
+                f(call);
+                if let Some(block) = &call.block {
+                    visit_calls(&block.items, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Roundhouse's `snake_case`: lowercase, with `_` only before a capital that follows a lowercase
+/// letter or a digit (`HTMLParser` → `htmlparser`, `FAQRow` → `faqrow`).
+pub fn snake_case(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len() + 4);
+    let mut previous: Option<char> = None;
+    for c in segment.chars() {
+        if c.is_ascii_uppercase() && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit()) {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+        previous = Some(c);
+    }
+    out
+}
+
+/// `A::BClass` → `a/bclass`… per segment.
+pub fn emitted_stem(class_name: &str) -> String {
+    class_name.trim_start_matches("::").split("::").map(snake_case).collect::<Vec<_>>().join("/")
+}
+
+const SUPPORT_DIRS: &[&str] = &[
+    "extras",
+    "lib",
+    "app/lib",
+    "app/jobs",
+    "app/channels",
+    "app/mailers",
+    "app/services",
+    "app/workers",
+    "app/serializers",
+    "app/policies",
+    "app/validators",
+    "app/presenters",
+    "app/helpers",
+];
+
+fn no_tree(source: &str, note: impl Into<String>) -> TreeEntry {
+    let empty = TargetTree { paths: Vec::new(), swaps: Vec::new(), lane: None };
+    TreeEntry { source: source.to_owned(), targets: Target::ALL.iter().map(|t| (*t, empty.clone())).collect(), note: Some(note.into()) }
+}
+
+/// The same paths in every tree; runtime swaps in the JVM tree; the Spinel lane.
+fn landed(source: &str, paths: Vec<String>, swaps: Vec<String>, lane: &'static str, note: Option<String>) -> TreeEntry {
+    let targets = Target::ALL
+        .iter()
+        .map(|t| {
+            let tree = match t {
+                Target::Ruby => TargetTree { paths: paths.clone(), swaps: Vec::new(), lane: None },
+                Target::Jruby => TargetTree { paths: paths.clone(), swaps: swaps.clone(), lane: None },
+                Target::Spinel => TargetTree { paths: paths.clone(), swaps: Vec::new(), lane: Some(lane) },
+            };
+            (*t, tree)
+        })
+        .collect();
+    TreeEntry { source: source.to_owned(), targets, note }
+}
+
+/// The runtime swaps of the JVM tree that a file's code reaches.
+fn swaps(facts: &FileFacts) -> Vec<String> {
+    let mut found = Vec::new();
+    let mentions = |needle: &str| facts.constants.iter().any(|c| c == needle || c.starts_with(&format!("{needle}::")));
+    if mentions("Markly") || mentions("Commonmarker") {
+        found.push("Markly → commonmark-java shim (runtime/markly_jruby.rb)".to_owned());
+    }
+    if mentions("SQLite3") {
+        found.push("SQLite3 → JDBC (jdbc-sqlite3)".to_owned());
+    }
+    if mentions("BCrypt") || facts.models.iter().any(|m| m.macros.iter().any(|c| c.name == "has_secure_password")) {
+        found.push("BCrypt → raising stand-in".to_owned());
+    }
+    found
+}
+
+/// Classes reachable through the program, module bodies and class bodies (not blocks), pre-order.
+fn classes(items: &[Item]) -> Vec<&Namespace> {
+    let mut out = Vec::new();
+    for item in items {
+        if let Item::Namespace(ns) = item {
+            if ns.kind == NamespaceKind::Class {
+                out.push(ns);
+            }
+            out.extend(classes(&ns.items));
+        }
+    }
+    out
+}
+
+/// Modules that declare something (a def, an attr, `included do`, a constant…), reached the same way;
+/// a nested `ClassMethods` folds into its parent.
+fn qualifying_modules(items: &[Item], nested: bool) -> Vec<&Namespace> {
+    let mut out = Vec::new();
+    for item in items {
+        if let Item::Namespace(ns) = item {
+            let class_methods = nested && ns.name.rsplit("::").next() == Some("ClassMethods");
+            if ns.kind == NamespaceKind::Module && !class_methods && declares_something(ns) {
+                out.push(ns);
+            }
+            out.extend(qualifying_modules(&ns.items, true));
+        }
+    }
+    out
+}
+
+fn declares_something(module: &Namespace) -> bool {
+    module.items.iter().any(|item| match item {
+        Item::Method(_) | Item::Assignment(_) => {
+            matches!(item, Item::Method(_)) || matches!(item, Item::Assignment(a) if a.target.starts_with(|c: char| c.is_ascii_uppercase()))
+        }
+        Item::Call(call) if call.receiver.is_none() => {
+            matches!(call.method.as_str(), "attr_reader" | "attr_writer" | "attr_accessor" | "included")
+                || (call.method == "class_methods"
+                    && call.block.as_ref().is_some_and(|b| b.items.iter().any(|i| matches!(i, Item::Method(_)))))
+        }
+        Item::SingletonClass { items, .. } => items.iter().any(|i| matches!(i, Item::Method(_))),
+        Item::Namespace(ns) => {
+            ns.kind == NamespaceKind::Module && ns.name.ends_with("ClassMethods") && ns.items.iter().any(|i| matches!(i, Item::Method(_)))
+        }
+        _ => false,
+    })
+}
+
+/// The first class, walking top-level statements and module bodies (not class bodies).
+fn first_class(items: &[Item]) -> Option<&Namespace> {
+    for item in items {
+        if let Item::Namespace(ns) = item {
+            if ns.kind == NamespaceKind::Class {
+                return Some(ns);
+            }
+            if let Some(found) = first_class(&ns.items) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+fn is_model(class: &Namespace) -> bool {
+    match class.superclass.as_deref().map(|s| s.trim_start_matches("::")) {
+        Some("ApplicationRecord" | "ActiveRecord::Base") => true,
+        None => class.items.iter().any(|i| {
+            matches!(i, Item::Call(c) if c.method == "include" && c.arguments.iter().any(|a| matches!(a.as_name(), Some("ActiveModel::Model" | "ActiveModel::Validations"))))
+        }),
+        _ => false,
+    }
+}
+
+fn library_paths(facts: &FileFacts) -> Vec<String> {
+    let mut paths: Vec<String> = classes(&facts.outline.items).iter().map(|c| format!("app/models/{}.rb", emitted_stem(&c.name))).collect();
+    paths.extend(qualifying_modules(&facts.outline.items, false).iter().map(|m| format!("app/models/{}.rb", emitted_stem(&m.name))));
+    paths.dedup();
+    paths
+}
+
+/// Where one file lands.
+pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
+    let source = facts.relative_path.as_str();
+    let Some(kind) = facts.kind else { return no_tree(source, "outside any Rails app") };
+    let swaps = swaps(facts);
+    let library = |facts: &FileFacts, what: &str| {
+        let paths = library_paths(facts);
+        if paths.is_empty() {
+            no_tree(source, format!("{what} with no class and no module that declares something: nothing to emit"))
+        } else {
+            landed(source, paths, swaps.clone(), "aot", None)
+        }
+    };
+    match kind {
+        FileKind::Model | FileKind::Concern if source.starts_with("app/models/") => {
+            let Some(class) = first_class(&facts.outline.items) else { return library(facts, "a model-folder file") };
+            if !is_model(class) {
+                return library(facts, "a model-folder file");
+            }
+            let stem = emitted_stem(&class.name);
+            let mut paths = vec![format!("app/models/{stem}.rb"), format!("sig/app/models/{stem}.rbs")];
+            let last = class.name.rsplit("::").next().unwrap_or(&class.name);
+            let table = pluralize(&snake_case(last));
+            let mut notes = Vec::new();
+            if app.tables.contains(&table.as_str()) {
+                paths.push(format!("app/models/{}.rb", emitted_stem(&format!("{}Row", class.name))));
+            } else {
+                notes.push(format!("no `{table}` table in db/schema.rb, so no {}Row", class.name));
+            }
+            if facts.models.iter().any(|m| !m.scopes.is_empty() || !m.enums.is_empty()) {
+                paths.push("app/models/relation_scopes.rb".to_owned());
+            }
+            let others = classes(&facts.outline.items).len().saturating_sub(1 + classes(&class.items).len());
+            if others > 0 {
+                notes.push(format!("only {} is emitted from a model file: {others} other class(es) here are dropped", class.name));
+            }
+            landed(source, paths, swaps, "aot", (!notes.is_empty()).then(|| notes.join("; ")))
+        }
+        FileKind::Controller | FileKind::Concern if source.starts_with("app/controllers/") => {
+            let all = classes(&facts.outline.items);
+            let controller = all.iter().find(|c| c.name.rsplit("::").next().is_some_and(|n| n.ends_with("Controller"))).or(all.first());
+            match controller {
+                Some(controller) => {
+                    let dropped = all.len() - 1;
+                    let note = (dropped > 0).then(|| {
+                        format!(
+                            "only {} gets a file: the {dropped} other class(es) here are not emitted as files of their own",
+                            controller.name
+                        )
+                    });
+                    landed(source, vec![format!("app/controllers/{}.rb", emitted_stem(&controller.name))], swaps, "aot", note)
+                }
+                None => library(facts, "a controller-folder file"),
+            }
+        }
+        FileKind::View => view_entry(source),
+        FileKind::Routes => landed(source, vec!["config/routes.rb".to_owned(), "app/route_helpers.rb".to_owned()], Vec::new(), "aot", None),
+        FileKind::Schema => landed(
+            source,
+            vec!["config/schema.rb".to_owned(), "db/seed.sql".to_owned()],
+            Vec::new(),
+            "aot",
+            Some("foreign keys are dropped from the DDL".to_owned()),
+        ),
+        FileKind::Application => landed(source, vec!["config/application.rb".to_owned()], Vec::new(), "aot", None),
+        FileKind::Initializer => landed(
+            source,
+            vec!["config/application.rb".to_owned()],
+            Vec::new(),
+            "aot",
+            Some("only its config assignments are read, into config/application.rb; other statements are not carried".to_owned()),
+        ),
+        FileKind::Environment => no_tree(source, "config/environments/* is not read"),
+        FileKind::Migration => no_tree(source, "migrations are folded only when there is no db/schema.rb"),
+        FileKind::Test => test_entry(facts),
+        FileKind::Helper | FileKind::AppSupport | FileKind::Library | FileKind::Concern => {
+            let in_support = SUPPORT_DIRS.iter().any(|dir| source.starts_with(&format!("{dir}/")));
+            if !in_support {
+                let dir = source.rsplit_once('/').map_or(source, |(d, _)| d);
+                return no_tree(source, format!("Roundhouse does not read {dir}/"));
+            }
+            if let Some(rest) = source.strip_prefix("lib/") {
+                if let Some((first, _)) = rest.split_once('/') {
+                    if app.lib_ignored.iter().any(|ignored| ignored == first) {
+                        return no_tree(source, format!("lib/{first}/ is in config.autoload_lib(ignore: …)"));
+                    }
+                }
+            }
+            library(facts, "a support file")
+        }
+        FileKind::OtherRuby => match source {
+            "db/seeds.rb" => landed(source, vec!["db/seeds.rb".to_owned()], swaps, "aot", None),
+            "config/importmap.rb" => landed(source, vec!["config/importmap.rb".to_owned()], Vec::new(), "aot", None),
+            "Gemfile" => no_tree(source, "the Gemfile is replaced by each tree's own (the JVM tree's uses jdbc-sqlite3)"),
+            _ => no_tree(source, "Roundhouse does not read this file"),
+        },
+        FileKind::Model | FileKind::Controller => no_tree(source, "not read"),
+    }
+}
+
+fn view_entry(source: &str) -> TreeEntry {
+    let Some(name) = source.strip_prefix("app/views/") else { return no_tree(source, "not under app/views") };
+    if let Some(stem) = name.strip_suffix(".jbuilder") {
+        let (base, format) = stem.rsplit_once('.').map_or((stem, "json"), |(b, f)| (b, f));
+        return if format == "json" {
+            landed(source, vec![format!("app/views/{base}_json.rb")], Vec::new(), "aot", None)
+        } else {
+            no_tree(source, format!("jbuilder for `{format}` is not emitted (only json)"))
+        };
+    }
+    let stem = name.strip_suffix(".erb").or_else(|| name.strip_suffix(".haml"));
+    let Some(stem) = stem else {
+        let engine = name.rsplit('.').next().unwrap_or("");
+        return no_tree(source, format!("`.{engine}` templates are not read (views.template-engine)"));
+    };
+    let (base, format) = stem.rsplit_once('.').map_or((stem, "html"), |(b, f)| (b, f));
+    if matches!(format, "html" | "turbo_stream" | "svg") {
+        landed(source, vec![format!("app/views/{base}.rb")], Vec::new(), "aot", None)
+    } else {
+        no_tree(source, format!("`{format}` templates are not emitted (views.template-format)"))
+    }
+}
+
+fn test_entry(facts: &FileFacts) -> TreeEntry {
+    let source = facts.relative_path.as_str();
+    let folder = ["test/models/", "test/controllers/"].iter().find(|dir| source.starts_with(*dir));
+    let Some(_) = folder else { return no_tree(source, "only test/models and test/controllers tests are emitted") };
+    let stem = source.rsplit('/').next().unwrap_or(source);
+    let aot = facts.aot_marker.is_some();
+    let mut entry = landed(source, vec![source.to_owned()], Vec::new(), if aot { "aot" } else { "cruby" }, None);
+    if let Some((_, spinel)) = entry.targets.iter_mut().find(|(t, _)| *t == Target::Spinel) {
+        spinel.paths = vec![if aot { format!("test/{stem}") } else { format!("test/cruby/{stem}") }];
+    }
+    entry.note = Some(if let Some(marker) = facts.aot_marker {
+        format!(
+            "line {} says `< TestBase`/`< ActionDispatch::IntegrationTest` (a text match, comments count): the Spinel tree runs it in the AOT lane",
+            marker.start.line + 1
+        )
+    } else {
+        "no `< TestBase` or `< ActionDispatch::IntegrationTest`: the Spinel tree runs it under CRuby".to_owned()
+    });
+    entry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    fn check(fixture: &str, expect: expect_test::Expect) {
+        let fixture = Fixture::new(fixture);
+        let snapshot = fixture.index.snapshot();
+        let app = AppFacts::new(&snapshot);
+        let mut out = String::new();
+        for facts in &snapshot {
+            let entry = map_file(facts, &app);
+            let ruby = entry.target(Target::Ruby).map(|t| t.paths.join(", ")).unwrap_or_default();
+            let spinel = entry.target(Target::Spinel).map(|t| format!("{} {:?}", t.paths.join(", "), t.lane)).unwrap_or_default();
+            let swaps = entry.target(Target::Jruby).map(|t| t.swaps.join("; ")).unwrap_or_default();
+            out.push_str(&format!("{} → [{ruby}] spinel [{spinel}]", entry.source));
+            if !swaps.is_empty() {
+                out.push_str(&format!(" swaps [{swaps}]"));
+            }
+            if let Some(note) = &entry.note {
+                out.push_str(&format!(" — {note}"));
+            }
+            out.push('\n');
+        }
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn roundhouse_snake_case_keeps_acronyms_together() {
+        assert_eq!(emitted_stem("HTMLParser"), "htmlparser");
+        assert_eq!(emitted_stem("FAQRow"), "faqrow");
+        assert_eq!(emitted_stem("NotAHelper"), "not_ahelper");
+        assert_eq!(emitted_stem("RestrictedHTTP::PrivateNetworkGuard"), "restricted_http/private_network_guard");
+        assert_eq!(emitted_stem("BadIPsError"), "bad_ips_error");
+        assert_eq!(emitted_stem("Push::SubscriptionRow"), "push/subscription_row");
+    }
+
+    #[test]
+    fn maps_each_kind_of_file() {
+        check(
+            r#"
+            #- /config/application.rb
+            module Shop
+              class Application < Rails::Application
+                config.autoload_lib(ignore: %w[assets tasks rails_ext])
+              end
+            end
+            #- /db/schema.rb
+            ActiveRecord::Schema[8.0].define(version: 1) do
+              create_table "posts" do |t|
+              end
+            end
+            #- /app/models/post.rb
+            class Post < ApplicationRecord
+              has_secure_password
+              scope :recent, -> { order(:id) }
+            end
+            class Loose; end
+            #- /app/models/widget.rb
+            class Widget < ApplicationRecord
+              self.table_name = "posts"
+            end
+            #- /app/models/open_room.rb
+            class OpenRoom < Room; end
+            #- /app/models/concerns/trashable.rb
+            module Trashable
+              extend ActiveSupport::Concern
+              included do
+                scope :trashed, -> { where.not(trashed_at: nil) }
+              end
+            end
+            #- /app/helpers/messages/attachment_presentation.rb
+            module Messages
+              class AttachmentPresentation
+                def html = Markly.render_html("x")
+              end
+            end
+            #- /lib/html_parser.rb
+            class HTMLParser; end
+            #- /lib/rails_ext/filter.rb
+            class Filter; end
+            #- /app/forms/foo_form.rb
+            class FooForm; end
+            #- /app/controllers/admin/posts_controller.rb
+            module Admin
+              class LoginFailedError < StandardError; end
+              class PostsController < ApplicationController
+                def index; end
+              end
+            end
+            #- /app/views/posts/index.html.erb
+            <h1>Posts</h1>
+            #- /app/views/posts/_post.html.haml
+            %p= post.title
+            #- /app/views/posts/create.turbo_stream.erb
+            <%= turbo_stream.remove "x" %>
+            #- /app/views/posts/index.json.jbuilder
+            json.array! @posts
+            #- /app/views/posts/feed.xml.erb
+            <feed/>
+            #- /app/views/posts/legacy.html.slim
+            h1 Legacy
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+            end
+            #- /config/initializers/time.rb
+            Time::DATE_FORMATS[:short] = "%d"
+            #- /config/environments/production.rb
+            Rails.application.configure do
+            end
+            #- /test/models/post_test.rb
+            class PostTest < ActiveSupport::TestCase; end
+            #- /test/models/comment_test.rb
+            # Not an integration test, but this comment says < ActionDispatch::IntegrationTest
+            class CommentTest < ActiveSupport::TestCase; end
+            #- /test/controllers/posts_controller_test.rb
+            class PostsControllerTest < ActionDispatch::IntegrationTest; end
+            "#,
+            expect_test::expect![[r#"
+                app/controllers/admin/posts_controller.rb → [app/controllers/admin/posts_controller.rb] spinel [app/controllers/admin/posts_controller.rb Some("aot")] — only Admin::PostsController gets a file: the 1 other class(es) here are not emitted as files of their own
+                app/forms/foo_form.rb → [] spinel [ None] — Roundhouse does not read app/forms/
+                app/helpers/messages/attachment_presentation.rb → [app/models/messages/attachment_presentation.rb] spinel [app/models/messages/attachment_presentation.rb Some("aot")] swaps [Markly → commonmark-java shim (runtime/markly_jruby.rb)]
+                app/models/concerns/trashable.rb → [app/models/trashable.rb] spinel [app/models/trashable.rb Some("aot")]
+                app/models/open_room.rb → [app/models/open_room.rb] spinel [app/models/open_room.rb Some("aot")]
+                app/models/post.rb → [app/models/post.rb, sig/app/models/post.rbs, app/models/post_row.rb, app/models/relation_scopes.rb] spinel [app/models/post.rb, sig/app/models/post.rbs, app/models/post_row.rb, app/models/relation_scopes.rb Some("aot")] swaps [BCrypt → raising stand-in] — only Post is emitted from a model file: 1 other class(es) here are dropped
+                app/models/widget.rb → [app/models/widget.rb, sig/app/models/widget.rbs] spinel [app/models/widget.rb, sig/app/models/widget.rbs Some("aot")] — no `widgets` table in db/schema.rb, so no WidgetRow
+                app/views/posts/_post.html.haml → [app/views/posts/_post.rb] spinel [app/views/posts/_post.rb Some("aot")]
+                app/views/posts/create.turbo_stream.erb → [app/views/posts/create.rb] spinel [app/views/posts/create.rb Some("aot")]
+                app/views/posts/feed.xml.erb → [] spinel [ None] — `xml` templates are not emitted (views.template-format)
+                app/views/posts/index.html.erb → [app/views/posts/index.rb] spinel [app/views/posts/index.rb Some("aot")]
+                app/views/posts/index.json.jbuilder → [app/views/posts/index_json.rb] spinel [app/views/posts/index_json.rb Some("aot")]
+                app/views/posts/legacy.html.slim → [] spinel [ None] — `.slim` templates are not read (views.template-engine)
+                config/application.rb → [config/application.rb] spinel [config/application.rb Some("aot")]
+                config/environments/production.rb → [] spinel [ None] — config/environments/* is not read
+                config/initializers/time.rb → [config/application.rb] spinel [config/application.rb Some("aot")] — only its config assignments are read, into config/application.rb; other statements are not carried
+                config/routes.rb → [config/routes.rb, app/route_helpers.rb] spinel [config/routes.rb, app/route_helpers.rb Some("aot")]
+                db/schema.rb → [config/schema.rb, db/seed.sql] spinel [config/schema.rb, db/seed.sql Some("aot")] — foreign keys are dropped from the DDL
+                lib/html_parser.rb → [app/models/htmlparser.rb] spinel [app/models/htmlparser.rb Some("aot")]
+                lib/rails_ext/filter.rb → [] spinel [ None] — lib/rails_ext/ is in config.autoload_lib(ignore: …)
+                test/controllers/posts_controller_test.rb → [test/controllers/posts_controller_test.rb] spinel [test/posts_controller_test.rb Some("aot")] — line 1 says `< TestBase`/`< ActionDispatch::IntegrationTest` (a text match, comments count): the Spinel tree runs it in the AOT lane
+                test/models/comment_test.rb → [test/models/comment_test.rb] spinel [test/comment_test.rb Some("aot")] — line 1 says `< TestBase`/`< ActionDispatch::IntegrationTest` (a text match, comments count): the Spinel tree runs it in the AOT lane
+                test/models/post_test.rb → [test/models/post_test.rb] spinel [test/cruby/post_test.rb Some("cruby")] — no `< TestBase` or `< ActionDispatch::IntegrationTest`: the Spinel tree runs it under CRuby
+            "#]],
+        );
+    }
+}
