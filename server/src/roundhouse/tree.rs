@@ -333,12 +333,9 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
                 let dir = source.rsplit_once('/').map_or(source, |(d, _)| d);
                 return no_tree(source, format!("Roundhouse does not read {dir}/"));
             }
-            if let Some(rest) = source.strip_prefix("lib/") {
-                if let Some((first, _)) = rest.split_once('/') {
-                    if app.lib_ignored.iter().any(|ignored| ignored == first) {
-                        return no_tree(source, format!("lib/{first}/ is in config.autoload_lib(ignore: …)"));
-                    }
-                }
+            let ignored_lib_dir = source.strip_prefix("lib/").and_then(|rest| rest.split_once('/')).map(|(first, _)| first);
+            if let Some(first) = ignored_lib_dir.filter(|first| app.lib_ignored.iter().any(|ignored| ignored == first)) {
+                return no_tree(source, format!("lib/{first}/ is in config.autoload_lib(ignore: …)"));
             }
             library(facts, "a support file")
         }
