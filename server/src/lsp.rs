@@ -25,8 +25,10 @@ pub fn run_stdio() -> Result<bool, String> {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let clean = runtime.block_on(async {
-        let (service, socket) =
-            LspService::build(backend::Backend::new).custom_method("switchyard/routes", backend::Backend::routes).finish();
+        let (service, socket) = LspService::build(backend::Backend::new)
+            .custom_method("switchyard/routes", backend::Backend::routes)
+            .custom_method("switchyard/emittedTree", backend::Backend::emitted_tree)
+            .finish();
         let session = service.inner().session();
         Server::new(transport::well_formed_frames(tokio::io::stdin()), tokio::io::stdout(), socket).serve(service).await;
         session.shutdown_requested()

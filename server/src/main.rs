@@ -44,6 +44,15 @@ enum Command {
         #[arg(long, value_enum, default_value_t = IndexFormat::Text)]
         format: IndexFormat,
     },
+    /// Where each source file lands in Roundhouse's CRuby, JVM and Spinel trees (PATH may be one file).
+    Tree {
+        path: Option<PathBuf>,
+        /// Only these targets (repeatable); all three by default.
+        #[arg(long = "target", value_enum)]
+        targets: Vec<TreeTarget>,
+        #[arg(long, value_enum, default_value_t = RoutesFormat::Table)]
+        format: RoutesFormat,
+    },
     /// Print the app's routes as `bin/rails routes` does, computed from config/routes.rb alone.
     Routes {
         path: Option<PathBuf>,
@@ -53,6 +62,13 @@ enum Command {
         #[arg(long, value_name = "TEXT")]
         grep: Option<String>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TreeTarget {
+    Ruby,
+    Jruby,
+    Spinel,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -95,6 +111,18 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
 
     let result = match (args.command, args.check) {
+        (Some(Command::Tree { path, targets, format }), _) => {
+            use switchyard::roundhouse::tree::Target;
+            let targets: Vec<Target> = targets
+                .iter()
+                .map(|t| match t {
+                    TreeTarget::Ruby => Target::Ruby,
+                    TreeTarget::Jruby => Target::Jruby,
+                    TreeTarget::Spinel => Target::Spinel,
+                })
+                .collect();
+            cli::tree(&path.unwrap_or_else(|| PathBuf::from(".")), &targets, matches!(format, RoutesFormat::Json))
+        }
         (Some(Command::Routes { path, format, grep }), _) => {
             cli::routes(&path.unwrap_or_else(|| PathBuf::from(".")), matches!(format, RoutesFormat::Json), grep.as_deref())
         }

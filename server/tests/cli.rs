@@ -133,3 +133,22 @@ fn a_folder_inside_an_app_indexes_the_whole_app() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("controller PostsController ["), "{}", text(&out.stdout));
 }
+
+#[test]
+fn tree_json_follows_the_contract() {
+    let out = switchyard(&["tree", "examples/blog/app/views/posts/index.html.erb", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "PATH naming one file maps that file");
+    let entry = &lines[0];
+    assert_eq!(entry["source"], "app/views/posts/index.html.erb");
+    for target in ["ruby", "jruby", "spinel"] {
+        assert_eq!(entry["targets"][target]["paths"], serde_json::json!(["app/views/posts/index.rb"]), "{target}");
+    }
+    assert_eq!(entry["targets"]["spinel"]["lane"], "aot");
+    assert!(entry["targets"]["ruby"]["lane"].is_null());
+
+    let only_jvm = switchyard(&["tree", "examples/blog", "--target", "jruby", "--format", "json"]);
+    let first: Value = serde_json::from_str(text(&only_jvm.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(first["targets"].as_object().unwrap().keys().collect::<Vec<_>>(), ["jruby"]);
+}

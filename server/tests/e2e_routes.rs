@@ -55,10 +55,12 @@ fn hover_definition_references_and_lenses() {
     let controller = uri(&app.join("app/controllers/posts_controller.rb"));
     let lenses = client.request("textDocument/codeLens", json!({"textDocument": {"uri": controller}}));
     let titles: Vec<&str> = lenses["result"].as_array().unwrap().iter().map(|l| l["command"]["title"].as_str().unwrap()).collect();
+    assert!(titles.len() > 1, "{titles:?}");
     assert!(titles.contains(&"GET / · GET /posts(.:format)"), "root and index reach PostsController#index: {titles:?}");
     assert!(titles.contains(&"PATCH|PUT /posts/:id(.:format)"), "{titles:?}");
-    let lens = &lenses["result"][0];
-    assert_eq!(lens["command"]["command"], "switchyard.openRoute");
+    // Line 1 carries where the file lands; the action lenses follow.
+    assert_eq!(lenses["result"][0]["command"]["title"], "CRuby → app/controllers/posts_controller.rb · JVM → same · Spinel: AOT");
+    let lens = lenses["result"].as_array().unwrap().iter().find(|l| l["command"]["command"] == "switchyard.openRoute").unwrap();
     let executed =
         client.request("workspace/executeCommand", json!({"command": "switchyard.openRoute", "arguments": lens["command"]["arguments"]}));
     assert!(executed.get("error").is_none(), "{executed}");
@@ -147,5 +149,21 @@ fn switchyard_routes_request_returns_the_table() {
     let expected = std::fs::read_to_string(repo_root().join("tests/fixtures/routes/apps/blog.expected.txt")).unwrap();
     assert_eq!(apps[0]["table"], expected);
     assert!(apps[0]["routes"].as_array().unwrap().iter().any(|r| r["name"] == "edit_post" && r["path"] == "/posts/:id/edit(.:format)"));
+    assert_eq!(client.shutdown().code(), Some(0));
+}
+
+#[test]
+fn emitted_tree_request_says_where_a_file_lands() {
+    let (mut client, app) = start();
+    let user = client.request("switchyard/emittedTree", json!({"uri": uri(&app.join("app/models/user.rb"))}));
+    let result = &user["result"];
+    assert_eq!(result["source"], "app/models/user.rb");
+    assert_eq!(result["targets"]["ruby"]["paths"], json!(["app/models/user.rb", "sig/app/models/user.rbs", "app/models/user_row.rb"]));
+    assert_eq!(result["targets"]["jruby"]["swaps"], json!(["BCrypt → raising stand-in"]), "has_secure_password reaches BCrypt");
+    assert_eq!(result["targets"]["spinel"]["lane"], "aot");
+    assert_eq!(result["summary"], "CRuby → app/models/user.rb (+2) · JVM → same (1 swap) · Spinel: AOT");
+    let gemfile = client.request("switchyard/emittedTree", json!({"uri": uri(&app.join("Gemfile"))}));
+    assert_eq!(gemfile["result"]["targets"]["ruby"]["paths"], json!([]));
+    assert!(gemfile["result"]["note"].as_str().unwrap().contains("Gemfile"));
     assert_eq!(client.shutdown().code(), Some(0));
 }

@@ -108,6 +108,23 @@ for _, line in ipairs(lines) do
   end
 end
 check(":SwitchyardRoutes shows the table", shown and found, table.concat(lines, "\n"))
+
+-- :SwitchyardTree on the model: its emitted paths and lane.
+vim.cmd("edit " .. app .. "/app/models/user.rb")
+local user = vim.api.nvim_get_current_buf()
+vim.wait(20000, function()
+  return #switchyard.clients_for(user) > 0
+end, 50)
+vim.cmd("SwitchyardTree")
+local tree_shown = vim.wait(20000, function()
+  return vim.bo.filetype == "switchyard-tree"
+end, 50)
+local tree = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+check(
+  ":SwitchyardTree shows where the file lands",
+  tree_shown and tree:find("CRuby → app/models/user.rb", 1, true) and tree:find("lane aot", 1, true) and tree:find("BCrypt", 1, true),
+  tree
+)
 end
 
 -- A Lua error must fail the run, not leave a headless Neovim waiting.

@@ -7,3 +7,7 @@ vim.g.loaded_switchyard = true
 vim.api.nvim_create_user_command("SwitchyardRoutes", function()
   require("switchyard").routes()
 end, { desc = "Switchyard: show the app's routes in a scratch split" })
+
+vim.api.nvim_create_user_command("SwitchyardTree", function()
+  require("switchyard").tree()
+end, { desc = "Switchyard: where this file lands in the CRuby, JVM and Spinel trees" })

@@ -8,9 +8,34 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vsc
 import { ROUTES_SCHEME, RoutesResult, routesText, routesUri, sourceOfRoutesUri } from "./routes";
 import { resolveServerPath } from "./serverPath";
 import { initializationOptions } from "./settings";
+import { EmittedTree, TREE_SCHEME, statusText, treeText } from "./tree";
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
+let status: vscode.StatusBarItem | undefined;
+
+async function emittedTree(uri: vscode.Uri | undefined): Promise<EmittedTree | null> {
+  if (!client || !uri || uri.scheme !== "file") return null;
+  try {
+    return await client.sendRequest<EmittedTree | null>("switchyard/emittedTree", { uri: uri.toString(true) });
+  } catch {
+    return null;
+  }
+}
+
+/** The status item: where the active file lands (`CRuby · JVM · Spinel AOT`). */
+async function updateStatus(): Promise<void> {
+  if (!status) return;
+  const tree = await emittedTree(vscode.window.activeTextEditor?.document.uri);
+  const text = statusText(tree);
+  if (!text) {
+    status.hide();
+    return;
+  }
+  status.text = `$(git-merge) ${text}`;
+  status.tooltip = tree?.summary;
+  status.show();
+}
 
 const DOCUMENT_SELECTOR = [
   { scheme: "file", language: "ruby" },
@@ -55,6 +80,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     }
   });
   await client.start();
+  await updateStatus();
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -87,7 +113,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await start(context);
     }),
     vscode.commands.registerCommand("switchyard.showOutput", () => output.show(true)),
+    vscode.workspace.registerTextDocumentContentProvider(TREE_SCHEME, {
+      async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+        const tree = await emittedTree(vscode.Uri.parse(decodeURIComponent(uri.query)));
+        return tree ? treeText(tree) : "This file is in no Rails app Switchyard knows.\n";
+      },
+    }),
+    vscode.commands.registerCommand("switchyard.showEmittedTree", async () => {
+      const source = vscode.window.activeTextEditor?.document.uri;
+      if (!source) return;
+      const uri = vscode.Uri.parse(`${TREE_SCHEME}:/tree?${encodeURIComponent(source.toString(true))}`);
+      const document = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+    }),
+    vscode.window.onDidChangeActiveTextEditor(() => void updateStatus()),
   );
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  status.command = "switchyard.showEmittedTree";
+  context.subscriptions.push(status);
   await start(context);
 }
 

@@ -28,6 +28,7 @@ const disposable = { dispose() {} };
 const known = {
   EventEmitter,
   ViewColumn: { Beside: -2 },
+  StatusBarAlignment: { Left: 1, Right: 2 },
   Uri: { parse: (value: string) => ({ toString: () => value }) },
   window: {
     createOutputChannel: () => ({ info() {}, appendLine() {}, show() {}, dispose() {} }),
@@ -36,6 +37,8 @@ const known = {
       return Promise.resolve(undefined);
     },
     showWarningMessage: () => Promise.resolve(undefined),
+    createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {}, text: "", tooltip: "", command: "" }),
+    onDidChangeActiveTextEditor: () => disposable,
     activeTextEditor: undefined,
   },
   workspace: {

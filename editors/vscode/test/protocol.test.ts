@@ -26,6 +26,7 @@ import {
 
 import { initializationOptions } from "../src/settings";
 import { RoutesResult, routesText } from "../src/routes";
+import { EmittedTree, statusText } from "../src/tree";
 
 const repo = path.resolve(__dirname, "../../../..");
 const binary = process.env.SWITCHYARD_BIN ? path.resolve(repo, process.env.SWITCHYARD_BIN) : path.join(repo, "target/debug/switchyard");
@@ -96,6 +97,11 @@ test("initialize, diagnostics, hover, switchyard/routes, shutdown", { timeout: 6
   const hover = await connection.sendRequest(HoverRequest.type, { textDocument: { uri: uri(routesFile) }, position: { line: 5, character: 4 } });
   const contents = hover?.contents as { value: string };
   assert.match(contents.value, /^\*\*`resources :posts`\*\* → 12 routes/);
+
+  // Where the model lands, as the status item and "Show emitted tree" show it.
+  const tree = await connection.sendRequest<EmittedTree>("switchyard/emittedTree", { uri: uri(post) });
+  assert.equal(statusText(tree), "CRuby · JVM · Spinel AOT");
+  assert.deepEqual(tree.targets.ruby?.paths, ["app/models/post.rb", "sig/app/models/post.rbs", "app/models/post_row.rb", "app/models/relation_scopes.rb"]);
 
   await connection.sendRequest(ShutdownRequest.type);
   await connection.sendNotification(ExitNotification.type);

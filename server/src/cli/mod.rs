@@ -4,12 +4,14 @@
 
 mod check;
 mod routes;
+mod tree;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use check::check;
 pub use routes::routes;
+pub use tree::tree;
 
 use crate::index::{Index, IndexReport, dump};
 use crate::rails::project;

@@ -23,6 +23,11 @@ impl Backend {
         Arc::clone(&self.session)
     }
 
+    /// `switchyard/emittedTree` (registered as a custom method in `lsp::run_stdio`).
+    pub async fn emitted_tree(&self, params: handlers::custom::EmittedTreeParams) -> Result<Option<serde_json::Value>> {
+        handlers::custom::emitted_tree(self, params).await
+    }
+
     /// `switchyard/routes` (registered as a custom method in `lsp::run_stdio`).
     pub async fn routes(&self, params: handlers::custom::RoutesParams) -> Result<handlers::custom::RoutesResult> {
         handlers::custom::routes(self, params).await

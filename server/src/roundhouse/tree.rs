@@ -59,6 +59,55 @@ impl TreeEntry {
     pub fn target(&self, target: Target) -> Option<&TargetTree> {
         self.targets.iter().find(|(t, _)| *t == target).map(|(_, tree)| tree)
     }
+
+    /// The contract's JSON shape: `{"source", "targets": {"ruby": {"paths", "swaps", "lane"}, …}, "note"}`,
+    /// with only the `targets` asked for.
+    pub fn to_json(&self, targets: &[Target]) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        for (target, tree) in self.targets.iter().filter(|(t, _)| targets.contains(t)) {
+            map.insert(target.as_str().to_owned(), serde_json::json!({"paths": tree.paths, "swaps": tree.swaps, "lane": tree.lane}));
+        }
+        let mut value = serde_json::json!({"source": self.source, "targets": map});
+        if let Some(note) = &self.note {
+            value["note"] = serde_json::Value::String(note.clone());
+        }
+        value
+    }
+
+    /// One line for a lens or a status item: `CRuby → app/models/post.rb · JVM → same · Spinel: AOT`.
+    pub fn summary(&self) -> String {
+        let ruby = self.target(Target::Ruby).map(|t| t.paths.clone()).unwrap_or_default();
+        if ruby.is_empty() {
+            return format!("No tree: {}", self.note.as_deref().unwrap_or("Roundhouse does not emit this file"));
+        }
+        let first = |paths: &[String]| if paths.len() > 1 { format!("{} (+{})", paths[0], paths.len() - 1) } else { paths[0].clone() };
+        let mut parts = vec![format!("CRuby → {}", first(&ruby))];
+        if let Some(jvm) = self.target(Target::Jruby) {
+            let path = if jvm.paths == ruby { "same".to_owned() } else { first(&jvm.paths) };
+            let swaps = if jvm.swaps.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} swap{})", jvm.swaps.len(), if jvm.swaps.len() == 1 { "" } else { "s" })
+            };
+            parts.push(format!("JVM → {path}{swaps}"));
+        }
+        if let Some(spinel) = self.target(Target::Spinel) {
+            parts.push(match spinel.lane {
+                Some("aot") => "Spinel: AOT".to_owned(),
+                Some(lane) => format!("Spinel: {lane}"),
+                None => "Spinel: none".to_owned(),
+            });
+        }
+        parts.join(" · ")
+    }
+}
+
+/// Every file of an app mapped, sorted by source path.
+pub fn map_app(files: &[std::sync::Arc<FileFacts>]) -> Vec<TreeEntry> {
+    let app = AppFacts::new(files);
+    let mut entries: Vec<TreeEntry> = files.iter().map(|f| map_file(f, &app)).collect();
+    entries.sort_by(|a, b| a.source.cmp(&b.source));
+    entries
 }
 
 /// What the map needs to know about the whole app.
@@ -160,7 +209,7 @@ fn landed(source: &str, paths: Vec<String>, swaps: Vec<String>, lane: &'static s
 fn swaps(facts: &FileFacts) -> Vec<String> {
     let mut found = Vec::new();
     let mentions = |needle: &str| facts.constants.iter().any(|c| c == needle || c.starts_with(&format!("{needle}::")));
-    if mentions("Markly") || mentions("Commonmarker") {
+    if mentions("Markly") {
         found.push("Markly → commonmark-java shim (runtime/markly_jruby.rb)".to_owned());
     }
     if mentions("SQLite3") {

@@ -172,4 +172,41 @@ function M.routes()
   end, bufnr)
 end
 
+-- :SwitchyardTree — where the current file lands in the CRuby, JVM and Spinel trees.
+function M.tree()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = clients_for(bufnr)[1]
+  if not client then
+    vim.notify("Switchyard is not attached to this buffer", vim.log.levels.WARN)
+    return
+  end
+  M.request(client, "switchyard/emittedTree", { uri = vim.uri_from_bufnr(bufnr) }, function(err, result)
+    if err or not result then
+      vim.notify("Switchyard: " .. (err and err.message or "this file is in no Rails app"), vim.log.levels.WARN)
+      return
+    end
+    local lines = { result.source, "  " .. result.summary }
+    for _, target in ipairs({ "ruby", "jruby", "spinel" }) do
+      local tree = result.targets[target]
+      if tree then
+        local paths = #tree.paths > 0 and table.concat(tree.paths, ", ") or "—"
+        local lane = tree.lane ~= vim.NIL and tree.lane and (" · lane " .. tree.lane) or ""
+        local swaps = #tree.swaps > 0 and (" · swaps: " .. table.concat(tree.swaps, "; ")) or ""
+        table.insert(lines, string.format("  %-7s%s%s%s", target, paths, lane, swaps))
+      end
+    end
+    if result.note then
+      table.insert(lines, "  note   " .. result.note)
+    end
+    vim.cmd("botright " .. (#lines + 1) .. "new")
+    local scratch = vim.api.nvim_get_current_buf()
+    vim.bo[scratch].buftype = "nofile"
+    vim.bo[scratch].bufhidden = "wipe"
+    vim.bo[scratch].swapfile = false
+    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
+    vim.bo[scratch].modifiable = false
+    vim.bo[scratch].filetype = "switchyard-tree"
+  end, bufnr)
+end
+
 return M

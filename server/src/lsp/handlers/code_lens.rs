@@ -14,15 +14,19 @@ pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Opti
     let session = &backend.session;
     let Some(path) = convert::path_of(&params.text_document.uri) else { return Ok(None) };
     let (Some(facts), Some(app)) = (session.index.get(&path), session.index.app_for(&path)) else { return Ok(None) };
-    if facts.controllers.is_empty() {
-        return Ok(None);
-    }
     let context = app_context(session, app.root);
     guard::request("textDocument/codeLens", move || {
         let context = context();
-        let lenses = crate::ide::routes::code_lenses(&context, &facts)
-            .into_iter()
-            .map(|lens| CodeLens {
+        // Line 1 of every file: where it lands (a title only: nothing to run).
+        let entry = crate::roundhouse::tree::map_file(&facts, &crate::roundhouse::tree::AppFacts::new(&context.files));
+        let start = Position { line: 0, character: 0 };
+        let tree_lens = CodeLens {
+            range: Range { start, end: start },
+            command: Some(Command { title: entry.summary(), command: String::new(), arguments: None }),
+            data: None,
+        };
+        let lenses = std::iter::once(tree_lens)
+            .chain(crate::ide::routes::code_lenses(&context, &facts).into_iter().map(|lens| CodeLens {
                 range: convert::range(&facts.line_index, lens.span),
                 command: Some(Command {
                     title: lens.title,
@@ -30,7 +34,7 @@ pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Opti
                     arguments: location(&lens.target).and_then(|l| serde_json::to_value(l).ok()).map(|l| vec![l]),
                 }),
                 data: None,
-            })
+            }))
             .collect();
         Some(lenses)
     })

@@ -2,6 +2,8 @@
 //!
 //! - `switchyard/routes` `{ uri? }` → `{ apps: [{ name, root, table, routes }] }`: the route table of the
 //!   app holding `uri` (every app when absent), as `bin/rails routes` prints it and as JSON rows.
+//! - `switchyard/emittedTree` `{ uri }` → `{ source, targets: { ruby|jruby|spinel: { paths, swaps, lane } },
+//!   note?, summary }`: where the file lands in each tree (`null` outside any app).
 
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::Result;
@@ -51,6 +53,27 @@ pub async fn routes(backend: &Backend, params: RoutesParams) -> Result<RoutesRes
             })
             .collect();
         RoutesResult { apps }
+    })
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+pub struct EmittedTreeParams {
+    pub uri: Uri,
+}
+
+pub async fn emitted_tree(backend: &Backend, params: EmittedTreeParams) -> Result<Option<serde_json::Value>> {
+    let index = std::sync::Arc::clone(&backend.session.index);
+    let Some(path) = convert::path_of(&params.uri) else { return Ok(None) };
+    guard::request("switchyard/emittedTree", move || {
+        let app = index.app_for(&path)?;
+        let facts = index.get(&path)?;
+        let snapshot = index.snapshot();
+        let files: Vec<_> = snapshot.into_iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == app.root)).collect();
+        let entry = crate::roundhouse::tree::map_file(&facts, &crate::roundhouse::tree::AppFacts::new(&files));
+        let mut value = entry.to_json(&crate::roundhouse::tree::Target::ALL);
+        value["summary"] = serde_json::Value::String(entry.summary());
+        Some(value)
     })
     .await
 }
