@@ -28,6 +28,7 @@ pub fn run_stdio() -> Result<bool, String> {
         let (service, socket) = LspService::build(backend::Backend::new)
             .custom_method("switchyard/routes", backend::Backend::routes)
             .custom_method("switchyard/emittedTree", backend::Backend::emitted_tree)
+            .custom_method("switchyard/preview", backend::Backend::preview)
             .finish();
         let session = service.inner().session();
         Server::new(transport::well_formed_frames(tokio::io::stdin()), tokio::io::stdout(), socket).serve(service).await;

@@ -44,6 +44,12 @@ enum Command {
         #[arg(long, value_enum, default_value_t = IndexFormat::Text)]
         format: IndexFormat,
     },
+    /// Switchyard's preview of what Roundhouse makes of FILE, alone on stdout (pipe it to `ruby -c`).
+    Preview {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = TreeTarget::Ruby)]
+        target: TreeTarget,
+    },
     /// Where each source file lands in Roundhouse's CRuby, JVM and Spinel trees (PATH may be one file).
     Tree {
         path: Option<PathBuf>,
@@ -69,6 +75,16 @@ enum TreeTarget {
     Ruby,
     Jruby,
     Spinel,
+}
+
+impl From<TreeTarget> for switchyard::roundhouse::tree::Target {
+    fn from(target: TreeTarget) -> Self {
+        match target {
+            TreeTarget::Ruby => Self::Ruby,
+            TreeTarget::Jruby => Self::Jruby,
+            TreeTarget::Spinel => Self::Spinel,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -111,16 +127,9 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
 
     let result = match (args.command, args.check) {
+        (Some(Command::Preview { file, target }), _) => cli::preview(&file, target.into()),
         (Some(Command::Tree { path, targets, format }), _) => {
-            use switchyard::roundhouse::tree::Target;
-            let targets: Vec<Target> = targets
-                .iter()
-                .map(|t| match t {
-                    TreeTarget::Ruby => Target::Ruby,
-                    TreeTarget::Jruby => Target::Jruby,
-                    TreeTarget::Spinel => Target::Spinel,
-                })
-                .collect();
+            let targets: Vec<_> = targets.iter().map(|t| (*t).into()).collect();
             cli::tree(&path.unwrap_or_else(|| PathBuf::from(".")), &targets, matches!(format, RoutesFormat::Json))
         }
         (Some(Command::Routes { path, format, grep }), _) => {

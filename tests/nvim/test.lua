@@ -125,6 +125,26 @@ check(
   tree_shown and tree:find("CRuby → app/models/user.rb", 1, true) and tree:find("lane aot", 1, true) and tree:find("BCrypt", 1, true),
   tree
 )
+
+-- :SwitchyardPreview on the model follows an edit made with nvim_buf_set_lines.
+vim.cmd("wincmd p")
+vim.cmd("edit " .. app .. "/app/models/post.rb")
+local model = vim.api.nvim_get_current_buf()
+vim.cmd("SwitchyardPreview")
+local preview_buf = vim.api.nvim_get_current_buf()
+local function preview_text()
+  return table.concat(vim.api.nvim_buf_get_lines(preview_buf, 0, -1, false), "\n")
+end
+local first = vim.wait(20000, function()
+  return preview_text():find('def self.table_name = "posts"', 1, true) ~= nil
+end, 50)
+check(":SwitchyardPreview shows the model's preview", first, preview_text())
+vim.api.nvim_buf_set_lines(model, 2, 2, false, { "  has_one :cover_image" })
+vim.api.nvim_exec_autocmds("TextChanged", { buffer = model })
+local followed = vim.wait(20000, function()
+  return preview_text():find("def cover_image = CoverImage.find_by(post_id: @id)", 1, true) ~= nil
+end, 50)
+check(":SwitchyardPreview follows edits", followed, preview_text())
 end
 
 -- A Lua error must fail the run, not leave a headless Neovim waiting.

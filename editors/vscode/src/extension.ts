@@ -9,6 +9,7 @@ import { ROUTES_SCHEME, RoutesResult, routesText, routesUri, sourceOfRoutesUri }
 import { resolveServerPath } from "./serverPath";
 import { initializationOptions } from "./settings";
 import { EmittedTree, TREE_SCHEME, statusText, treeText } from "./tree";
+import { PREVIEW_SCHEME, PreviewResult, previewLineFor, previewUri, sourceOfPreviewUri } from "./preview";
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
@@ -127,6 +128,54 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
     }),
     vscode.window.onDidChangeActiveTextEditor(() => void updateStatus()),
+  );
+
+  // "Preview specialized output": a read-only document beside the source that follows its edits and
+  // scrolls with it.
+  const previewChanged = new vscode.EventEmitter<vscode.Uri>();
+  const openPreviews = new Map<string, vscode.Uri>(); // source URI → preview URI
+  const mappings = new Map<string, [number, number][]>(); // preview URI → mapping
+  const timers = new Map<string, NodeJS.Timeout>();
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, {
+      onDidChange: previewChanged.event,
+      async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+        const parsed = sourceOfPreviewUri(uri.toString(true));
+        if (!client || !parsed) return "# Switchyard is not running.\n";
+        const result = await client.sendRequest<PreviewResult | null>("switchyard/preview", { uri: parsed.source, target: parsed.target });
+        if (!result) return "# This file is in no Rails app Switchyard knows.\n";
+        mappings.set(uri.toString(true), result.mapping);
+        return result.text;
+      },
+    }),
+    vscode.commands.registerCommand("switchyard.preview", async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return;
+      const source = editor.document.uri.toString(true);
+      const uri = vscode.Uri.parse(previewUri(source, "ruby"));
+      openPreviews.set(source, uri);
+      const document = await vscode.workspace.openTextDocument(uri);
+      await vscode.languages.setTextDocumentLanguage(document, "ruby");
+      await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
+    }),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      const source = event.document.uri.toString(true);
+      const preview = openPreviews.get(source);
+      if (!preview) return;
+      clearTimeout(timers.get(source));
+      timers.set(source, setTimeout(() => previewChanged.fire(preview), 200));
+    }),
+    vscode.window.onDidChangeTextEditorVisibleRanges((event) => {
+      const preview = openPreviews.get(event.textEditor.document.uri.toString(true));
+      const mapping = preview && mappings.get(preview.toString(true));
+      const top = event.visibleRanges[0]?.start.line;
+      if (!preview || !mapping || top === undefined) return;
+      const line = previewLineFor(mapping, top);
+      const target = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString(true) === preview.toString(true));
+      if (target && line !== undefined) {
+        target.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.AtTop);
+      }
+    }),
   );
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   status.command = "switchyard.showEmittedTree";

@@ -14,11 +14,12 @@ test("activation registers the commands and says clearly when no server is found
   } finally {
     process.env.PATH = saved;
   }
-  for (const command of ["switchyard.showRoutes", "switchyard.showEmittedTree", "switchyard.restartServer", "switchyard.showOutput"]) {
+  for (const command of ["switchyard.preview", "switchyard.showRoutes", "switchyard.showEmittedTree", "switchyard.restartServer", "switchyard.showOutput"]) {
     assert.ok(recorded.commands.has(command), `${command} registered`);
   }
   assert.ok(recorded.contentProviders.has("switchyard-routes"));
   assert.ok(recorded.contentProviders.has("switchyard-tree"));
+  assert.ok(recorded.contentProviders.has("switchyard-preview"));
   assert.equal(recorded.errors.length, 1);
   assert.match(recorded.errors[0], /switchyard\.server\.path/);
   // With no server, the routes document says so instead of failing.

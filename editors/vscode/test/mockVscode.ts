@@ -39,6 +39,8 @@ const known = {
     showWarningMessage: () => Promise.resolve(undefined),
     createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {}, text: "", tooltip: "", command: "" }),
     onDidChangeActiveTextEditor: () => disposable,
+    onDidChangeTextEditorVisibleRanges: () => disposable,
+    visibleTextEditors: [],
     activeTextEditor: undefined,
   },
   workspace: {
@@ -48,6 +50,7 @@ const known = {
       return disposable;
     },
     createFileSystemWatcher: () => disposable,
+    onDidChangeTextDocument: () => disposable,
     workspaceFolders: undefined,
   },
   commands: {

@@ -27,6 +27,7 @@ import {
 import { initializationOptions } from "../src/settings";
 import { RoutesResult, routesText } from "../src/routes";
 import { EmittedTree, statusText } from "../src/tree";
+import { PreviewResult } from "../src/preview";
 
 const repo = path.resolve(__dirname, "../../../..");
 const binary = process.env.SWITCHYARD_BIN ? path.resolve(repo, process.env.SWITCHYARD_BIN) : path.join(repo, "target/debug/switchyard");
@@ -102,6 +103,14 @@ test("initialize, diagnostics, hover, switchyard/routes, shutdown", { timeout: 6
   const tree = await connection.sendRequest<EmittedTree>("switchyard/emittedTree", { uri: uri(post) });
   assert.equal(statusText(tree), "CRuby · JVM · Spinel AOT");
   assert.deepEqual(tree.targets.ruby?.paths, ["app/models/post.rb", "sig/app/models/post.rbs", "app/models/post_row.rb", "app/models/relation_scopes.rb"]);
+
+  // The preview follows the open buffer: the broken edit above still leaves a class to show.
+  const preview = await connection.sendRequest<PreviewResult>("switchyard/preview", { uri: uri(routesFile), target: "jruby" });
+  assert.equal(preview.language, "ruby");
+  assert.equal(preview.target, "jruby");
+  assert.match(preview.text, /^# Switchyard's approximation/);
+  assert.match(preview.text, /def self\.edit_post_path\(id\) = "\/posts\/#\{id\}\/edit"/);
+  assert.ok(preview.mapping.length > 0);
 
   await connection.sendRequest(ShutdownRequest.type);
   await connection.sendNotification(ExitNotification.type);

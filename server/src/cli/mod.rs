@@ -3,6 +3,7 @@
 //! stderr and exit code 2.
 
 mod check;
+mod preview;
 mod routes;
 mod tree;
 
@@ -10,6 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use check::check;
+pub use preview::preview;
 pub use routes::routes;
 pub use tree::tree;
 

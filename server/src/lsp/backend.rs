@@ -23,6 +23,11 @@ impl Backend {
         Arc::clone(&self.session)
     }
 
+    /// `switchyard/preview` (registered as a custom method in `lsp::run_stdio`).
+    pub async fn preview(&self, params: handlers::custom::PreviewParams) -> Result<Option<serde_json::Value>> {
+        handlers::custom::preview(self, params).await
+    }
+
     /// `switchyard/emittedTree` (registered as a custom method in `lsp::run_stdio`).
     pub async fn emitted_tree(&self, params: handlers::custom::EmittedTreeParams) -> Result<Option<serde_json::Value>> {
         handlers::custom::emitted_tree(self, params).await

@@ -1,5 +1,6 @@
 //! What Roundhouse does with a Rails app: the rules that flag constructs it rejects, drops or changes
 //! (`shared/spec/rules.md`). Each check reads facts and returns diagnostics with exact spans.
 
+pub mod preview;
 pub mod routes;
 pub mod tree;

@@ -172,6 +172,67 @@ function M.routes()
   end, bufnr)
 end
 
+-- :SwitchyardPreview — Switchyard's preview of what Roundhouse makes of the current file, in a scratch
+-- split that follows edits to the source buffer.
+function M.preview(target)
+  local source = vim.api.nvim_get_current_buf()
+  local client = clients_for(source)[1]
+  if not client then
+    vim.notify("Switchyard is not attached to this buffer", vim.log.levels.WARN)
+    return
+  end
+  target = (target ~= nil and target ~= "") and target or "ruby"
+  vim.cmd("botright vnew")
+  local scratch = vim.api.nvim_get_current_buf()
+  vim.bo[scratch].buftype = "nofile"
+  vim.bo[scratch].bufhidden = "wipe"
+  vim.bo[scratch].swapfile = false
+  vim.bo[scratch].filetype = "ruby"
+  vim.b[scratch].switchyard_preview = true
+  pcall(vim.api.nvim_buf_set_name, scratch, "switchyard://preview/" .. target .. "/" .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(source), ":t"))
+
+  local function refresh()
+    if not vim.api.nvim_buf_is_valid(scratch) then
+      return
+    end
+    M.request(client, "switchyard/preview", { uri = vim.uri_from_bufnr(source), target = target }, function(err, result)
+      if err or not result or not vim.api.nvim_buf_is_valid(scratch) then
+        return
+      end
+      vim.bo[scratch].modifiable = true
+      vim.api.nvim_buf_set_lines(scratch, 0, -1, false, vim.split(result.text, "\n", { trimempty = true }))
+      vim.bo[scratch].modifiable = false
+      vim.b[scratch].switchyard_preview_version = (vim.b[scratch].switchyard_preview_version or 0) + 1
+    end, source)
+  end
+
+  local group = vim.api.nvim_create_augroup("switchyard_preview_" .. scratch, { clear = true })
+  local pending = false
+  vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+    group = group,
+    buffer = source,
+    callback = function()
+      if pending then
+        return
+      end
+      pending = true
+      -- After the change notification went out: the server answers from the new text.
+      vim.defer_fn(function()
+        pending = false
+        refresh()
+      end, 150)
+    end,
+  })
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    group = group,
+    buffer = scratch,
+    callback = function()
+      pcall(vim.api.nvim_del_augroup_by_id, group)
+    end,
+  })
+  refresh()
+end
+
 -- :SwitchyardTree — where the current file lands in the CRuby, JVM and Spinel trees.
 function M.tree()
   local bufnr = vim.api.nvim_get_current_buf()

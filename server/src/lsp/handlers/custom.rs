@@ -4,6 +4,8 @@
 //!   app holding `uri` (every app when absent), as `bin/rails routes` prints it and as JSON rows.
 //! - `switchyard/emittedTree` `{ uri }` → `{ source, targets: { ruby|jruby|spinel: { paths, swaps, lane } },
 //!   note?, summary }`: where the file lands in each tree (`null` outside any app).
+//! - `switchyard/preview` `{ uri, target? }` → `{ text, language, target, mapping: [[previewLine,
+//!   sourceLine]] }`: the built-in preview (`null` outside any app); it follows the open buffer.
 
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::Result;
@@ -74,6 +76,27 @@ pub async fn emitted_tree(backend: &Backend, params: EmittedTreeParams) -> Resul
         let mut value = entry.to_json(&crate::roundhouse::tree::Target::ALL);
         value["summary"] = serde_json::Value::String(entry.summary());
         Some(value)
+    })
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PreviewParams {
+    pub uri: Uri,
+    pub target: Option<String>,
+}
+
+pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<serde_json::Value>> {
+    let index = std::sync::Arc::clone(&backend.session.index);
+    let Some(path) = convert::path_of(&params.uri) else { return Ok(None) };
+    let target = match params.target.as_deref() {
+        None => crate::roundhouse::tree::Target::Ruby,
+        Some(name) => crate::roundhouse::tree::Target::parse(name)
+            .ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params(format!("unknown target {name}: ruby, jruby or spinel")))?,
+    };
+    guard::request("switchyard/preview", move || {
+        let preview = crate::ide::preview::preview_file(&index, &path, target)?;
+        Some(serde_json::json!({"text": preview.text, "language": "ruby", "target": target.as_str(), "mapping": preview.mapping}))
     })
     .await
 }

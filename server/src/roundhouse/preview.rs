@@ -1,0 +1,518 @@
+//! Built-in previews: Switchyard's approximation of what Roundhouse makes of a file, from the index
+//! (`shared/spec/trees-and-previews.md` §4). Every preview says so in its header, is valid Ruby (a test
+//! parses every preview of every fixture), shows rule-flagged constructs as comments naming the rule,
+//! and maps its lines back to source lines.
+//!
+//! Built so far: routes (the flat table and the path helpers), `db/schema.rb` (DDL without foreign keys),
+//! models (column readers and writers, association readers as the query they run, `validate` with the
+//! inline checks, callbacks, enum predicates). Other files show where they land and say that no built-in
+//! preview exists for them yet.
+
+use super::tree::{Target, TreeEntry};
+use crate::diagnostic::Diagnostic;
+use crate::ide::context::AppContext;
+use crate::rails::model::Model;
+use crate::rails::route_table::{Route, RouteKind};
+use crate::rails::schema::{Schema, Table};
+use crate::rails::{FileFacts, inflect};
+use crate::syntax::value::Value;
+
+pub struct Preview {
+    pub text: String,
+    /// (preview line, source line), 0-based, for lines that come from one source line.
+    pub mapping: Vec<(u32, u32)>,
+}
+
+#[derive(Default)]
+struct Out {
+    lines: Vec<String>,
+    mapping: Vec<(u32, u32)>,
+}
+
+impl Out {
+    fn line(&mut self, text: impl Into<String>) {
+        self.lines.push(text.into());
+    }
+
+    fn from(&mut self, source_line: u32, text: impl Into<String>) {
+        self.mapping.push((self.lines.len() as u32, source_line));
+        self.lines.push(text.into());
+    }
+
+    fn finish(self) -> Preview {
+        Preview { text: self.lines.join("\n") + "\n", mapping: self.mapping }
+    }
+}
+
+/// A Ruby string literal for `text`.
+fn ruby_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '#' => out.push_str("\\#"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A comment line: never lets source text break out of the comment.
+fn comment(text: &str) -> String {
+    format!("# {}", text.replace('\n', " "))
+}
+
+fn header(out: &mut Out, source: &str, entry: &TreeEntry, target: Target) {
+    out.line(comment(&format!(
+        "Switchyard's approximation of Roundhouse's output for {source} (--target {}); not the compiler's text.",
+        target.as_str()
+    )));
+    match entry.target(target).filter(|t| !t.paths.is_empty()) {
+        Some(tree) => out.line(comment(&format!("Emitted as: {}", tree.paths.join(", ")))),
+        None => out.line(comment(&format!("Lands in no tree: {}", entry.note.as_deref().unwrap_or("not emitted")))),
+    }
+    out.line("");
+}
+
+fn flagged(out: &mut Out, diagnostics: &[Diagnostic]) {
+    for d in diagnostics.iter().filter(|d| d.rule.contains('.') && !d.rule.starts_with("rails.")) {
+        out.from(d.span.start.line, comment(&format!("{} (line {}): {}", d.rule, d.span.start.line + 1, d.message)));
+    }
+    if diagnostics.iter().any(|d| !d.rule.starts_with("rails.")) {
+        out.line("");
+    }
+}
+
+pub fn preview(facts: &FileFacts, context: &AppContext, entry: &TreeEntry, diagnostics: &[Diagnostic], target: Target) -> Preview {
+    let mut out = Out::default();
+    header(&mut out, &facts.relative_path, entry, target);
+    flagged(&mut out, diagnostics);
+    if facts.routes.is_some() {
+        routes(&mut out, context, &facts.relative_path);
+    } else if let Some(schema) = &facts.schema {
+        schema_ddl(&mut out, schema);
+    } else if let Some(model) = facts
+        .models
+        .first()
+        .filter(|_| entry.target(target).is_some_and(|t| t.paths.iter().any(|p| p.ends_with("_row.rb") || p.starts_with("sig/"))))
+    {
+        model_class(&mut out, model, context);
+    } else {
+        out.line(comment("No built-in preview for this kind of file yet: configure a roundhouse binary for the exact output."));
+    }
+    out.finish()
+}
+
+fn controller_symbol(controller: &str) -> String {
+    if controller.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        format!(":{controller}")
+    } else {
+        format!(":{}", ruby_string(controller))
+    }
+}
+
+/// `/posts/:post_id/comments/:id(.:format)` → (`/posts/:post_id/comments/:id`, [`post_id`, `id`]).
+fn plain_path(path: &str) -> (String, Vec<String>) {
+    let without_format = path.replace("(.:format)", "").replace(".:format", "");
+    // Optional segments are kept as written but their parentheses go: Roundhouse's table is flat.
+    let flat: String = without_format.chars().filter(|c| *c != '(' && *c != ')').collect();
+    let params = flat
+        .split('/')
+        .filter_map(|segment| segment.strip_prefix(':').or_else(|| segment.strip_prefix('*')))
+        .map(|p| p.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>())
+        .filter(|p| !p.is_empty())
+        .collect();
+    (if flat.is_empty() { "/".to_owned() } else { flat }, params)
+}
+
+fn routes(out: &mut Out, context: &AppContext, file: &str) {
+    let table = &context.table;
+    out.line(comment("config/routes.rb: the flat dispatch table, in Rails' order."));
+    out.line("module RouteTable");
+    out.line("  def self.table");
+    out.line("    [");
+    for route in &table.routes {
+        let line = if route.file == file { Some(route.span.start.line) } else { None };
+        let text = match route.kind {
+            RouteKind::Action => {
+                let (path, _) = plain_path(&route.path);
+                let controller = route.controller.as_deref().unwrap_or("");
+                let action = route.action.as_deref().unwrap_or("");
+                format!(
+                    "      ActionDispatch::Router::Route.new({}, {}, {}, :{}),",
+                    ruby_string(if route.verb.is_empty() { "GET" } else { route.verb.split('|').next().unwrap_or("GET") }),
+                    ruby_string(&path),
+                    controller_symbol(controller),
+                    action
+                )
+            }
+            RouteKind::Redirect => format!("      # routes.redirect: {} {} → {} is dropped", route.verb, route.path, route.endpoint),
+            RouteKind::Mount => format!("      # routes.mount: {} at {} is dropped", route.endpoint, route.path),
+        };
+        match line {
+            Some(source_line) => out.from(source_line, text),
+            None => out.line(text),
+        }
+    }
+    out.line("    ]");
+    out.line("  end");
+    if let Some(root) = table.routes.iter().find(|r| r.name.as_deref() == Some("root") && r.kind == RouteKind::Action) {
+        out.line("");
+        out.line("  def self.root");
+        out.line(format!(
+            "    ActionDispatch::Router::Route.new(\"GET\", \"/\", {}, :{})",
+            controller_symbol(root.controller.as_deref().unwrap_or("")),
+            root.action.as_deref().unwrap_or("")
+        ));
+        out.line("  end");
+    }
+    out.line("end");
+    out.line("");
+    out.line(comment("app/route_helpers.rb"));
+    out.line("module RouteHelpers");
+    let mut seen = std::collections::HashSet::new();
+    for route in table.routes.iter().filter(|r| r.kind == RouteKind::Action) {
+        let Some(name) = &route.name else { continue };
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        helper(out, route, name, file);
+    }
+    out.line("end");
+}
+
+fn helper(out: &mut Out, route: &Route, name: &str, file: &str) {
+    let (path, params) = plain_path(&route.path);
+    let mut body = String::new();
+    for segment in path.split('/').skip(1) {
+        body.push('/');
+        match segment.strip_prefix(':').or_else(|| segment.strip_prefix('*')) {
+            Some(param) => body.push_str(&format!("#{{{param}}}")),
+            None => body.push_str(&segment.replace('"', "\\\"").replace('#', "\\#")),
+        }
+    }
+    if body.is_empty() {
+        body.push('/');
+    }
+    let arguments = if params.is_empty() { String::new() } else { format!("({})", params.join(", ")) };
+    let text = format!("  def self.{name}_path{arguments} = \"{body}\"");
+    if route.file == file { out.from(route.span.start.line, text) } else { out.line(text) }
+}
+
+/// SQLite's column types for Rails' schema types; `None` for what Roundhouse drops.
+fn sql_type(column_type: &str) -> Option<&'static str> {
+    Some(match column_type {
+        "string" | "text" | "citext_not" => "TEXT",
+        "integer" | "bigint" | "references" | "belongs_to" | "boolean" => "INTEGER",
+        "float" | "decimal" | "numeric" => "REAL",
+        "datetime" | "timestamp" | "date" | "time" => "TEXT",
+        "binary" | "blob" => "BLOB",
+        "json" => "TEXT",
+        _ => return None,
+    })
+}
+
+fn schema_ddl(out: &mut Out, schema: &Schema) {
+    out.line(comment("config/schema.rb: the DDL, without foreign keys."));
+    out.line("module Schema");
+    out.line("  def self.statements");
+    out.line("    [");
+    for table in &schema.tables {
+        for column in table.columns.iter().filter(|c| sql_type(&c.column_type).is_none()) {
+            out.from(
+                column.span.start.line,
+                format!(
+                    "      # schema.unknown-column-type: {}.{} ({}) is dropped from the model",
+                    table.name, column.name, column.column_type
+                ),
+            );
+        }
+        out.from(table.span.start.line, format!("      {},", ruby_string(&create_table(table))));
+        for index in &table.indexes {
+            let name = index.name.clone().unwrap_or_else(|| format!("index_{}_on_{}", table.name, index.columns.join("_and_")));
+            let unique = if index.unique { "UNIQUE " } else { "" };
+            out.from(
+                index.span.start.line,
+                format!("      {},", ruby_string(&format!("CREATE {unique}INDEX {name} ON {} ({})", table.name, index.columns.join(", ")))),
+            );
+        }
+    }
+    out.line("    ]");
+    out.line("  end");
+    out.line("end");
+}
+
+fn create_table(table: &Table) -> String {
+    let columns: Vec<String> = table
+        .columns
+        .iter()
+        .filter_map(|c| {
+            let sql = sql_type(&c.column_type)?;
+            if Some(&c.name) == table.primary_key.as_ref() {
+                return Some(format!("{} INTEGER PRIMARY KEY AUTOINCREMENT", c.name));
+            }
+            let mut column = format!("{} {sql}", c.name);
+            if !c.null {
+                column.push_str(" NOT NULL");
+            }
+            if let Some(default) = &c.default {
+                column.push_str(&format!(" DEFAULT {}", sql_default(default)));
+            }
+            Some(column)
+        })
+        .collect();
+    format!("CREATE TABLE {} ({})", table.name, columns.join(", "))
+}
+
+fn sql_default(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("'{}'", s.replace('\'', "''")),
+        Value::Bool(b) => (if *b { "1" } else { "0" }).to_owned(),
+        Value::Nil => "NULL".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+fn humanize(attribute: &str) -> String {
+    let text = attribute.strip_suffix("_id").unwrap_or(attribute).replace('_', " ");
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().collect::<String>() + chars.as_str())
+}
+
+fn model_class(out: &mut Out, model: &Model, context: &AppContext) {
+    let table_name = inflect::tableize(&model.class_name);
+    let table = context.files.iter().filter_map(|f| f.schema.as_ref()).find_map(|s| s.table(&table_name));
+    out.from(model.span.start.line, format!("class {} < ApplicationRecord", model.class_name));
+    out.line(format!("  def self.table_name = {}", ruby_string(&table_name)));
+    match table {
+        Some(table) => {
+            let names: Vec<String> =
+                table.columns.iter().filter(|c| sql_type(&c.column_type).is_some()).map(|c| format!(":{}", c.name)).collect();
+            out.line(format!("  def self.schema_columns = [{}]", names.join(", ")));
+            for column in &table.columns {
+                if sql_type(&column.column_type).is_none() {
+                    out.line(format!("  # schema.unknown-column-type: {} ({}) has no accessor", column.name, column.column_type));
+                    continue;
+                }
+                out.line("");
+                out.line(format!("  # {}: {}{}", column.name, column.column_type, if column.null { "" } else { ", null: false" }));
+                out.line(format!("  def {} = @{}", column.name, column.name));
+                out.line(format!("  def {}=(value)", column.name));
+                out.line(format!("    @{} = value", column.name));
+                out.line("  end");
+            }
+        }
+        None => out.line(format!("  # no `{table_name}` table in db/schema.rb: no column accessors, no Row class")),
+    }
+    for association in &model.associations {
+        out.line("");
+        let line = association.span.start.line;
+        let class_name = association.options.iter().find(|(k, _)| k == "class_name").and_then(|(_, v)| v.as_name().map(str::to_owned));
+        let through = association.options.iter().any(|(k, _)| k == "through" || k == "as" || k == "polymorphic");
+        out.from(line, format!("  # {} :{}", association.kind, association.name));
+        if through {
+            out.from(line, format!("  # {} :{} (through/polymorphic): read at run time", association.kind, association.name));
+            continue;
+        }
+        match association.kind.as_str() {
+            "belongs_to" => {
+                let class_name = class_name.unwrap_or_else(|| inflect::camelize(&association.name));
+                out.from(line, format!("  # SELECT * FROM {} WHERE id = ? LIMIT 1", inflect::tableize(&class_name)));
+                out.from(line, format!("  def {} = {class_name}.find_by(id: @{}_id)", association.name, association.name));
+            }
+            "has_many" | "has_one" => {
+                let class_name = class_name.unwrap_or_else(|| inflect::classify(&association.name));
+                let foreign_key = format!("{}_id", inflect::underscore(inflect::demodulize(&model.class_name)));
+                let limit = if association.kind == "has_one" { " LIMIT 1" } else { "" };
+                out.from(line, format!("  # SELECT * FROM {} WHERE {foreign_key} = ?{limit}", inflect::tableize(&class_name)));
+                let finder = if association.kind == "has_one" { "find_by" } else { "where" };
+                out.from(line, format!("  def {} = {class_name}.{finder}({foreign_key}: @id)", association.name));
+            }
+            _ => out.from(line, format!("  # {} :{}: a join-table read at run time", association.kind, association.name)),
+        }
+    }
+    if !model.validations.is_empty() {
+        out.line("");
+        out.line("  def validate");
+        for validation in &model.validations {
+            let line = validation.span.start.line;
+            for attribute in &validation.attributes {
+                let label = humanize(attribute);
+                for (key, value) in &validation.options {
+                    match (key.as_str(), value) {
+                        ("presence", Value::Bool(true)) => out.from(
+                            line,
+                            format!(
+                                "    errors << {} if @{attribute}.nil? || @{attribute}.to_s.empty?",
+                                ruby_string(&format!("{label} can't be blank"))
+                            ),
+                        ),
+                        ("length", Value::Hash(pairs)) => {
+                            for (bound, limit) in pairs {
+                                let (op, words) = match bound.as_name() {
+                                    Some("minimum") => ("<", "too short (minimum is"),
+                                    Some("maximum") => (">", "too long (maximum is"),
+                                    _ => {
+                                        out.from(line, format!("    # model.validation-ignored: length {bound}: is not enforced"));
+                                        continue;
+                                    }
+                                };
+                                out.from(
+                                    line,
+                                    format!(
+                                        "    errors << {} if @{attribute}.to_s.length {op} {limit}",
+                                        ruby_string(&format!("{label} is {words} {limit} characters)"))
+                                    ),
+                                );
+                            }
+                        }
+                        ("presence" | "length", _) => {}
+                        (other, _) => out.from(line, format!("    # model.validation-ignored: {other}: on {attribute} is not enforced")),
+                    }
+                }
+            }
+            if validation.kind == "validate" {
+                for method in &validation.attributes {
+                    out.from(line, format!("    {method}"));
+                }
+            }
+        }
+        out.line("  end");
+    }
+    for callback in &model.callbacks {
+        out.line("");
+        let line = callback.span.start.line;
+        out.from(line, format!("  def {}", callback.kind));
+        for target in &callback.targets {
+            if target.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '?' || c == '!') {
+                out.from(line, format!("    {target}"));
+            } else {
+                out.from(
+                    line,
+                    format!("    # model.callback-form: {} (a block or lambda callback; see the rule)", target.replace('\n', " ")),
+                );
+            }
+        }
+        out.line("  end");
+    }
+    for enumeration in &model.enums {
+        let line = enumeration.span.start.line;
+        let labels: Vec<(String, String)> = match &enumeration.values {
+            Value::Hash(pairs) => pairs.iter().map(|(k, v)| (k.as_name().unwrap_or("").to_owned(), v.to_string())).collect(),
+            Value::Array(items) => items.iter().enumerate().map(|(i, v)| (v.as_name().unwrap_or("").to_owned(), i.to_string())).collect(),
+            _ => {
+                out.from(line, format!("  # model.enum-mapping: enum :{} with a computed mapping", enumeration.name));
+                continue;
+            }
+        };
+        out.line("");
+        for (label, value) in labels.iter().filter(|(l, _)| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+            let value = if value.chars().all(|c| c.is_ascii_digit()) { value.clone() } else { ruby_string(value.trim_matches('"')) };
+            out.from(line, format!("  def {label}? = @{} == {value}", enumeration.name));
+        }
+    }
+    out.line("end");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
+    use crate::roundhouse::tree::{AppFacts, map_file};
+    use crate::syntax::{Language, ParsedFile};
+
+    /// Every preview of every file of the example and the fixture apps parses as Ruby.
+    #[test]
+    fn every_preview_of_every_fixture_parses() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+        let mut checked = 0;
+        for app_dir in ["examples/blog", "tests/fixtures/apps/shop", "tests/fixtures/apps/broken", "tests/fixtures/apps/monorepo"] {
+            let index = crate::index::Index::new();
+            index.index_workspace(&[root.join(app_dir)], &|_, _| {});
+            let snapshot = index.snapshot();
+            for app in index.apps() {
+                let context = AppContext::new(&index, &app.root, &snapshot);
+                let derived = app_diagnostics(&context);
+                let app_facts = AppFacts::new(&context.files);
+                for facts in &context.files {
+                    let entry = map_file(facts, &app_facts);
+                    let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+                    for target in Target::ALL {
+                        let preview = preview(facts, &context, &entry, &diagnostics, target);
+                        let parsed = ParsedFile::parse(Language::Ruby, &preview.text);
+                        let tree = parsed.ruby.unwrap();
+                        assert!(
+                            !tree.root_node().has_error(),
+                            "{app_dir}/{} ({target:?}) preview does not parse:\n{}",
+                            facts.relative_path,
+                            preview.text
+                        );
+                        assert!(preview.text.starts_with("# Switchyard's approximation"));
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked >= 250, "every fixture file, three targets each: {checked}");
+    }
+
+    #[test]
+    fn routes_preview_is_the_flat_table_and_the_helpers() {
+        let fixture = crate::test_fixture::Fixture::new(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              root "posts#index"
+              resources :posts, only: [:index, :show] do
+                resources :comments, only: :create
+              end
+              mount Sidekiq::Web => "/sidekiq"
+            end
+            "#,
+        );
+        let snapshot = fixture.index.snapshot();
+        let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let facts = fixture.facts("config/routes.rb");
+        let entry = map_file(&facts, &AppFacts::new(&context.files));
+        let derived = app_diagnostics(&context);
+        let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+        let preview = preview(&facts, &context, &entry, &diagnostics, Target::Ruby);
+        expect_test::expect![[r##"
+            # Switchyard's approximation of Roundhouse's output for config/routes.rb (--target ruby); not the compiler's text.
+            # Emitted as: config/routes.rb, app/route_helpers.rb
+
+            # routes.mount (line 6): Roundhouse drops `mount`: the mounted app's routes do not exist in the compiled app.
+
+            # config/routes.rb: the flat dispatch table, in Rails' order.
+            module RouteTable
+              def self.table
+                [
+                  ActionDispatch::Router::Route.new("GET", "/", :posts, :index),
+                  ActionDispatch::Router::Route.new("POST", "/posts/:post_id/comments", :comments, :create),
+                  ActionDispatch::Router::Route.new("GET", "/posts", :posts, :index),
+                  ActionDispatch::Router::Route.new("GET", "/posts/:id", :posts, :show),
+                  # routes.mount: Sidekiq::Web at /sidekiq is dropped
+                ]
+              end
+
+              def self.root
+                ActionDispatch::Router::Route.new("GET", "/", :posts, :index)
+              end
+            end
+
+            # app/route_helpers.rb
+            module RouteHelpers
+              def self.root_path = "/"
+              def self.post_comments_path(post_id) = "/posts/#{post_id}/comments"
+              def self.posts_path = "/posts"
+              def self.post_path(id) = "/posts/#{id}"
+            end
+        "##]]
+        .assert_eq(&preview.text);
+        assert!(preview.mapping.iter().any(|(_, source)| *source == 3), "{:?}", preview.mapping);
+    }
+}
