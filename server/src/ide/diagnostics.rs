@@ -29,6 +29,9 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagno
 pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>> {
     let mut out: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
     if !context.has_routes_file {
+        for (path, diagnostics) in super::tree::output_collisions(context) {
+            out.entry(path).or_default().extend(diagnostics);
+        }
         return out;
     }
     let drawn: Vec<&str> =
@@ -47,6 +50,9 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
     }
     for (file, diagnostics) in missing_actions(context) {
         out.entry(context.root.join(file)).or_default().extend(diagnostics);
+    }
+    for (path, diagnostics) in super::tree::output_collisions(context) {
+        out.entry(path).or_default().extend(diagnostics);
     }
     out
 }

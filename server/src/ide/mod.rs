@@ -6,6 +6,7 @@ pub mod diagnostics;
 pub mod preview;
 pub mod routes;
 pub mod symbols;
+pub mod tree;
 
 /// The kinds of symbol the features produce; `lsp::convert` maps them onto the protocol's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

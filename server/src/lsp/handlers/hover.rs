@@ -11,7 +11,9 @@ pub async fn hover(backend: &Backend, params: HoverParams) -> Result<Option<Hove
     let position = params.text_document_position_params;
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
     guard::request("textDocument/hover", move || {
-        let hover = crate::ide::routes::hover(&at.context(), &at.facts, at.offset)?;
+        let context = at.context();
+        let hover = crate::ide::routes::hover(&context, &at.facts, at.offset)
+            .or_else(|| crate::ide::tree::class_hover(&context, &at.facts, at.offset))?;
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: hover.markdown }),
             range: Some(convert::range(&at.facts.line_index, hover.span)),

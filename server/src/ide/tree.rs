@@ -1,0 +1,123 @@
+//! Trees in editor terms: hover on a class or module name shows where Roundhouse writes it, and
+//! `views.output-collision` when two templates land in one emitted file.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::context::AppContext;
+use super::routes::Hover;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::FileFacts;
+use crate::roundhouse::tree::{AppFacts, Target, emitted_stem, map_file};
+use crate::syntax::Span;
+
+pub const OUTPUT_COLLISION: &str = "views.output-collision";
+
+/// Hover on a class or module name: the file Roundhouse writes for it, and the file's trees.
+pub fn class_hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<Hover> {
+    let (name, span) = facts
+        .models
+        .iter()
+        .map(|m| (m.class_name.as_str(), m.name_span))
+        .chain(facts.controllers.iter().map(|c| (c.class_name.as_str(), c.name_span)))
+        .chain(facts.definitions.iter().map(|d| (d.name.as_str(), d.name_span)))
+        .find(|(_, span)| span.contains(offset))?;
+    let entry = map_file(facts, &AppFacts::new(&context.files));
+    let stem = emitted_stem(name);
+    let paths = entry.target(Target::Ruby).map(|t| t.paths.clone()).unwrap_or_default();
+    let own = paths.iter().find(|p| p.ends_with(&format!("/{stem}.rb")));
+    let markdown = match own {
+        Some(path) => format!("**`{name}`** → `{path}` (CRuby and JVM trees)\n\n{}", entry.summary()),
+        None => format!("**`{name}`** gets no file of its own.\n\n{}", entry.summary()),
+    };
+    Some(Hover { markdown, span })
+}
+
+/// Templates that land in the same emitted file: the last one Roundhouse writes wins.
+pub fn output_collisions(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
+    let app = AppFacts::new(&context.files);
+    let mut by_path: BTreeMap<String, Vec<&FileFacts>> = BTreeMap::new();
+    for file in context.files.iter().filter(|f| f.template.is_some()) {
+        for path in map_file(file, &app).target(Target::Ruby).map(|t| t.paths.clone()).unwrap_or_default() {
+            by_path.entry(path).or_default().push(file);
+        }
+    }
+    let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+    for (path, mut sources) in by_path.into_iter().filter(|(_, s)| s.len() > 1) {
+        // Roundhouse writes them in path order: the last one's content is what survives.
+        sources.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+        let winner = sources.last().map(|f| f.relative_path.clone()).unwrap_or_default();
+        for source in &sources {
+            let others: Vec<&str> =
+                sources.iter().filter(|o| o.relative_path != source.relative_path).map(|o| o.relative_path.as_str()).collect();
+            let fate = if source.relative_path == winner {
+                "this one wins".to_owned()
+            } else {
+                format!("{winner} wins and this template's output is lost")
+            };
+            out.entry(source.path.clone()).or_default().push(Diagnostic {
+                span: Span { start_byte: 0, end_byte: 0, start: Default::default(), end: Default::default() },
+                severity: Severity::Warning,
+                rule: OUTPUT_COLLISION,
+                message: format!("Roundhouse writes this template and {} to one file, {path}: {fate}.", others.join(", ")),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    const APP: &str = r#"
+        #- /db/schema.rb
+        ActiveRecord::Schema[8.0].define(version: 1) do
+          create_table "posts" do |t|
+          end
+        end
+        #- /app/models/post.rb
+        class Post < ApplicationRecord
+        end
+        #- /lib/html_parser.rb
+        class HTMLParser; end
+        #- /app/views/posts/create.html.erb
+        <p>done</p>
+        #- /app/views/posts/create.turbo_stream.erb
+        <%= turbo_stream.remove "x" %>
+        #- /app/views/posts/show.html.erb
+        <p>one</p>
+    "#;
+
+    #[test]
+    fn hover_names_the_emitted_file() {
+        let fixture = Fixture::new(APP);
+        let context = AppContext::new(&fixture.index, &fixture.root, &fixture.index.snapshot());
+        let lib = fixture.facts("lib/html_parser.rb");
+        let hover = class_hover(&context, &lib, lib.definitions[0].name_span.start_byte + 1).unwrap();
+        assert!(hover.markdown.starts_with("**`HTMLParser`** → `app/models/htmlparser.rb`"), "{}", hover.markdown);
+        let model = fixture.facts("app/models/post.rb");
+        let hover = class_hover(&context, &model, model.models[0].name_span.start_byte).unwrap();
+        assert!(hover.markdown.contains("CRuby → app/models/post.rb (+2)"), "{}", hover.markdown);
+    }
+
+    #[test]
+    fn two_templates_writing_one_file_collide() {
+        let fixture = Fixture::new(APP);
+        let context = AppContext::new(&fixture.index, &fixture.root, &fixture.index.snapshot());
+        let collisions = output_collisions(&context);
+        let messages: Vec<String> = collisions
+            .iter()
+            .flat_map(|(path, ds)| {
+                ds.iter().map(move |d| format!("{}: {} {}", path.strip_prefix("/fixture").unwrap().display(), d.rule, d.message))
+            })
+            .collect();
+        expect_test::expect![[r#"
+            [
+                "app/views/posts/create.html.erb: views.output-collision Roundhouse writes this template and app/views/posts/create.turbo_stream.erb to one file, app/views/posts/create.rb: app/views/posts/create.turbo_stream.erb wins and this template's output is lost.",
+                "app/views/posts/create.turbo_stream.erb: views.output-collision Roundhouse writes this template and app/views/posts/create.html.erb to one file, app/views/posts/create.rb: this one wins.",
+            ]
+        "#]].assert_debug_eq(&messages);
+    }
+}
