@@ -7,6 +7,8 @@ pub fn server_capabilities() -> ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
             open_close: Some(true),
             change: Some(TextDocumentSyncKind::INCREMENTAL),
+            // Saves start the exact-preview compiler, when one is configured.
+            save: Some(TextDocumentSyncSaveOptions::Supported(true)),
             ..TextDocumentSyncOptions::default()
         })),
         document_symbol_provider: Some(OneOf::Left(true)),

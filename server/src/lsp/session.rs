@@ -19,6 +19,18 @@ pub struct ClientFlags {
 
 #[derive(Default)]
 pub struct Session {
+    /// Exact previews: the configured compiler, when any (from initializationOptions.roundhouse).
+    pub exact: Mutex<Option<crate::roundhouse::exact::ExactConfig>>,
+    /// Bumped by every save; a debounced run only starts if it is still the newest.
+    pub exact_generation: std::sync::atomic::AtomicU64,
+    /// One compiler run at a time.
+    pub exact_lock: tokio::sync::Mutex<()>,
+    /// Cancels the running compiler.
+    pub exact_cancel: Mutex<Option<Arc<tokio::sync::Notify>>>,
+    /// The compiler's last diagnostics, by file, ready to publish beside Switchyard's own.
+    pub exact_diagnostics: Mutex<HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>>,
+    /// Whether a failure to run the compiler was already shown (it is said once).
+    pub exact_failure_shown: AtomicBool,
     pub index: Arc<Index>,
     documents: Mutex<HashMap<PathBuf, Document>>,
     folders: Mutex<Vec<PathBuf>>,
@@ -76,6 +88,50 @@ impl Session {
         }
         published.insert(path.to_path_buf(), diagnostics.to_vec());
         true
+    }
+
+    /// What was last published of Switchyard's own diagnostics for `path`.
+    pub fn published(&self, path: &Path) -> Vec<crate::diagnostic::Diagnostic> {
+        lock(&self.published).get(path).cloned().unwrap_or_default()
+    }
+
+    pub fn exact_config(&self) -> Option<crate::roundhouse::exact::ExactConfig> {
+        lock(&self.exact).clone()
+    }
+
+    pub fn set_exact_config(&self, config: Option<crate::roundhouse::exact::ExactConfig>) {
+        *lock(&self.exact) = config;
+    }
+
+    pub fn exact_for(&self, path: &Path) -> Vec<tower_lsp_server::ls_types::Diagnostic> {
+        lock(&self.exact_diagnostics).get(path).cloned().unwrap_or_default()
+    }
+
+    /// Replaces the compiler's diagnostics under `root`; returns every path whose set changed.
+    pub fn replace_exact(&self, root: &Path, new: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>) -> Vec<PathBuf> {
+        let mut current = lock(&self.exact_diagnostics);
+        let mut touched: Vec<PathBuf> = current.keys().filter(|p| p.starts_with(root)).cloned().collect();
+        current.retain(|p, _| !p.starts_with(root));
+        touched.extend(new.keys().cloned());
+        current.extend(new);
+        touched.sort();
+        touched.dedup();
+        touched
+    }
+
+    /// Cancels the running compiler (if any) and returns the handle for a new run.
+    pub fn new_exact_run(&self) -> Arc<tokio::sync::Notify> {
+        let notify = Arc::new(tokio::sync::Notify::new());
+        if let Some(previous) = lock(&self.exact_cancel).replace(Arc::clone(&notify)) {
+            previous.notify_one();
+        }
+        notify
+    }
+
+    pub fn cancel_exact(&self) {
+        if let Some(current) = lock(&self.exact_cancel).as_ref() {
+            current.notify_one();
+        }
     }
 
     pub fn forget_published(&self, path: &Path) {

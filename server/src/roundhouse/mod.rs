@@ -1,6 +1,7 @@
 //! What Roundhouse does with a Rails app: the rules that flag constructs it rejects, drops or changes
 //! (`shared/spec/rules.md`). Each check reads facts and returns diagnostics with exact spans.
 
+pub mod exact;
 pub mod preview;
 pub mod routes;
 pub mod tree;

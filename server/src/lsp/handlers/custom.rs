@@ -84,6 +84,8 @@ pub async fn emitted_tree(backend: &Backend, params: EmittedTreeParams) -> Resul
 pub struct PreviewParams {
     pub uri: Uri,
     pub target: Option<String>,
+    /// `builtin` (default) or `exact`: the compiler's own output, when it has run.
+    pub source: Option<String>,
 }
 
 pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<serde_json::Value>> {
@@ -94,9 +96,21 @@ pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<
         Some(name) => crate::roundhouse::tree::Target::parse(name)
             .ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params(format!("unknown target {name}: ruby, jruby or spinel")))?,
     };
+    let exact = params.source.as_deref() == Some("exact");
     guard::request("switchyard/preview", move || {
+        if exact {
+            let app = index.app_for(&path)?;
+            let facts = index.get(&path)?;
+            let snapshot = index.snapshot();
+            let files: Vec<_> = snapshot.into_iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == app.root)).collect();
+            let entry = crate::roundhouse::tree::map_file(&facts, &crate::roundhouse::tree::AppFacts::new(&files));
+            let emitted = entry.target(target).and_then(|t| t.paths.first().cloned());
+            if let Some(text) = emitted.as_deref().and_then(|e| crate::roundhouse::exact::emitted_text(&app.root, target, e)) {
+                return Some(serde_json::json!({"text": text, "language": "ruby", "target": target.as_str(), "source": "exact", "mapping": []}));
+            }
+        }
         let preview = crate::ide::preview::preview_file(&index, &path, target)?;
-        Some(serde_json::json!({"text": preview.text, "language": "ruby", "target": target.as_str(), "mapping": preview.mapping}))
+        Some(serde_json::json!({"text": preview.text, "language": "ruby", "target": target.as_str(), "source": "builtin", "mapping": preview.mapping}))
     })
     .await
 }

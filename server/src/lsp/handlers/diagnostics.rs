@@ -23,9 +23,11 @@ pub struct Publish {
 }
 
 impl Publish {
-    fn of(facts: &FileFacts, diagnostics: &[Diagnostic], version: Option<i32>) -> Option<Publish> {
+    /// Switchyard's diagnostics for the file, then the compiler's last ones (exact previews).
+    pub fn of(session: &Session, facts: &FileFacts, diagnostics: &[Diagnostic], version: Option<i32>) -> Option<Publish> {
         let uri = convert::uri_of(&facts.path)?;
-        let diagnostics = diagnostics.iter().map(|d| convert::diagnostic(&facts.line_index, d)).collect();
+        let mut diagnostics: Vec<_> = diagnostics.iter().map(|d| convert::diagnostic(&facts.line_index, d)).collect();
+        diagnostics.extend(session.exact_for(&facts.path));
         Some(Publish { uri, diagnostics, version })
     }
 
@@ -53,7 +55,7 @@ pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Ar
     let Some(app) = session.index.app_for(&changed.path) else {
         let diagnostics = file_diagnostics(changed, &[]);
         session.record_published(&changed.path, &diagnostics);
-        return Publish::of(changed, &diagnostics, version).into_iter().collect();
+        return Publish::of(session, changed, &diagnostics, version).into_iter().collect();
     };
     if let (Some(previous), Some(context)) = (previous, session.cached_context(&app.root))
         && changed.routes.is_none()
@@ -61,7 +63,7 @@ pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Ar
     {
         let diagnostics = file_diagnostics(changed, &file_derived(&context, changed));
         session.record_published(&changed.path, &diagnostics);
-        return Publish::of(changed, &diagnostics, version).into_iter().collect();
+        return Publish::of(session, changed, &diagnostics, version).into_iter().collect();
     }
     let mut publishes = refresh_app(session, &app.root, Some(&changed.path));
     if let Some(publish) = publishes.iter_mut().find(|p| convert::path_of(&p.uri).as_deref() == Some(changed.path.as_path())) {
@@ -83,7 +85,7 @@ pub fn refresh_app(session: &Session, root: &Path, always: Option<&Path>) -> Vec
         let changed = session.record_published(&facts.path, &diagnostics);
         if changed || always == Some(facts.path.as_path()) {
             let version = versions.iter().find(|(p, _)| *p == facts.path).map(|(_, v)| *v);
-            publishes.extend(Publish::of(facts, &diagnostics, version));
+            publishes.extend(Publish::of(session, facts, &diagnostics, version));
         }
     }
     publishes

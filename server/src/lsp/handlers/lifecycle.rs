@@ -19,6 +19,7 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
         folders.extend(params.root_uri.as_ref().and_then(convert::path_of));
     }
     backend.session.set_folders(folders);
+    backend.session.set_exact_config(super::exact::config_from(params.initialization_options.as_ref()));
     let capabilities = &params.capabilities;
     backend.session.set_flags(ClientFlags {
         work_done_progress: capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),

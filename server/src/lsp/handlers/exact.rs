@@ -1,0 +1,116 @@
+//! Exact previews: after a save, run the configured roundhouse compiler in the background — debounced,
+//! one run at a time, a newer save cancelling the running one — with `$/progress`; then publish its
+//! stderr diagnostics (source `roundhouse`) beside Switchyard's own. A missing or failing binary is said
+//! once (showMessage and the log); the built-in previews stay.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::{self as lsp, DidSaveTextDocumentParams, MessageType, NumberOrString};
+
+use super::diagnostics::Publish;
+use crate::lsp::backend::Backend;
+use crate::lsp::convert;
+use crate::lsp::session::Session;
+use crate::roundhouse::exact::{self, ExactConfig, ExactDiagnostic};
+use crate::roundhouse::tree::Target;
+
+/// Saves closer together than this make one run.
+const DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// `initializationOptions.roundhouse` = `{ binary, checkout }`, `initializationOptions.targets[0]`.
+pub fn config_from(options: Option<&serde_json::Value>) -> Option<ExactConfig> {
+    let options = options?;
+    let binary = options.pointer("/roundhouse/binary")?.as_str().filter(|s| !s.trim().is_empty())?;
+    let checkout = options.pointer("/roundhouse/checkout").and_then(|v| v.as_str()).filter(|s| !s.trim().is_empty());
+    let target = options.pointer("/targets/0").and_then(|v| v.as_str()).and_then(Target::parse).unwrap_or(Target::Ruby);
+    let binary = PathBuf::from(binary.trim());
+    let checkout = checkout.map(|c| PathBuf::from(c.trim())).or_else(|| binary.parent().map(PathBuf::from)).unwrap_or_default();
+    Some(ExactConfig { binary, checkout, target })
+}
+
+pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
+    let session = backend.session();
+    let Some(config) = session.exact_config() else { return };
+    let Some(path) = convert::path_of(&params.text_document.uri) else { return };
+    let Some(app) = session.index.app_for(&path) else { return };
+    let generation = session.exact_generation.fetch_add(1, Ordering::SeqCst) + 1;
+    session.cancel_exact();
+    let client = backend.client.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(DEBOUNCE).await;
+        if session.exact_generation.load(Ordering::SeqCst) != generation {
+            return; // A newer save runs instead.
+        }
+        let _one_at_a_time = session.exact_lock.lock().await;
+        if session.exact_generation.load(Ordering::SeqCst) != generation {
+            return;
+        }
+        let cancel = session.new_exact_run();
+        let token = NumberOrString::String(format!("switchyard/roundhouse/{generation}"));
+        let progress = if session.flags().work_done_progress && client.create_work_done_progress(token.clone()).await.is_ok() {
+            Some(
+                client
+                    .progress(token, "Roundhouse")
+                    .with_message(format!("compiling for --target {}", config.target.as_str()))
+                    .begin()
+                    .await,
+            )
+        } else {
+            None
+        };
+        let result = exact::run(&config, &app.root, cancel.notified()).await;
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        match result {
+            Err(cancelled) if cancelled == "cancelled" => {}
+            Err(error) => fail_once(&client, &session, &error).await,
+            Ok(output) => {
+                if !output.success && output.diagnostics.is_empty() {
+                    fail_once(&client, &session, &format!("roundhouse failed: {}", output.stderr_tail)).await;
+                }
+                publish(&client, &session, &app.root, output.diagnostics).await;
+            }
+        }
+    });
+}
+
+async fn fail_once(client: &Client, session: &Arc<Session>, error: &str) {
+    tracing::warn!("exact previews: {error}");
+    if !session.exact_failure_shown.swap(true, Ordering::SeqCst) {
+        client.show_message(MessageType::WARNING, format!("Switchyard: {error}. Previews stay built-in.")).await;
+    }
+}
+
+async fn publish(client: &Client, session: &Arc<Session>, root: &std::path::Path, found: Vec<ExactDiagnostic>) {
+    let mut by_path: HashMap<PathBuf, Vec<lsp::Diagnostic>> = HashMap::new();
+    for d in found {
+        let (line, column) = (d.line.saturating_sub(1), d.column.saturating_sub(1));
+        let position = lsp::Position { line, character: column };
+        by_path.entry(d.path).or_default().push(lsp::Diagnostic {
+            range: lsp::Range { start: position, end: lsp::Position { line, character: column + 1 } },
+            severity: Some(match d.severity {
+                crate::diagnostic::Severity::Error => lsp::DiagnosticSeverity::ERROR,
+                crate::diagnostic::Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+                crate::diagnostic::Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
+            }),
+            code: d.code.map(NumberOrString::String),
+            source: Some("roundhouse".to_owned()),
+            message: d.message,
+            ..lsp::Diagnostic::default()
+        });
+    }
+    let touched = session.replace_exact(root, by_path);
+    let versions: HashMap<PathBuf, i32> = session.documents().iter().map(|(p, d)| (p.clone(), d.version)).collect();
+    for path in touched {
+        let Some(facts) = session.index.get(&path) else { continue };
+        if let Some(publish) = Publish::of(session, &facts, &session.published(&path), versions.get(&path).copied()) {
+            publish.send(client).await;
+        }
+    }
+}
