@@ -9,8 +9,9 @@ use crate::index::Index;
 use crate::roundhouse::preview::{Preview, preview};
 use crate::roundhouse::tree::{AppFacts, Target, map_file};
 
-/// `None` when the file is not indexed or belongs to no Rails app.
-pub fn preview_file(index: &Index, path: &Path, target: Target) -> Option<Preview> {
+/// `None` when the file is not indexed or belongs to no Rails app. `text` is an open buffer's text; the
+/// disk's is read otherwise.
+pub fn preview_file(index: &Index, path: &Path, text: Option<String>, target: Target) -> Option<Preview> {
     let app = index.app_for(path)?;
     let facts = index.get(path)?;
     let snapshot = index.snapshot();
@@ -18,5 +19,6 @@ pub fn preview_file(index: &Index, path: &Path, target: Target) -> Option<Previe
     let entry = map_file(&facts, &AppFacts::new(&context.files));
     let derived = app_diagnostics(&context);
     let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
-    Some(preview(&facts, &context, &entry, &diagnostics, target))
+    let text = text.or_else(|| std::fs::read_to_string(path).ok()).unwrap_or_default();
+    Some(preview(&facts, &text, &context, &entry, &diagnostics, target))
 }

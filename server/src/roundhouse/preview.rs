@@ -87,7 +87,16 @@ fn flagged(out: &mut Out, diagnostics: &[Diagnostic]) {
     }
 }
 
-pub fn preview(facts: &FileFacts, context: &AppContext, entry: &TreeEntry, diagnostics: &[Diagnostic], target: Target) -> Preview {
+/// `text` is the file's current text (an open buffer's, else the disk's): controllers' actions are shown
+/// with their bodies.
+pub fn preview(
+    facts: &FileFacts,
+    text: &str,
+    context: &AppContext,
+    entry: &TreeEntry,
+    diagnostics: &[Diagnostic],
+    target: Target,
+) -> Preview {
     let mut out = Out::default();
     header(&mut out, &facts.relative_path, entry, target);
     flagged(&mut out, diagnostics);
@@ -101,6 +110,9 @@ pub fn preview(facts: &FileFacts, context: &AppContext, entry: &TreeEntry, diagn
         .filter(|_| entry.target(target).is_some_and(|t| t.paths.iter().any(|p| p.ends_with("_row.rb") || p.starts_with("sig/"))))
     {
         model_class(&mut out, model, context);
+    } else if let Some(controller) = facts.controllers.first().filter(|_| entry.target(target).is_some_and(|t| !t.paths.is_empty())) {
+        let parses = !facts.diagnostics.iter().any(|d| d.rule == crate::diagnostic::rule::PARSE_ERROR);
+        controller_class(&mut out, controller, facts, if parses { Some(text) } else { None }, context);
     } else {
         out.line(comment("No built-in preview for this kind of file yet: configure a roundhouse binary for the exact output."));
     }
@@ -418,6 +430,167 @@ fn model_class(out: &mut Out, model: &Model, context: &AppContext) {
     out.line("end");
 }
 
+/// The lines of a method, re-indented to `indent` spaces; `None` for text that is not there.
+fn method_lines(text: &str, span: crate::syntax::Span, indent: usize) -> Option<Vec<String>> {
+    let source = text.get(span.start_byte..span.end_byte)?;
+    let lines: Vec<&str> = source.lines().collect();
+    let first_indent = span.start.col as usize;
+    Some(
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let trimmed = if i == 0 {
+                    line.trim_start()
+                } else {
+                    line.get(first_indent.min(line.len() - line.trim_start().len())..).unwrap_or(line.trim_start())
+                };
+                format!("{}{}", " ".repeat(indent), trimmed)
+            })
+            .collect(),
+    )
+}
+
+/// The body lines of a multi-line `def … end`, re-indented to `indent`.
+fn body_lines(text: &str, span: crate::syntax::Span, indent: usize) -> Option<Vec<String>> {
+    let lines = method_lines(text, span, indent.saturating_sub(2))?;
+    if lines.len() < 2 || !lines.last()?.trim_start().starts_with("end") {
+        return None;
+    }
+    Some(lines[1..lines.len() - 1].to_vec())
+}
+
+fn controller_class(
+    out: &mut Out,
+    controller: &crate::rails::controller::Controller,
+    facts: &FileFacts,
+    text: Option<&str>,
+    context: &AppContext,
+) {
+    use crate::rails::controller::Filter;
+    let line = controller.span.start.line;
+    out.from(line, format!("class {} < {}", controller.class_name, controller.superclass.as_deref().unwrap_or("ApplicationController")));
+    // Filters in the order Rails runs them: the ancestors' first.
+    let mut chain: Vec<(&str, &Filter)> = Vec::new();
+    let mut ancestors = Vec::new();
+    let mut current = controller.superclass.clone();
+    while let Some(name) = current.take() {
+        let Some(parent) = context.controller(&name) else { break };
+        ancestors.push(parent);
+        current = parent.superclass.clone();
+        if ancestors.len() > 16 {
+            break;
+        }
+    }
+    for parent in ancestors.iter().rev() {
+        chain.extend(parent.filters.iter().map(|f| (parent.class_name.as_str(), f)));
+    }
+    chain.extend(controller.filters.iter().map(|f| (controller.class_name.as_str(), f)));
+    let applies = |filter: &Filter, action: &str| {
+        (filter.only.is_empty() || filter.only.iter().any(|a| a == action)) && !filter.except.iter().any(|a| a == action)
+    };
+
+    out.line("  def process_action(action_name)");
+    out.line("    case action_name");
+    for action in &controller.actions {
+        let method = if action.name == "new" { "new_action".to_owned() } else { action.name.clone() };
+        out.from(action.span.start.line, format!("    when :{} then {method}", action.name));
+    }
+    out.line("    end");
+    out.line("  end");
+    for (owner, filter) in &chain {
+        if filter.kind.contains("after_") || filter.kind.contains("around_") {
+            out.from(
+                filter.span.start.line,
+                format!("  # controller.after-around-filter: {} {} ({owner}) is never applied", filter.kind, filter.targets.join(", ")),
+            );
+        }
+    }
+    let controller_path = inflect::underscore(controller.class_name.strip_suffix("Controller").unwrap_or(&controller.class_name));
+    for action in &controller.actions {
+        out.line("");
+        let name = if action.name == "new" { "new_action" } else { action.name.as_str() };
+        out.from(action.span.start.line, format!("  def {name}"));
+        for target in &controller
+            .filters
+            .iter()
+            .chain(ancestors.iter().flat_map(|a| a.filters.iter()))
+            .filter(|f| f.kind.starts_with("skip_before"))
+            .filter(|f| applies(f, &action.name))
+            .flat_map(|f| f.targets.clone())
+            .collect::<Vec<_>>()
+        {
+            out.line(format!("    # skip_before_action :{target}"));
+        }
+        let skipped: Vec<String> = chain
+            .iter()
+            .filter(|(_, f)| f.kind.starts_with("skip_before") && applies(f, &action.name))
+            .flat_map(|(_, f)| f.targets.clone())
+            .collect();
+        for (owner, filter) in
+            chain.iter().filter(|(_, f)| f.kind.ends_with("before_action") && !f.kind.starts_with("skip") && applies(f, &action.name))
+        {
+            for target in filter.targets.iter().filter(|t| !skipped.contains(t)) {
+                let inlined = (*owner == controller.class_name)
+                    .then(|| controller.private_methods.iter().chain(controller.actions.iter()).find(|m| m.name == *target))
+                    .flatten()
+                    .and_then(|m| text.and_then(|t| body_lines(t, m.span, 4)));
+                out.from(filter.span.start.line, format!("    # before_action :{target} ({owner}), inlined"));
+                match inlined {
+                    Some(lines) => lines.into_iter().for_each(|l| out.from(filter.span.start.line, l)),
+                    None => out.from(filter.span.start.line, format!("    {target}")),
+                }
+            }
+        }
+        let body = text.and_then(|t| body_lines(t, action.span, 4));
+        let body_text = body.as_ref().map(|b| b.join("\n")).unwrap_or_default();
+        match body {
+            Some(lines) => {
+                for (i, l) in lines.into_iter().enumerate() {
+                    out.from(action.span.start.line + 1 + i as u32, l);
+                }
+            }
+            None if text.is_none() => out.line("    # body not shown: the file does not parse"),
+            None => {}
+        }
+        let responds = ["render", "redirect_to", "head", "respond_to", "send_data", "send_file"].iter().any(|w| body_text.contains(w));
+        if !responds {
+            let template = format!("{controller_path}/{}", action.name);
+            let ivars: Vec<String> = context
+                .files
+                .iter()
+                .filter_map(|f| f.template.as_ref())
+                .find(|t| t.logical_path == template && !t.partial)
+                .map(|t| t.ivars_read.clone())
+                .unwrap_or_default();
+            let layout = match &controller.layout {
+                Some(Value::String(name)) => name.clone(),
+                _ => "application".to_owned(),
+            };
+            let module = inflect::camelize(&controller_path).replace("::", "");
+            out.line("    # implicit render, made explicit");
+            out.line(format!(
+                "    render(Views::Layouts.{layout}(Views::{module}.{}({})))",
+                if action.name == "new" { "_new" } else { action.name.as_str() },
+                ivars.join(", ")
+            ));
+        }
+        out.line("  end");
+    }
+    if let Some(text) = text {
+        for method in &controller.private_methods {
+            out.line("");
+            if let Some(lines) = method_lines(text, method.span, 2) {
+                for (i, l) in lines.into_iter().enumerate() {
+                    out.from(method.span.start.line + i as u32, l);
+                }
+            }
+        }
+    }
+    let _ = facts;
+    out.line("end");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,8 +614,9 @@ mod tests {
                 for facts in &context.files {
                     let entry = map_file(facts, &app_facts);
                     let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+                    let text = std::fs::read_to_string(&facts.path).unwrap_or_default();
                     for target in Target::ALL {
-                        let preview = preview(facts, &context, &entry, &diagnostics, target);
+                        let preview = preview(facts, &text, &context, &entry, &diagnostics, target);
                         let parsed = ParsedFile::parse(Language::Ruby, &preview.text);
                         let tree = parsed.ruby.unwrap();
                         assert!(
@@ -480,7 +654,7 @@ mod tests {
         let entry = map_file(&facts, &AppFacts::new(&context.files));
         let derived = app_diagnostics(&context);
         let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
-        let preview = preview(&facts, &context, &entry, &diagnostics, Target::Ruby);
+        let preview = preview(&facts, "", &context, &entry, &diagnostics, Target::Ruby);
         expect_test::expect![[r##"
             # Switchyard's approximation of Roundhouse's output for config/routes.rb (--target ruby); not the compiler's text.
             # Emitted as: config/routes.rb, app/route_helpers.rb

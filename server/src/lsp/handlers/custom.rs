@@ -97,6 +97,7 @@ pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<
             .ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params(format!("unknown target {name}: ruby, jruby or spinel")))?,
     };
     let exact = params.source.as_deref() == Some("exact");
+    let text = backend.session.documents().get(&path).map(|d| d.text.clone());
     guard::request("switchyard/preview", move || {
         if exact {
             let app = index.app_for(&path)?;
@@ -109,7 +110,7 @@ pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<
                 return Some(serde_json::json!({"text": text, "language": "ruby", "target": target.as_str(), "source": "exact", "mapping": []}));
             }
         }
-        let preview = crate::ide::preview::preview_file(&index, &path, target)?;
+        let preview = crate::ide::preview::preview_file(&index, &path, text, target)?;
         Some(serde_json::json!({"text": preview.text, "language": "ruby", "target": target.as_str(), "source": "builtin", "mapping": preview.mapping}))
     })
     .await
