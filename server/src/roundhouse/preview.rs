@@ -110,6 +110,8 @@ pub fn preview(
         .filter(|_| entry.target(target).is_some_and(|t| t.paths.iter().any(|p| p.ends_with("_row.rb") || p.starts_with("sig/"))))
     {
         model_class(&mut out, model, context);
+    } else if facts.template.as_ref().is_some_and(|t| t.handler == "erb") && entry.target(target).is_some_and(|t| !t.paths.is_empty()) {
+        template_function(&mut out, facts, text);
     } else if let Some(controller) = facts.controllers.first().filter(|_| entry.target(target).is_some_and(|t| !t.paths.is_empty())) {
         let parses = !facts.diagnostics.iter().any(|d| d.rule == crate::diagnostic::rule::PARSE_ERROR);
         controller_class(&mut out, controller, facts, if parses { Some(text) } else { None }, context);
@@ -428,6 +430,145 @@ fn model_class(out: &mut Out, model: &Model, context: &AppContext) {
         }
     }
     out.line("end");
+}
+
+/// Opens or closes a Ruby block: +1 for `… do |x|`, `if c`, `unless c`, `case x`, `while c`, `begin`;
+/// -1 for `end`; 0 otherwise (including `else`, `elsif`, modifiers).
+fn block_delta(code: &str) -> i32 {
+    let code = code.trim();
+    let first = code.split_whitespace().next().unwrap_or("");
+    if first == "end" || code.starts_with("end.") || code.starts_with("end)") {
+        return -1;
+    }
+    let opens = matches!(first, "if" | "unless" | "case" | "while" | "until" | "begin" | "for")
+        || code.ends_with(" do")
+        || code.split(" do |").nth(1).is_some_and(|rest| rest.trim_end().ends_with('|'))
+        || code.ends_with(" do|");
+    i32::from(opens)
+}
+
+/// A template as the function Roundhouse compiles it to: `io = String.new`, HTML as appends, output
+/// tags escaped, code as written, instance variables as parameters. Falls back to the same lines
+/// commented out when the result would not parse (unusual tag pairings; see views.output-block-pairing).
+fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
+    let Some(template) = &facts.template else { return };
+    let (dir, file) = template.logical_path.rsplit_once('/').unwrap_or(("", template.logical_path.as_str()));
+    let mut name = file.trim_start_matches('_').to_owned();
+    if name == "new" {
+        name = "_new".to_owned();
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name = format!("_{name}");
+    }
+    if let Some(format) = template.format.as_deref().filter(|f| matches!(*f, "turbo_stream" | "svg")) {
+        name = format!("{name}_{format}");
+    }
+    let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let ivar = |code: &str| -> String {
+        let mut result = String::with_capacity(code.len());
+        let mut chars = code.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '@' && chars.peek().is_some_and(|n| n.is_ascii_lowercase() || *n == '_') {
+                continue;
+            }
+            result.push(c);
+        }
+        result
+    };
+    let mut parameters: Vec<String> = template.ivars_read.iter().map(|v| v.trim_start_matches('@').to_owned()).collect();
+    if template.partial {
+        let local = file.trim_start_matches('_').to_owned();
+        if !parameters.contains(&local) && local.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            parameters.insert(0, format!("{local} = nil"));
+        }
+        parameters.push("**locals".to_owned());
+    } else {
+        parameters.extend(["notice = nil".to_owned(), "alert = nil".to_owned()]);
+    }
+    let modules: Vec<String> =
+        if dir.is_empty() { Vec::new() } else { dir.split('/').map(|d| inflect::camelize(d).replace("::", "")).collect() };
+    let mut body = Out::default();
+    body.line("io = String.new");
+    let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Erb, text);
+    let mut stack: Vec<bool> = Vec::new(); // true: a block opened by an output tag
+    if let Some(erb) = &parsed.erb {
+        let root = erb.root_node();
+        let mut cursor = root.walk();
+        for node in root.children(&mut cursor) {
+            let line = node.start_position().row as u32;
+            let code = || {
+                let mut inner = node.walk();
+                let code_node = node.children(&mut inner).find(|c| c.kind() == "code");
+                code_node.and_then(|c| text.get(c.byte_range())).unwrap_or("").trim().to_owned()
+            };
+            match node.kind() {
+                "content" => {
+                    let content = text.get(node.byte_range()).unwrap_or("");
+                    if !content.is_empty() {
+                        body.from(line, format!("io << {}", ruby_string(content)));
+                    }
+                }
+                "directive" => {
+                    let code = ivar(&code());
+                    if code.is_empty() {
+                        continue;
+                    }
+                    let delta = block_delta(&code);
+                    if delta < 0 && stack.pop() == Some(true) {
+                        body.from(line, format!("{code}).to_s"));
+                        continue;
+                    }
+                    if delta > 0 {
+                        stack.push(false);
+                    }
+                    for (i, l) in code.lines().enumerate() {
+                        body.from(line + i as u32, l.trim().to_owned());
+                    }
+                }
+                "output_directive" => {
+                    let code = ivar(&code());
+                    let raw = text.get(node.byte_range()).is_some_and(|t| t.starts_with("<%=="));
+                    if block_delta(&code) > 0 {
+                        stack.push(true);
+                        body.from(line, format!("io << ({}", code));
+                    } else if raw {
+                        body.from(line, format!("io << ({}).to_s", code));
+                    } else {
+                        body.from(line, format!("io << ActionView::ViewHelpers.html_escape(({}).to_s)", code));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    body.line("io");
+    // The function as Ruby, checked: a template whose tags pair unusually must not yield a broken preview.
+    let depth = modules.len();
+    let mut lines = vec!["module Views".to_owned()];
+    for (i, module) in modules.iter().enumerate() {
+        lines.push(format!("{}module {module}", "  ".repeat(i + 1)));
+    }
+    let def_indent = "  ".repeat(depth + 1);
+    lines.push(format!("{def_indent}def self.{name}({})", parameters.join(", ")));
+    let body_start = lines.len() as u32;
+    lines.extend(body.lines.iter().map(|l| format!("{def_indent}  {l}")));
+    lines.push(format!("{def_indent}end"));
+    for i in (0..depth).rev() {
+        lines.push(format!("{}end", "  ".repeat(i + 1)));
+    }
+    lines.push("end".to_owned());
+    let candidate = lines.join("\n") + "\n";
+    let parses =
+        crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &candidate).ruby.is_some_and(|t| !t.root_node().has_error());
+    let base = out.lines.len() as u32;
+    if !parses {
+        out.line(comment("This template's tags pair in a way Switchyard's preview cannot follow (see views.output-block-pairing); the compiled function, commented out:"));
+    }
+    let offset = base + u32::from(!parses);
+    for line in lines {
+        out.lines.push(if parses { line } else { format!("# {line}") });
+    }
+    out.mapping.extend(body.mapping.into_iter().map(|(preview, source)| (offset + body_start + preview, source)));
 }
 
 /// The lines of a method, re-indented to `indent` spaces; `None` for text that is not there.
