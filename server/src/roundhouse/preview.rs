@@ -112,6 +112,8 @@ pub fn preview(
         model_class(&mut out, model, context);
     } else if facts.template.as_ref().is_some_and(|t| t.handler == "erb") && entry.target(target).is_some_and(|t| !t.paths.is_empty()) {
         template_function(&mut out, facts, text);
+    } else if let Some(config) = facts.config.as_ref().filter(|_| entry.target(target).is_some_and(|t| !t.paths.is_empty())) {
+        application_config(&mut out, config, facts);
     } else if let Some(controller) = facts.controllers.first().filter(|_| entry.target(target).is_some_and(|t| !t.paths.is_empty())) {
         let parses = !facts.diagnostics.iter().any(|d| d.rule == crate::diagnostic::rule::PARSE_ERROR);
         controller_class(&mut out, controller, facts, if parses { Some(text) } else { None }, context);
@@ -430,6 +432,74 @@ fn model_class(out: &mut Out, model: &Model, context: &AppContext) {
         }
     }
     out.line("end");
+}
+
+/// Config keys as readers of the reopened application class; time formats; and what is not read.
+fn application_config(out: &mut Out, config: &crate::rails::config::ConfigFacts, facts: &FileFacts) {
+    out.line(comment("config/application.rb: the reopened application, one reader per config key read."));
+    out.line("module Rails");
+    out.line("  class Application");
+    for assignment in &config.assignments {
+        let reader: String = assignment.key.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        let value = assignment.value.to_string();
+        let line = assignment.span.start.line;
+        if assignment.operator != "=" || value.contains('\n') {
+            out.from(line, format!("    # config.{} {} … (not a plain assignment: read at run time)", assignment.key, assignment.operator));
+        } else {
+            out.from(line, format!("    def {reader} = {value}"));
+        }
+    }
+    out.line("  end");
+    out.line("end");
+    if !config.time_formats.is_empty() {
+        out.line("");
+        for format in &config.time_formats {
+            let value = format.value.to_string();
+            if value.contains('\n') {
+                out.from(format.span.start.line, format!("# {}[{}] = … (multi-line)", format.owner, format.name));
+            } else {
+                out.from(format.span.start.line, format!("{}[{}] = {value}", format.owner, format.name));
+            }
+        }
+    }
+    let mut not_read: Vec<(u32, String)> = Vec::new();
+    for rule in &config.inflections {
+        not_read.push((
+            rule.span.start.line,
+            format!("initializer.inflection-ignored: inflect.{} (Roundhouse names things with Rails' default inflections)", rule.kind),
+        ));
+    }
+    for reopened in &config.reopened {
+        not_read.push((
+            reopened.span.start.line,
+            format!("initializer.monkey-patch: {} {} is not carried into any tree", reopened.how, reopened.name),
+        ));
+    }
+    if facts.kind == Some(crate::rails::project::FileKind::Initializer) {
+        for item in &facts.outline.items {
+            if let crate::syntax::outline::Item::Call(call) = item {
+                let is_config = call.receiver.as_deref().is_some_and(|r| r.contains("config")) && call.method != "inflections";
+                let patch = config.reopened.iter().any(|r| r.span == call.span);
+                if !is_config && !patch && call.method != "inflections" && !matches!(call.method.as_str(), "require" | "require_relative") {
+                    not_read.push((
+                        call.span.start.line,
+                        format!(
+                            "initializer.not-read: {}{} is not read",
+                            call.receiver.as_ref().map(|r| format!("{r}.")).unwrap_or_default(),
+                            call.method
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    if !not_read.is_empty() {
+        out.line("");
+        out.line(comment("Not read:"));
+        for (line, text) in not_read {
+            out.from(line, comment(&text));
+        }
+    }
 }
 
 /// Opens or closes a Ruby block: +1 for `… do |x|`, `if c`, `unless c`, `case x`, `while c`, `begin`;
