@@ -6,6 +6,7 @@ pub mod config;
 pub mod controller;
 pub mod inflect;
 pub mod model;
+pub mod permits;
 pub mod project;
 pub mod references;
 pub mod route_table;
@@ -63,6 +64,9 @@ pub struct FileFacts {
     /// Constants the code names (`Markly`, `SQLite3::Database`), sorted: which runtime swaps it reaches.
     #[serde(skip)]
     pub constants: Vec<String>,
+    /// Permitted-parameter lists in controller methods (for `<X>Params` classes).
+    #[serde(skip)]
+    pub permits: Vec<permits::PermitList>,
     /// In a test file: the first `< TestBase` / `< ActionDispatch::IntegrationTest` in its text (comments
     /// included), which moves it into the Spinel tree's AOT lane.
     #[serde(skip)]
@@ -195,6 +199,7 @@ impl FileFacts {
             render_calls: Vec::new(),
             diagnostics: Vec::new(),
             constants: Vec::new(),
+            permits: Vec::new(),
             aot_marker: None,
         }
     }
@@ -275,6 +280,9 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
                 })
                 .map(controller::extract)
                 .collect();
+            let ranges: Vec<(String, std::ops::Range<usize>)> =
+                facts.controllers.iter().map(|c| (c.class_name.clone(), c.span.start_byte..c.span.end_byte)).collect();
+            facts.permits = permits::extract(tree.root_node(), ruby_text, &ranges);
         }
         Some(FileKind::Schema) => facts.schema = Some(schema::extract(&outline)),
         Some(FileKind::Routes) => facts.routes = Some(routes::extract(&outline, facts.relative_path != "config/routes.rb")),

@@ -116,6 +116,8 @@ pub struct AppFacts<'a> {
     pub tables: Vec<&'a str>,
     /// First-level `lib/` folders in `config.autoload_lib(ignore: …)`.
     pub lib_ignored: Vec<String>,
+    /// Source file → the `<X>Params` files its controllers' permit lists produce.
+    pub params: std::collections::HashMap<String, Vec<String>>,
 }
 
 impl<'a> AppFacts<'a> {
@@ -129,8 +131,80 @@ impl<'a> AppFacts<'a> {
                 }
             });
         }
-        AppFacts { tables, lib_ignored }
+        AppFacts { tables, lib_ignored, params: params_files(files) }
     }
+}
+
+/// `<X>Params` classes (emitted-naming §6): one per distinct (resource, fields); a resource with one
+/// list gets `<Res>Params`; with several, the first list declared by a controller named for the
+/// resource keeps it and the others are prefixed with their first controller's path; clashes get 2, 3….
+fn params_files(files: &[std::sync::Arc<FileFacts>]) -> std::collections::HashMap<String, Vec<String>> {
+    // (resource, fields) → declaring controllers (first-seen order), and where each was declared.
+    let mut specs: Vec<(String, Vec<String>, Vec<String>, Vec<String>)> = Vec::new();
+    let mut ordered: Vec<&std::sync::Arc<FileFacts>> = files.iter().filter(|f| !f.permits.is_empty()).collect();
+    ordered.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+    for file in ordered {
+        for permit in &file.permits {
+            match specs.iter_mut().find(|(r, f, _, _)| *r == permit.resource && *f == permit.fields) {
+                Some((_, _, declaring, sources)) => {
+                    if !declaring.contains(&permit.controller) {
+                        declaring.push(permit.controller.clone());
+                    }
+                    if !sources.contains(&file.relative_path) {
+                        sources.push(file.relative_path.clone());
+                    }
+                }
+                None => specs.push((
+                    permit.resource.clone(),
+                    permit.fields.clone(),
+                    vec![permit.controller.clone()],
+                    vec![file.relative_path.clone()],
+                )),
+            }
+        }
+    }
+    let names_resource = |controller: &str, resource: &str| {
+        let last = controller.rsplit("::").next().unwrap_or(controller);
+        let stem = snake_case(last.strip_suffix("Controller").unwrap_or(last));
+        stem == resource || crate::rails::inflect::singularize(&stem) == resource
+    };
+    let mut taken: Vec<String> = Vec::new();
+    let mut out: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+    let mut resources: Vec<&String> = Vec::new();
+    for (resource, ..) in &specs {
+        if !resources.contains(&resource) {
+            resources.push(resource);
+        }
+    }
+    for resource in resources {
+        let of_resource: Vec<&(String, Vec<String>, Vec<String>, Vec<String>)> = specs.iter().filter(|(r, ..)| r == resource).collect();
+        let canonical = if of_resource.len() == 1 {
+            Some(0)
+        } else {
+            of_resource.iter().position(|(_, _, declaring, _)| declaring.iter().any(|c| names_resource(c, resource)))
+        };
+        let base = format!("{}Params", crate::rails::inflect::camelize(resource));
+        for (i, (_, _, declaring, sources)) in of_resource.iter().enumerate() {
+            let mut name = if Some(i) == canonical {
+                base.clone()
+            } else {
+                let first = declaring.first().map(String::as_str).unwrap_or("");
+                format!("{}{base}", first.strip_suffix("Controller").unwrap_or(first).replace("::", ""))
+            };
+            if taken.contains(&name) {
+                let mut n = 2;
+                while taken.contains(&format!("{name}{n}")) {
+                    n += 1;
+                }
+                name = format!("{name}{n}");
+            }
+            taken.push(name.clone());
+            for source in sources {
+                out.entry(source.clone()).or_default().push(format!("app/models/{}.rb", snake_case(&name)));
+            }
+        }
+    }
+    out
 }
 
 fn visit_calls(items: &[Item], f: &mut dyn FnMut(&crate::syntax::outline::Call)) {
@@ -351,7 +425,9 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
                             controller.name
                         )
                     });
-                    landed(source, vec![format!("app/controllers/{}.rb", emitted_stem(&controller.name))], swaps, "aot", note)
+                    let mut paths = vec![format!("app/controllers/{}.rb", emitted_stem(&controller.name))];
+                    paths.extend(app.params.get(source).cloned().unwrap_or_default());
+                    landed(source, paths, swaps, "aot", note)
                 }
                 None => library(facts, "a controller-folder file"),
             }
@@ -532,6 +608,17 @@ mod tests {
                 def index; end
               end
             end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              def create = Post.create(params.expect(post: [:title, :body]))
+              private def post_params = params.require(:post).permit(:title)
+              def comment_params = params.require(:comment).permit(:body).merge(user_id: 1)
+            end
+            #- /app/controllers/comments_controller.rb
+            class CommentsController < ApplicationController
+              def create = params.expect(comment: [:body, :user_id, tags: []])
+              def other = params.permit(:x)
+            end
             #- /app/views/posts/index.html.erb
             <h1>Posts</h1>
             #- /app/views/posts/_post.html.haml
@@ -562,6 +649,8 @@ mod tests {
             "#,
             expect_test::expect![[r#"
                 app/controllers/admin/posts_controller.rb → [app/controllers/admin/posts_controller.rb] spinel [app/controllers/admin/posts_controller.rb Some("aot")] — only Admin::PostsController gets a file: the 1 other class(es) here are not emitted as files of their own
+                app/controllers/comments_controller.rb → [app/controllers/comments_controller.rb, app/models/comment_params.rb] spinel [app/controllers/comments_controller.rb, app/models/comment_params.rb Some("aot")]
+                app/controllers/posts_controller.rb → [app/controllers/posts_controller.rb, app/models/comment_params.rb, app/models/post_params.rb, app/models/posts_post_params.rb] spinel [app/controllers/posts_controller.rb, app/models/comment_params.rb, app/models/post_params.rb, app/models/posts_post_params.rb Some("aot")]
                 app/forms/foo_form.rb → [] spinel [ None] — Roundhouse does not read app/forms/
                 app/helpers/messages/attachment_presentation.rb → [app/models/messages/attachment_presentation.rb] spinel [app/models/messages/attachment_presentation.rb Some("aot")] swaps [Markly → commonmark-java shim (runtime/markly_jruby.rb)]
                 app/models/concerns/trashable.rb → [app/models/trashable.rb] spinel [app/models/trashable.rb Some("aot")]

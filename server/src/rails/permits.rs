@@ -1,0 +1,163 @@
+//! The permitted-parameter lists of a controller file, as Roundhouse reads them to synthesize
+//! `<X>Params` classes (`shared/reference/emitted-naming.md` §6): `params.expect(res: [...])`,
+//! `params.require(:res).permit(...)`, and either with `.merge(k: v)`, found pre-order in each method
+//! of each controller class, without entering `case`, loops, `begin`/`rescue`, `||=`, `raise`, `yield`
+//! or `super`. Methods spliced in from included concerns are not followed.
+
+use serde::Serialize;
+use tree_sitter::Node;
+
+use crate::syntax::text_of;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PermitList {
+    /// The controller class whose method holds it.
+    pub controller: String,
+    pub resource: String,
+    pub fields: Vec<String>,
+}
+
+/// Every permit list in the file, in source order, attributed to the controller classes given by
+/// (class name, byte range).
+pub fn extract(root: Node<'_>, text: &str, controllers: &[(String, std::ops::Range<usize>)]) -> Vec<PermitList> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    let mut in_methods = Vec::new();
+    // Methods directly in a controller class body, in order.
+    while let Some(node) = stack.pop() {
+        if node.kind() == "method" {
+            in_methods.push(node);
+            continue;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    for method in in_methods {
+        let Some((controller, _)) = controllers.iter().find(|(_, range)| range.contains(&method.start_byte())) else { continue };
+        walk(method, text, controller, &mut out);
+    }
+    out
+}
+
+const OPAQUE: &[&str] =
+    &["case", "case_match", "while", "until", "for", "begin", "rescue_modifier", "operator_assignment", "yield", "super"];
+
+fn walk(node: Node<'_>, text: &str, controller: &str, out: &mut Vec<PermitList>) {
+    if OPAQUE.contains(&node.kind()) || (node.kind() == "method" && node.child_by_field_name("body").is_some_and(has_rescue)) {
+        return;
+    }
+    if node.kind() == "call" && text_of(node.child_by_field_name("method").unwrap_or(node), text) == "raise" {
+        return;
+    }
+    if let Some((resource, fields)) = match_permit(node, text) {
+        out.push(PermitList { controller: controller.to_owned(), resource, fields });
+        return;
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        walk(child, text, controller, out);
+    }
+}
+
+fn has_rescue(body: Node<'_>) -> bool {
+    let mut cursor = body.walk();
+    body.named_children(&mut cursor).any(|c| matches!(c.kind(), "rescue" | "ensure"))
+}
+
+fn is_params(node: Node<'_>, text: &str) -> bool {
+    matches!(node.kind(), "identifier" | "instance_variable") && matches!(text_of(node, text), "params" | "@params")
+}
+
+fn symbol(node: Node<'_>, text: &str) -> Option<String> {
+    match node.kind() {
+        "simple_symbol" => Some(text_of(node, text).trim_start_matches(':').to_owned()),
+        "hash_key_symbol" => Some(text_of(node, text).to_owned()),
+        _ => None,
+    }
+}
+
+fn arguments(call: Node<'_>) -> Vec<Node<'_>> {
+    call.child_by_field_name("arguments")
+        .map(|a| {
+            let mut cursor = a.walk();
+            a.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Symbols, optionally ending in one hash whose values are all arrays (its keys are dropped).
+fn symbol_list(elements: &[Node<'_>], text: &str) -> Option<Vec<String>> {
+    let mut fields = Vec::new();
+    for (i, element) in elements.iter().enumerate() {
+        if let Some(name) = symbol(*element, text) {
+            fields.push(name);
+        } else if i + 1 == elements.len() && matches!(element.kind(), "pair" | "hash") && all_array_values(*element) {
+        } else {
+            return None;
+        }
+    }
+    Some(fields)
+}
+
+fn all_array_values(node: Node<'_>) -> bool {
+    let pairs: Vec<Node<'_>> = if node.kind() == "pair" {
+        vec![node]
+    } else {
+        let mut cursor = node.walk();
+        node.named_children(&mut cursor).collect()
+    };
+    pairs.iter().all(|p| p.kind() == "pair" && p.child_by_field_name("value").is_some_and(|v| v.kind() == "array"))
+}
+
+fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
+    if node.kind() != "call" {
+        return None;
+    }
+    let method = text_of(node.child_by_field_name("method")?, text);
+    let receiver = node.child_by_field_name("receiver");
+    match method {
+        "merge" => {
+            let (resource, mut fields) = match_permit(receiver?, text)?;
+            for pair in arguments(node) {
+                if pair.kind() == "pair" {
+                    fields.extend(pair.child_by_field_name("key").and_then(|k| symbol(k, text)));
+                }
+            }
+            Some((resource, fields))
+        }
+        "expect" if receiver.is_some_and(|r| is_params(r, text)) => {
+            let args = arguments(node);
+            let [pair] = args.as_slice() else { return None };
+            let key = symbol(pair.child_by_field_name("key")?, text)?;
+            let value = pair.child_by_field_name("value").filter(|v| v.kind() == "array")?;
+            let mut cursor = value.walk();
+            let elements: Vec<Node<'_>> = value.named_children(&mut cursor).collect();
+            Some((key, symbol_list(&elements, text)?))
+        }
+        "permit" => {
+            let require = receiver.filter(|r| r.kind() == "call")?;
+            if text_of(require.child_by_field_name("method")?, text) != "require"
+                || !require.child_by_field_name("receiver").is_some_and(|r| is_params(r, text))
+            {
+                return None;
+            }
+            let resource = match arguments(require).as_slice() {
+                [one] => symbol(*one, text)?,
+                _ => return None,
+            };
+            let args = arguments(node);
+            let fields = match args.as_slice() {
+                [array] if array.kind() == "array" => {
+                    let mut cursor = array.walk();
+                    let elements: Vec<Node<'_>> = array.named_children(&mut cursor).collect();
+                    symbol_list(&elements, text)?
+                }
+                [hash] if matches!(hash.kind(), "hash" | "pair") && all_array_values(*hash) => Vec::new(),
+                _ => symbol_list(&args, text)?,
+            };
+            Some((resource, fields))
+        }
+        _ => None,
+    }
+}
