@@ -59,7 +59,10 @@ fn hover_definition_references_and_lenses() {
     assert!(titles.contains(&"GET / · GET /posts(.:format)"), "root and index reach PostsController#index: {titles:?}");
     assert!(titles.contains(&"PATCH|PUT /posts/:id(.:format)"), "{titles:?}");
     // Line 1 carries where the file lands; the action lenses follow.
-    assert_eq!(lenses["result"][0]["command"]["title"], "CRuby → app/controllers/posts_controller.rb · JVM → same · Spinel: AOT");
+    assert_eq!(
+        lenses["result"][0]["command"]["title"], "CRuby → app/controllers/posts_controller.rb (+1) · JVM → same · Spinel: AOT",
+        "the +1 is PostParams"
+    );
     let lens = lenses["result"].as_array().unwrap().iter().find(|l| l["command"]["command"] == "switchyard.openRoute").unwrap();
     let executed =
         client.request("workspace/executeCommand", json!({"command": "switchyard.openRoute", "arguments": lens["command"]["arguments"]}));

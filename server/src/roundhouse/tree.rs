@@ -139,8 +139,9 @@ impl<'a> AppFacts<'a> {
 /// list gets `<Res>Params`; with several, the first list declared by a controller named for the
 /// resource keeps it and the others are prefixed with their first controller's path; clashes get 2, 3….
 fn params_files(files: &[std::sync::Arc<FileFacts>]) -> std::collections::HashMap<String, Vec<String>> {
-    // (resource, fields) → declaring controllers (first-seen order), and where each was declared.
-    let mut specs: Vec<(String, Vec<String>, Vec<String>, Vec<String>)> = Vec::new();
+    // (resource, fields, declaring controllers in first-seen order, source files declaring it).
+    type Spec = (String, Vec<String>, Vec<String>, Vec<String>);
+    let mut specs: Vec<Spec> = Vec::new();
     let mut ordered: Vec<&std::sync::Arc<FileFacts>> = files.iter().filter(|f| !f.permits.is_empty()).collect();
     ordered.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
     for file in ordered {
@@ -177,7 +178,7 @@ fn params_files(files: &[std::sync::Arc<FileFacts>]) -> std::collections::HashMa
         }
     }
     for resource in resources {
-        let of_resource: Vec<&(String, Vec<String>, Vec<String>, Vec<String>)> = specs.iter().filter(|(r, ..)| r == resource).collect();
+        let of_resource: Vec<&Spec> = specs.iter().filter(|(r, ..)| r == resource).collect();
         let canonical = if of_resource.len() == 1 {
             Some(0)
         } else {
