@@ -81,6 +81,7 @@ fn measure(label: &str, app: &std::path::Path) {
     let line = 152;
     let column = text.lines().nth(line).unwrap().len() as u32;
     let mut latencies = Vec::new();
+    let mut preview_latencies = Vec::new();
     for step in 0..WARMUP + MEASURED {
         let version = step as i64 + 2;
         let change = if step % 2 == 0 {
@@ -94,7 +95,17 @@ fn measure(label: &str, app: &std::path::Path) {
         if step >= WARMUP {
             latencies.push(start.elapsed());
         }
+        // Every other edit: the model's preview right after the edit, as an editor beside it asks.
+        if step % 2 == 1 {
+            let start = Instant::now();
+            let reply = client.request("switchyard/preview", json!({"uri": uri, "target": "ruby"}));
+            assert!(reply["result"]["text"].as_str().is_some_and(|t| t.contains("class Invoice")));
+            if step >= WARMUP {
+                preview_latencies.push(start.elapsed());
+            }
+        }
     }
+    preview_latencies.sort();
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -104,6 +115,15 @@ fn measure(label: &str, app: &std::path::Path) {
         ms(at(0.9)),
         ms(at(0.99)),
         ms(*latencies.last().unwrap())
+    );
+    let p = |q: f64| preview_latencies[((preview_latencies.len() as f64 * q) as usize).min(preview_latencies.len() - 1)];
+    println!(
+        "{label:<14} preview after an edit, {} requests: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
+        preview_latencies.len(),
+        ms(p(0.5)),
+        ms(p(0.9)),
+        ms(p(0.99)),
+        ms(*preview_latencies.last().unwrap())
     );
     assert_eq!(client.shutdown().code(), Some(0));
 }

@@ -12,7 +12,7 @@ pub fn preview(path: &Path, target: Target) -> Result<Outcome, String> {
     if !scope.is_file() {
         return Err(format!("{} is not a file: preview takes one source file", path.display()));
     }
-    let preview = crate::ide::preview::preview_file(&index, &scope, None, target)
+    let preview = crate::ide::preview::preview_file(&index, &scope, None, target, None)
         .ok_or_else(|| format!("{} is not a file Switchyard indexes", path.display()))?;
     std::io::stdout().lock().write_all(preview.text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
     Ok(Outcome::Clean)

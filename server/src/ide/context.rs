@@ -52,7 +52,15 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
         out.extend(controller.concerns.iter().flat_map(|c| c.arguments.iter().map(|a| format!("  include {a}"))));
     }
     if let Some(template) = &facts.template {
-        out.push(format!("template {}", template.logical_path));
+        // Controller previews pass a template's instance variables.
+        out.push(format!("template {} {:?}", template.logical_path, template.ivars_read));
+    }
+    if let Some(schema) = &facts.schema {
+        // Model previews read tables and columns.
+        for table in &schema.tables {
+            out.push(format!("table {}", table.name));
+            out.extend(table.columns.iter().map(|c| format!("  {} {} {} {:?}", c.name, c.column_type, c.null, c.default)));
+        }
     }
     out
 }

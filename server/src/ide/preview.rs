@@ -2,23 +2,30 @@
 //! The CLI (`switchyard preview`) and the server (`switchyard/preview`) both come here.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::context::AppContext;
-use super::diagnostics::{app_diagnostics, file_diagnostics};
+use super::diagnostics::{app_diagnostics, file_derived, file_diagnostics};
 use crate::index::Index;
 use crate::roundhouse::preview::{Preview, preview};
 use crate::roundhouse::tree::{AppFacts, Target, map_file};
 
 /// `None` when the file is not indexed or belongs to no Rails app. `text` is an open buffer's text; the
-/// disk's is read otherwise.
-pub fn preview_file(index: &Index, path: &Path, text: Option<String>, target: Target) -> Option<Preview> {
+/// disk's is read otherwise. `context` is the app's context when the caller holds a current one (the
+/// server caches it; building it walks every file of the app).
+pub fn preview_file(index: &Index, path: &Path, text: Option<String>, target: Target, context: Option<Arc<AppContext>>) -> Option<Preview> {
     let app = index.app_for(path)?;
     let facts = index.get(path)?;
-    let snapshot = index.snapshot();
-    let context = AppContext::new(index, &app.root, &snapshot);
+    let context = context.unwrap_or_else(|| Arc::new(AppContext::new(index, &app.root, &index.snapshot())));
     let entry = map_file(&facts, &AppFacts::new(&context.files));
-    let derived = app_diagnostics(&context);
-    let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+    // Only routes files and templates carry whole-app findings (missing actions, collisions); other
+    // files need just their own checks.
+    let derived = if facts.routes.is_some() || facts.template.is_some() {
+        app_diagnostics(&context).remove(&facts.path).unwrap_or_default()
+    } else {
+        file_derived(&context, &facts)
+    };
+    let diagnostics = file_diagnostics(&facts, &derived);
     let text = text.or_else(|| std::fs::read_to_string(path).ok()).unwrap_or_default();
     Some(preview(&facts, &text, &context, &entry, &diagnostics, target))
 }

@@ -98,6 +98,9 @@ pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<
     };
     let exact = params.source.as_deref() == Some("exact");
     let text = backend.session.documents().get(&path).map(|d| d.text.clone());
+    // The context the last diagnostics refresh built: current for everything but the edited file's own
+    // facts, which are read fresh.
+    let context = backend.session.index.app_for(&path).and_then(|app| backend.session.cached_context(&app.root));
     guard::request("switchyard/preview", move || {
         if exact {
             let app = index.app_for(&path)?;
@@ -110,7 +113,7 @@ pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<
                 return Some(serde_json::json!({"text": text, "language": "ruby", "target": target.as_str(), "source": "exact", "mapping": []}));
             }
         }
-        let preview = crate::ide::preview::preview_file(&index, &path, text, target)?;
+        let preview = crate::ide::preview::preview_file(&index, &path, text, target, context)?;
         Some(serde_json::json!({"text": preview.text, "language": "ruby", "target": target.as_str(), "source": "builtin", "mapping": preview.mapping}))
     })
     .await
