@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{Client, repo_root, uri};
+use support::{Client, repo_root};
 
 fn preview(client: &mut Client, file_uri: &str) -> String {
     let reply = client.request("switchyard/preview", json!({"uri": file_uri, "target": "ruby"}));
