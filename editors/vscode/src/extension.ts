@@ -142,7 +142,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
         const parsed = sourceOfPreviewUri(uri.toString(true));
         if (!client || !parsed) return "# Switchyard is not running.\n";
-        const result = await client.sendRequest<PreviewResult | null>("switchyard/preview", { uri: parsed.source, target: parsed.target });
+        // With a roundhouse binary configured, the compiler's own output (after a save) when it has run.
+        const exact = vscode.workspace.getConfiguration("switchyard").get<string>("roundhouse.binary", "").trim() !== "";
+        const result = await client.sendRequest<PreviewResult | null>("switchyard/preview", {
+          uri: parsed.source,
+          target: parsed.target,
+          source: exact ? "exact" : "builtin",
+        });
         if (!result) return "# This file is in no Rails app Switchyard knows.\n";
         mappings.set(uri.toString(true), result.mapping);
         return result.text;
