@@ -82,6 +82,7 @@ fn measure(label: &str, app: &std::path::Path) {
     let column = text.lines().nth(line).unwrap().len() as u32;
     let mut latencies = Vec::new();
     let mut preview_latencies = Vec::new();
+    let mut hint_latencies = Vec::new();
     for step in 0..WARMUP + MEASURED {
         let version = step as i64 + 2;
         let change = if step % 2 == 0 {
@@ -103,9 +104,21 @@ fn measure(label: &str, app: &std::path::Path) {
             if step >= WARMUP {
                 preview_latencies.push(start.elapsed());
             }
+        } else if step > 0 {
+            // The other edits: the inlay hints of the whole model, as the editor asks after a change.
+            let start = Instant::now();
+            let reply = client.request(
+                "textDocument/inlayHint",
+                json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": line_count, "character": 0}}}),
+            );
+            assert!(reply["result"].as_array().is_some_and(|h| !h.is_empty()));
+            if step >= WARMUP {
+                hint_latencies.push(start.elapsed());
+            }
         }
     }
     preview_latencies.sort();
+    hint_latencies.sort();
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -124,6 +137,15 @@ fn measure(label: &str, app: &std::path::Path) {
         ms(p(0.9)),
         ms(p(0.99)),
         ms(*preview_latencies.last().unwrap())
+    );
+    let h = |q: f64| hint_latencies[((hint_latencies.len() as f64 * q) as usize).min(hint_latencies.len() - 1)];
+    println!(
+        "{label:<14} inlay hints after an edit, {} requests: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
+        hint_latencies.len(),
+        ms(h(0.5)),
+        ms(h(0.9)),
+        ms(h(0.99)),
+        ms(*hint_latencies.last().unwrap())
     );
     assert_eq!(client.shutdown().code(), Some(0));
 }

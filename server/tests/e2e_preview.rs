@@ -85,3 +85,78 @@ fn a_model_preview_follows_an_unsaved_schema_edit() {
     assert!(after.contains("def color = @color"), "{after}");
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+#[test]
+fn inlay_hints_and_hover_follow_an_edit_to_a_filter() {
+    let app = repo_root().join("examples/blog");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let controller_uri = client.open(&app.join("app/controllers/comments_controller.rb"), "ruby", 1);
+    client.diagnostics(&controller_uri, Some(1));
+    let hints = |client: &mut Client| -> Vec<(u64, String)> {
+        let reply = client.request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": controller_uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 40, "character": 0}}}),
+        );
+        reply["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["position"]["line"].as_u64().unwrap(), h["label"].as_str().unwrap().to_owned()))
+            .collect()
+    };
+    // Line 2 is `  before_action :set_post`: it runs before both actions.
+    assert!(hints(&mut client).contains(&(1, " inlined into create, destroy".to_owned())), "{:?}", hints(&mut client));
+    let hover =
+        client.request("textDocument/hover", json!({"textDocument": {"uri": controller_uri}, "position": {"line": 12, "character": 7}}));
+    let markdown = hover["result"]["contents"]["value"].as_str().unwrap().to_owned();
+    assert!(
+        markdown.contains("# before_action :set_post (CommentsController), inlined\n  @post = Post.find(params[:post_id])"),
+        "{markdown}"
+    );
+
+    client.change(
+        &controller_uri,
+        2,
+        json!([{"range": {"start": {"line": 1, "character": 26}, "end": {"line": 1, "character": 26}}, "text": ", only: :create"}]),
+    );
+    client.diagnostics(&controller_uri, Some(2));
+    assert!(hints(&mut client).contains(&(1, " inlined into create".to_owned())), "{:?}", hints(&mut client));
+    let hover =
+        client.request("textDocument/hover", json!({"textDocument": {"uri": controller_uri}, "position": {"line": 12, "character": 7}}));
+    let markdown = hover["result"]["contents"]["value"].as_str().unwrap().to_owned();
+    assert!(
+        markdown.starts_with("Roundhouse's specialization") && !markdown.contains("set_post"),
+        "destroy no longer runs the filter: {markdown}"
+    );
+
+    let lenses = client.request("textDocument/codeLens", json!({"textDocument": {"uri": controller_uri}}));
+    let preview =
+        lenses["result"].as_array().unwrap().iter().find(|l| l["command"]["command"] == "switchyard.preview").expect("a preview lens");
+    assert_eq!(preview["command"]["title"], "Preview specialized output");
+    assert_eq!(preview["range"]["start"]["line"], 0);
+    assert_eq!(client.shutdown().code(), Some(0));
+}
+
+#[test]
+fn hint_kinds_can_be_turned_off() {
+    let app = repo_root().join("examples/blog");
+    let mut client = Client::spawn();
+    let root = support::uri(&app);
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root, "workspaceFolders": [{"uri": root, "name": "blog"}], "capabilities": {}, "initializationOptions": {"inlayHints": {"filters": false}}}),
+    );
+    client.notify("initialized", json!({}));
+    let controller_uri = client.open(&app.join("app/controllers/comments_controller.rb"), "ruby", 1);
+    client.diagnostics(&controller_uri, Some(1));
+    let model_uri = client.open(&app.join("app/models/comment.rb"), "ruby", 1);
+    client.diagnostics(&model_uri, Some(1));
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 40, "character": 0}});
+    let controller = client.request("textDocument/inlayHint", json!({"textDocument": {"uri": controller_uri}, "range": range}));
+    assert_eq!(controller["result"], json!([]), "filter hints are off");
+    let model = client.request("textDocument/inlayHint", json!({"textDocument": {"uri": model_uri}, "range": range}));
+    assert!(!model["result"].as_array().unwrap().is_empty(), "association hints stay on");
+    assert_eq!(client.shutdown().code(), Some(0));
+}

@@ -50,6 +50,14 @@ if not attached then
   return
 end
 
+-- Inlay hints are on where Neovim has them (0.10+); 0.7–0.9 show the same on hover.
+if vim.lsp.inlay_hint and vim.lsp.inlay_hint.is_enabled then
+  local enabled = vim.wait(5000, function()
+    return vim.lsp.inlay_hint.is_enabled({ bufnr = post })
+  end, 50)
+  check("inlay hints enabled on attach", enabled)
+end
+
 -- Break line 22 (`  def to_param`): a syntax error arrives as a diagnostic.
 vim.api.nvim_buf_set_lines(post, 21, 22, false, { "  def to_param(x, " })
 local got = vim.wait(20000, function()

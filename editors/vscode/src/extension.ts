@@ -154,15 +154,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         return result.text;
       },
     }),
-    vscode.commands.registerCommand("switchyard.preview", async () => {
+    // From the palette (the active file) or a lens (file and line).
+    vscode.commands.registerCommand("switchyard.preview", async (lensUri?: string, lensLine?: number) => {
       const editor = vscode.window.activeTextEditor;
-      if (!editor) return;
-      const source = editor.document.uri.toString(true);
+      const source = lensUri ?? editor?.document.uri.toString(true);
+      if (!source) return;
       const uri = vscode.Uri.parse(previewUri(source, "ruby"));
       openPreviews.set(source, uri);
       const document = await vscode.workspace.openTextDocument(uri);
       await vscode.languages.setTextDocumentLanguage(document, "ruby");
-      await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
+      const shown = await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: false });
+      const line = typeof lensLine === "number" ? previewLineFor(mappings.get(uri.toString(true)) ?? [], lensLine) : undefined;
+      if (line !== undefined) shown.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.AtTop);
     }),
     vscode.workspace.onDidChangeTextDocument((event) => {
       const source = event.document.uri.toString(true);

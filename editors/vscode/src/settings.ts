@@ -8,7 +8,10 @@ export interface InitializationOptions {
   targets: string[];
   rules: Record<string, string>;
   roundhouse: { binary?: string; checkout?: string };
+  inlayHints: Record<string, boolean>;
 }
+
+const HINT_KINDS = ["associations", "validations", "scopes", "filters", "routes", "rules"];
 
 const TARGETS = new Set(["ruby", "jruby", "spinel"]);
 const SEVERITIES = new Set(["error", "warning", "info", "off"]);
@@ -21,9 +24,14 @@ export function initializationOptions(settings: SettingsReader): InitializationO
   }
   const binary = settings.get<string>("roundhouse.binary", "").trim();
   const checkout = settings.get<string>("roundhouse.checkout", "").trim();
+  const inlayHints: Record<string, boolean> = {};
+  for (const [kind, on] of Object.entries(settings.get<Record<string, unknown>>("inlayHints", {}))) {
+    if (HINT_KINDS.includes(kind) && typeof on === "boolean") inlayHints[kind] = on;
+  }
   return {
     targets: targets.length > 0 ? targets : ["ruby", "jruby"],
     rules,
     roundhouse: { ...(binary ? { binary } : {}), ...(checkout ? { checkout } : {}) },
+    inlayHints,
   };
 }

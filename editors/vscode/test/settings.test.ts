@@ -6,7 +6,7 @@ import { initializationOptions } from "../src/settings";
 const reader = (values: Record<string, unknown>) => ({ get: <T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback) });
 
 test("defaults: ruby and jruby, no overrides", () => {
-  assert.deepEqual(initializationOptions(reader({})), { targets: ["ruby", "jruby"], rules: {}, roundhouse: {} });
+  assert.deepEqual(initializationOptions(reader({})), { targets: ["ruby", "jruby"], rules: {}, roundhouse: {}, inlayHints: {} });
 });
 
 test("settings become initializationOptions, invalid values dropped", () => {
@@ -16,9 +16,15 @@ test("settings become initializationOptions, invalid values dropped", () => {
       rules: { "routes.mount": "off", "rails.missing-action": "loud" },
       "roundhouse.binary": " /opt/roundhouse ",
       "roundhouse.checkout": "",
+      inlayHints: { scopes: false, colors: false, routes: "no" },
     }),
   );
-  assert.deepEqual(options, { targets: ["spinel"], rules: { "routes.mount": "off" }, roundhouse: { binary: "/opt/roundhouse" } });
+  assert.deepEqual(options, {
+    targets: ["spinel"],
+    rules: { "routes.mount": "off" },
+    roundhouse: { binary: "/opt/roundhouse" },
+    inlayHints: { scopes: false },
+  });
 });
 
 test("no valid target falls back to the defaults", () => {

@@ -53,6 +53,7 @@ impl LanguageServer for Backend {
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> { handlers::document_symbol::document_symbol(self, params).await }
     async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> { handlers::workspace_symbol::symbol(self, params).await }
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> { handlers::inlay_hint::inlay_hint(self, params).await }
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> { handlers::hover::hover(self, params).await }
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> { handlers::definition::definition(self, params).await }
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> { handlers::definition::references(self, params).await }

@@ -8,6 +8,7 @@ pub mod diagnostics;
 pub mod document_symbol;
 pub mod exact;
 pub mod hover;
+pub mod inlay_hint;
 pub mod lifecycle;
 mod request;
 pub mod text_document;

@@ -15,6 +15,7 @@ use crate::rails::FileFacts;
 pub struct ClientFlags {
     pub work_done_progress: bool,
     pub dynamic_watched_files: bool,
+    pub inlay_hint_refresh: bool,
 }
 
 #[derive(Default)]
@@ -29,6 +30,10 @@ pub struct Session {
     pub exact_cancel: Mutex<Option<Arc<tokio::sync::Notify>>>,
     /// The compiler's last diagnostics, by file, ready to publish beside Switchyard's own.
     pub exact_diagnostics: Mutex<HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>>,
+    /// Inlay-hint kinds turned off (`initializationOptions.inlayHints.<kind> = false`).
+    pub hints_off: Mutex<Vec<String>>,
+    /// Set when an app's context was rebuilt: other files' hints may have changed.
+    pub hints_stale: AtomicBool,
     /// Whether a failure to run the compiler was already shown (it is said once).
     pub exact_failure_shown: AtomicBool,
     pub index: Arc<Index>,
@@ -93,6 +98,14 @@ impl Session {
     /// What was last published of Switchyard's own diagnostics for `path`.
     pub fn published(&self, path: &Path) -> Vec<crate::diagnostic::Diagnostic> {
         lock(&self.published).get(path).cloned().unwrap_or_default()
+    }
+
+    pub fn disabled_hints(&self) -> Vec<String> {
+        lock(&self.hints_off).clone()
+    }
+
+    pub fn set_disabled_hints(&self, kinds: Vec<String>) {
+        *lock(&self.hints_off) = kinds;
     }
 
     pub fn exact_config(&self) -> Option<crate::roundhouse::exact::ExactConfig> {

@@ -75,6 +75,13 @@ impl LineIndex {
         }
     }
 
+    /// The end of `line`'s content: the byte column of its `\n` (or of the end of the text).
+    pub fn line_end(&self, line: u32) -> LineCol {
+        let start = self.line_starts.get(line as usize).copied().unwrap_or(self.len);
+        let end = self.line_starts.get(line as usize + 1).map_or(self.len, |next| next - 1);
+        LineCol { line, col: end.saturating_sub(start) }
+    }
+
     /// UTF-16 column of a byte column on `line`.
     pub fn utf16_col(&self, pos: LineCol) -> u32 {
         let mut col = pos.col;

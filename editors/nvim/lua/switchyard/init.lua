@@ -11,6 +11,8 @@ M.defaults = {
   on_attach = nil,
   -- Show and refresh code lenses (the routes over each controller action).
   codelens = true,
+  -- Inlay hints at the end of DSL lines (Neovim 0.10+).
+  inlay_hints = true,
 }
 
 local uv = vim.loop
@@ -59,8 +61,21 @@ vim.lsp.commands["switchyard.openRoute"] = function(command)
   end
 end
 
+-- The "Preview specialized output" lens: open the preview of that file.
+vim.lsp.commands["switchyard.preview"] = function(command)
+  local args = command.arguments or {}
+  if args[1] then
+    vim.cmd("edit " .. vim.fn.fnameescape(vim.uri_to_fname(args[1])))
+  end
+  M.preview()
+end
+
 function M.on_attach(client, bufnr, opts)
   opts = opts or M.defaults
+  -- Inline specialization hints (0.10+; 0.7–0.9 show the same on hover).
+  if opts.inlay_hints ~= false and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
+    pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+  end
   if opts.codelens ~= false and client.server_capabilities and client.server_capabilities.codeLensProvider then
     local group = vim.api.nvim_create_augroup("switchyard_codelens_" .. bufnr, { clear = true })
     vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost" }, {

@@ -9,6 +9,8 @@ use crate::lsp::backend::Backend;
 use crate::lsp::{convert, guard};
 
 pub const OPEN_ROUTE: &str = "switchyard.openRoute";
+/// Run by the client: open the preview of the file (argument 1) at its line (argument 2).
+pub const PREVIEW: &str = "switchyard.preview";
 
 pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
     let session = &backend.session;
@@ -25,7 +27,24 @@ pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Opti
             command: Some(Command { title: entry.summary(), command: String::new(), arguments: None }),
             data: None,
         };
+        // Over each model and controller class, and a template's first line: open the preview there.
+        let uri = convert::uri_of(&facts.path);
+        let preview_at = |line: u32| CodeLens {
+            range: Range { start: Position { line, character: 0 }, end: Position { line, character: 0 } },
+            command: Some(Command {
+                title: "Preview specialized output".to_owned(),
+                command: PREVIEW.to_owned(),
+                arguments: uri.as_ref().map(|u| vec![serde_json::json!(u.as_str()), serde_json::json!(line)]),
+            }),
+            data: None,
+        };
+        let mut preview_lines: Vec<u32> =
+            facts.models.iter().map(|m| m.name_span.start.line).chain(facts.controllers.iter().map(|c| c.name_span.start.line)).collect();
+        if facts.template.is_some() {
+            preview_lines.push(0);
+        }
         let lenses = std::iter::once(tree_lens)
+            .chain(preview_lines.into_iter().map(preview_at))
             .chain(crate::ide::routes::code_lenses(&context, &facts).into_iter().map(|lens| CodeLens {
                 range: convert::range(&facts.line_index, lens.span),
                 command: Some(Command {

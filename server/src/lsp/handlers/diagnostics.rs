@@ -44,6 +44,15 @@ impl Publish {
             publish.send(client).await;
         }
     }
+
+    /// Sends the publishes, then asks for fresh inlay hints when the app's context was rebuilt (and the
+    /// client can be asked).
+    pub async fn send_all_and_refresh(publishes: Vec<Publish>, client: &Client, session: &Session) {
+        Publish::send_all(publishes, client).await;
+        if session.hints_stale.swap(false, std::sync::atomic::Ordering::SeqCst) && session.flags().inlay_hint_refresh {
+            let _ = client.inlay_hint_refresh().await;
+        }
+    }
 }
 
 /// Re-runs the checks of the app `changed` belongs to and returns what to publish: `changed` always
@@ -77,6 +86,7 @@ pub fn refresh_app(session: &Session, root: &Path, always: Option<&Path>) -> Vec
     let snapshot = session.index.snapshot();
     let context = Arc::new(AppContext::new(&session.index, root, &snapshot));
     session.cache_context(Arc::clone(&context));
+    session.hints_stale.store(true, std::sync::atomic::Ordering::SeqCst);
     let derived = app_diagnostics(&context);
     let versions: Vec<(std::path::PathBuf, i32)> = session.documents().iter().map(|(path, doc)| (path.clone(), doc.version)).collect();
     let mut publishes = Vec::new();

@@ -10,9 +10,12 @@ use crate::lsp::{convert, guard};
 pub async fn hover(backend: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let position = params.text_document_position_params;
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
+    let text = convert::path_of(&position.text_document.uri).and_then(|p| backend.session.documents().get(&p).map(|d| d.text.clone()));
+    let cached = backend.session.cached_context(&at.root);
     guard::request("textDocument/hover", move || {
-        let context = at.context();
+        let context = cached.unwrap_or_else(|| std::sync::Arc::new(at.context()));
         let hover = crate::ide::routes::hover(&context, &at.facts, at.offset)
+            .or_else(|| crate::ide::inlay::hover_slice(&context, &at.index, &at.facts, text, at.offset))
             .or_else(|| crate::ide::tree::class_hover(&context, &at.facts, at.offset))?;
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: hover.markdown }),

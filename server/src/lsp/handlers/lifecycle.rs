@@ -29,7 +29,21 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false),
+        inlay_hint_refresh: capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.inlay_hint.as_ref())
+            .and_then(|i| i.refresh_support)
+            .unwrap_or(false),
     });
+    let hints_off: Vec<String> = params
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get("inlayHints"))
+        .and_then(|h| h.as_object())
+        .map(|kinds| kinds.iter().filter(|(_, on)| on.as_bool() == Some(false)).map(|(kind, _)| kind.clone()).collect())
+        .unwrap_or_default();
+    backend.session.set_disabled_hints(hints_off);
     Ok(InitializeResult {
         capabilities: capabilities::server_capabilities(),
         server_info: Some(capabilities::server_info()),

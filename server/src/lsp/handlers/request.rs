@@ -15,8 +15,8 @@ use crate::rails::FileFacts;
 pub struct AtPosition {
     pub facts: Arc<FileFacts>,
     pub offset: usize,
-    index: Arc<Index>,
-    root: PathBuf,
+    pub index: Arc<Index>,
+    pub root: PathBuf,
 }
 
 impl AtPosition {

@@ -31,13 +31,13 @@ pub async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
         session.documents().insert(path, document);
         refresh(session, &facts, previous.as_ref(), Some(item.version))
     });
-    Publish::send_all(publishes.unwrap_or_default(), &backend.client).await;
+    Publish::send_all_and_refresh(publishes.unwrap_or_default(), &backend.client, &backend.session).await;
 }
 
 pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) {
     let session = &backend.session;
     let publishes = guard::notification("textDocument/didChange", || apply_changes(session, params));
-    Publish::send_all(publishes.unwrap_or_default(), &backend.client).await;
+    Publish::send_all_and_refresh(publishes.unwrap_or_default(), &backend.client, &backend.session).await;
 }
 
 fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<Publish> {
@@ -115,5 +115,5 @@ pub async fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
         session.documents().remove(&path);
         reindex_from_disk(session, &path)
     });
-    Publish::send_all(publishes.unwrap_or_default(), &backend.client).await;
+    Publish::send_all_and_refresh(publishes.unwrap_or_default(), &backend.client, &backend.session).await;
 }

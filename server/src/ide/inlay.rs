@@ -1,0 +1,470 @@
+//! Inline specialization: at the end of each Rails DSL line, what Roundhouse turns it into — the query
+//! an association runs, how many checks a validation adds, the SQL a scope folds to, the actions a
+//! filter is inlined into, how many routes a `resources` makes — and, on a line a rule flags, the rule
+//! and what is lost. Hover on the same lines shows the slice of the built-in preview that the line
+//! produces.
+
+use std::sync::Arc;
+
+use super::context::AppContext;
+use super::routes::Hover;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::route_table::RouteKind;
+use crate::rails::routes::RouteCall;
+use crate::rails::{FileFacts, inflect};
+use crate::syntax::value::Value;
+use crate::syntax::{LineCol, Span};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HintKind {
+    Association,
+    Validation,
+    Scope,
+    Filter,
+    Route,
+    Rule,
+}
+
+impl HintKind {
+    /// The name settings use to turn a kind off (`inlayHints.associations = false`).
+    pub fn setting(self) -> &'static str {
+        match self {
+            HintKind::Association => "associations",
+            HintKind::Validation => "validations",
+            HintKind::Scope => "scopes",
+            HintKind::Filter => "filters",
+            HintKind::Route => "routes",
+            HintKind::Rule => "rules",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hint {
+    /// Where the hint sits: the end of the construct's first line.
+    pub position: LineCol,
+    pub label: String,
+    pub kind: HintKind,
+}
+
+fn at_line_end(facts: &FileFacts, span: Span) -> LineCol {
+    facts.line_index.line_end(span.start.line)
+}
+
+/// `where(published: true).order(created_at: :desc)` → `WHERE published = ? ORDER BY created_at DESC`;
+/// `None` when the chain does not fold (parameters, non-literal arguments, other methods).
+fn fold_scope(body: &str) -> Option<String> {
+    let inner = body.trim().strip_prefix("->")?.trim_start();
+    if inner.starts_with('(') {
+        return None; // Parameters: decided per call.
+    }
+    let chain = inner.strip_prefix('{')?.strip_suffix('}')?.trim();
+    let mut sql = Vec::new();
+    for link in split_chain(chain)? {
+        let (method, args) = link.split_once('(').map(|(m, a)| (m, a.strip_suffix(')').unwrap_or(a))).unwrap_or((link.as_str(), ""));
+        let pairs = || args.split(',').map(str::trim).filter(|a| !a.is_empty());
+        match method.trim() {
+            "where" => {
+                let conditions: Vec<String> = pairs()
+                    .map(|p| p.split(':').next().unwrap_or("").trim().to_owned())
+                    .filter(|c| !c.is_empty() && !c.contains(' '))
+                    .map(|c| format!("{c} = ?"))
+                    .collect();
+                if conditions.is_empty() {
+                    return None;
+                }
+                sql.push(format!("WHERE {}", conditions.join(" AND ")));
+            }
+            "order" => {
+                let terms: Vec<String> = pairs()
+                    .map(|p| match p.split_once(':') {
+                        Some((column, direction)) if !column.is_empty() => {
+                            format!("{} {}", column.trim(), direction.trim().trim_start_matches(':').to_uppercase())
+                        }
+                        _ => p.trim_start_matches(':').to_owned(),
+                    })
+                    .collect();
+                sql.push(format!("ORDER BY {}", terms.join(", ")));
+            }
+            "limit" if args.trim().parse::<u64>().is_ok() => sql.push(format!("LIMIT {}", args.trim())),
+            _ => return None,
+        }
+    }
+    (!sql.is_empty()).then(|| sql.join(" "))
+}
+
+/// `where(a: 1).order(:x)` → [`where(a: 1)`, `order(:x)`], at top-level dots only.
+fn split_chain(chain: &str) -> Option<Vec<String>> {
+    let mut links = Vec::new();
+    let mut depth = 0i32;
+    let mut current = String::new();
+    for c in chain.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            '.' if depth == 0 => {
+                links.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    links.push(current);
+    (depth == 0 && links.iter().all(|l| !l.trim().is_empty())).then_some(links)
+}
+
+pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagnostic]) -> Vec<Hint> {
+    let mut hints = Vec::new();
+    let table_of = |name: &str| context.files.iter().filter_map(|f| f.schema.as_ref()).find_map(|s| s.table(name));
+    for model in &facts.models {
+        let own_table = inflect::tableize(&model.class_name);
+        for association in &model.associations {
+            let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+            let class_name = option("class_name").and_then(Value::as_name).map(str::to_owned);
+            let label = if option("through").is_some() || option("as").is_some() || option("polymorphic").is_some() {
+                "read at run time (through/polymorphic)".to_owned()
+            } else {
+                match association.kind.as_str() {
+                    "belongs_to" => {
+                        let class_name = class_name.unwrap_or_else(|| inflect::camelize(&association.name));
+                        let column = format!("{}_id", association.name);
+                        let detail = table_of(&own_table)
+                            .and_then(|t| t.columns.iter().find(|c| c.name == column))
+                            .map(|c| format!(" · {column}: {}, null: {}", c.column_type, c.null))
+                            .unwrap_or_else(|| format!(" · no {column} column"));
+                        format!("{class_name}.find({column}){detail}")
+                    }
+                    "has_many" | "has_one" => {
+                        let class_name = class_name.unwrap_or_else(|| inflect::classify(&association.name));
+                        let foreign_key = format!("{}_id", inflect::underscore(inflect::demodulize(&model.class_name)));
+                        let dependent = match option("dependent").and_then(Value::as_name) {
+                            Some("destroy") => " · destroy cascades",
+                            Some("delete_all") => " · deletes cascade (no callbacks)",
+                            Some("nullify") => " · nullifies",
+                            _ => "",
+                        };
+                        let limit = if association.kind == "has_one" { " LIMIT 1" } else { "" };
+                        format!("SELECT … FROM {} WHERE {foreign_key} = ?{limit}{dependent}", inflect::tableize(&class_name))
+                    }
+                    _ => "join table, read at run time".to_owned(),
+                }
+            };
+            hints.push(Hint { position: at_line_end(facts, association.span), label, kind: HintKind::Association });
+        }
+        for validation in &model.validations {
+            let (mut checks, mut ignored) = (0usize, 0usize);
+            for (key, value) in &validation.options {
+                match (key.as_str(), value) {
+                    ("presence", _) => checks += validation.attributes.len(),
+                    ("length", Value::Hash(pairs)) => {
+                        for (bound, _) in pairs {
+                            if matches!(bound.as_name(), Some("minimum" | "maximum")) {
+                                checks += validation.attributes.len();
+                            } else {
+                                ignored += 1;
+                            }
+                        }
+                    }
+                    ("if" | "unless" | "on" | "message" | "allow_nil" | "allow_blank", _) => {}
+                    _ => ignored += 1,
+                }
+            }
+            let label = if validation.kind == "validate" {
+                format!("called from validate: {}", validation.attributes.join(", "))
+            } else {
+                let mut label = format!("{checks} check{} in validate", if checks == 1 { "" } else { "s" });
+                if ignored > 0 {
+                    label.push_str(&format!(" · {ignored} not enforced"));
+                }
+                label
+            };
+            hints.push(Hint { position: at_line_end(facts, validation.span), label, kind: HintKind::Validation });
+        }
+        for scope in &model.scopes {
+            let label = match fold_scope(&scope.body) {
+                Some(sql) => format!("SQL: SELECT … FROM {own_table} {sql}"),
+                None => "dynamic".to_owned(),
+            };
+            hints.push(Hint { position: at_line_end(facts, scope.span), label, kind: HintKind::Scope });
+        }
+    }
+    for controller in &facts.controllers {
+        for filter in &controller.filters {
+            let label = if filter.kind.contains("after_") || filter.kind.contains("around_") {
+                "never applied".to_owned()
+            } else if filter.kind.starts_with("skip_") {
+                continue;
+            } else {
+                let actions: Vec<&str> = controller
+                    .actions
+                    .iter()
+                    .filter(|a| (filter.only.is_empty() || filter.only.contains(&a.name)) && !filter.except.contains(&a.name))
+                    .map(|a| a.name.as_str())
+                    .collect();
+                if actions.is_empty() { "inlined into no action".to_owned() } else { format!("inlined into {}", actions.join(", ")) }
+            };
+            hints.push(Hint { position: at_line_end(facts, filter.span), label, kind: HintKind::Filter });
+        }
+    }
+    if let Some(routes) = &facts.routes {
+        route_hints(&routes.calls, facts, context, &mut hints);
+    }
+    for diagnostic in diagnostics.iter().filter(|d| !d.rule.starts_with("syntax.") && d.rule != "views.template-parse-error") {
+        let fate = match diagnostic.severity {
+            Severity::Error => "not compiled",
+            Severity::Warning => "dropped or changed",
+            Severity::Info => "note",
+        };
+        hints.push(Hint {
+            position: at_line_end(facts, diagnostic.span),
+            label: format!("⚠ {} · {fate}", diagnostic.rule),
+            kind: HintKind::Rule,
+        });
+    }
+    hints.sort_by_key(|h| (h.position, h.kind as u8));
+    hints
+}
+
+fn route_hints(calls: &[RouteCall], facts: &FileFacts, context: &AppContext, hints: &mut Vec<Hint>) {
+    for call in calls {
+        let inside: Vec<_> = context
+            .table
+            .routes
+            .iter()
+            .filter(|r| r.file == facts.relative_path && r.span.start_byte >= call.span.start_byte && r.span.end_byte <= call.span.end_byte)
+            .collect();
+        match call.method.as_str() {
+            "resources" | "resource" => {
+                let own = inside.iter().filter(|r| r.span == call.span).count();
+                let in_block = |label: &str| inside.iter().filter(|r| r.span != call.span && r.chain.iter().any(|c| c == label)).count();
+                let (member, collection) = (in_block("member"), in_block("collection"));
+                let on = |level: &str| {
+                    call.children.iter().filter(|c| c.options.iter().any(|(k, v)| k == "on" && v.as_name() == Some(level))).count()
+                };
+                let (member, collection) = (member + on("member"), collection + on("collection"));
+                let mut label = format!("{own} route{}", if own == 1 { "" } else { "s" });
+                if member > 0 {
+                    label.push_str(&format!(" · +{member} member"));
+                }
+                if collection > 0 {
+                    label.push_str(&format!(" · +{collection} collection"));
+                }
+                hints.push(Hint { position: at_line_end(facts, call.span), label, kind: HintKind::Route });
+            }
+            "get" | "post" | "patch" | "put" | "delete" | "match" | "root" => {
+                if let Some(route) = inside.iter().find(|r| r.span == call.span && r.kind == RouteKind::Action) {
+                    let name = route.name.as_ref().map(|n| format!(" · {n}_path")).unwrap_or_default();
+                    hints.push(Hint {
+                        position: at_line_end(facts, call.span),
+                        label: format!("{} {} → {}{name}", route.verb, route.path, route.controller_action()),
+                        kind: HintKind::Route,
+                    });
+                }
+            }
+            _ => {}
+        }
+        route_hints(&call.children, facts, context, hints);
+    }
+}
+
+/// Hover on a DSL line (or an action name): the preview lines that line produces, as Ruby.
+pub fn hover_slice(
+    context: &Arc<AppContext>,
+    index: &crate::index::Index,
+    facts: &FileFacts,
+    text: Option<String>,
+    offset: usize,
+) -> Option<Hover> {
+    let line = facts.line_index.line_col(offset).line;
+    // An action name: the whole lowered action. A DSL line: what maps to it.
+    let action = facts.controllers.iter().flat_map(|c| c.actions.iter()).find(|a| a.name_span.contains(offset));
+    let dsl_span = facts
+        .models
+        .iter()
+        .flat_map(|m| {
+            m.associations
+                .iter()
+                .map(|a| a.span)
+                .chain(m.validations.iter().map(|v| v.span))
+                .chain(m.callbacks.iter().map(|c| c.span))
+                .chain(m.scopes.iter().map(|s| s.span))
+                .chain(m.enums.iter().map(|e| e.span))
+        })
+        .chain(facts.controllers.iter().flat_map(|c| c.filters.iter().map(|f| f.span)))
+        .find(|span| span.start.line == line);
+    let (from, to, span) = match (action, dsl_span) {
+        (Some(action), _) => (action.span.start.line, action.span.end.line, action.name_span),
+        (None, Some(span)) => (span.start.line, span.start.line, span),
+        (None, None) => return None,
+    };
+    let preview = super::preview::preview_file(index, &facts.path, text, crate::roundhouse::tree::Target::Ruby, Some(Arc::clone(context)))?;
+    let lines: Vec<&str> = preview.text.lines().collect();
+    let mut picked: Vec<u32> = preview.mapping.iter().filter(|(_, source)| *source >= from && *source <= to).map(|(p, _)| *p).collect();
+    picked.sort_unstable();
+    picked.dedup();
+    if picked.is_empty() {
+        return None;
+    }
+    // An action: its whole `def … end` in the preview, from the first mapped line to the matching `end`.
+    let slice: Vec<&str> = if action.is_some() {
+        // The `def` among the mapped lines (`process_action`'s `when` lines map here too).
+        let start = picked
+            .iter()
+            .map(|p| *p as usize)
+            .find(|p| lines.get(*p).is_some_and(|l| l.trim_start().starts_with("def ")))
+            .unwrap_or(picked[0] as usize);
+        let indent = lines.get(start).map_or(0, |l| l.len() - l.trim_start().len());
+        let end = (start + 1..lines.len())
+            .find(|i| lines[*i].trim() == "end" && lines[*i].len() - lines[*i].trim_start().len() == indent)
+            .unwrap_or(start);
+        lines[start..=end].to_vec()
+    } else {
+        picked.iter().filter_map(|p| lines.get(*p as usize).copied()).collect()
+    };
+    let mut markdown = format!("Roundhouse's specialization (Switchyard's approximation):\n\n```ruby\n{}\n```", dedent(&slice));
+    let diagnostics = facts.diagnostics.iter().filter(|d| d.span.start.line == line);
+    for d in diagnostics {
+        markdown.push_str(&format!("\n\n**{}**: {}", d.rule, d.message));
+    }
+    Some(Hover { markdown, span })
+}
+
+fn dedent(lines: &[&str]) -> String {
+    let indent = lines.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    lines.iter().map(|l| l.get(indent..).unwrap_or(l.trim_start())).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
+    use crate::test_fixture::Fixture;
+
+    const APP: &str = r#"
+        #- /db/schema.rb
+        ActiveRecord::Schema[8.0].define(version: 1) do
+          create_table "posts" do |t|
+            t.references :author, null: false
+            t.string "title"
+          end
+          create_table "comments" do |t|
+            t.references :post
+          end
+        end
+        #- /app/models/post.rb
+        class Post < ApplicationRecord
+          belongs_to :author, class_name: "User"
+          has_many :comments, dependent: :destroy
+          has_many :tags, through: :taggings
+          validates :title, presence: true, length: { minimum: 3 }
+          validates :slug, uniqueness: true
+          scope :recent, -> { order(created_at: :desc) }
+          scope :published, -> { where(published: true).limit(10) }
+          scope :by, ->(user) { where(author: user) }
+        end
+        #- /app/controllers/posts_controller.rb
+        class PostsController < ApplicationController
+          before_action :set_post, only: %i[show edit]
+          after_action :track
+          def index; end
+          def show; end
+          def edit; end
+          private
+          def set_post
+            @post = Post.find(params[:id])
+          end
+        end
+        #- /config/routes.rb
+        Rails.application.routes.draw do
+          resources :posts do
+            member { post :publish; post :archive }
+            get :drafts, on: :collection
+          end
+          get "about", to: "pages#about"
+          mount Sidekiq::Web => "/sidekiq"
+        end
+    "#;
+
+    fn hints(fixture: &Fixture, file: &str) -> String {
+        let snapshot = fixture.index.snapshot();
+        let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let facts = fixture.facts(file);
+        let derived = app_diagnostics(&context);
+        let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+        inlay_hints(&facts, &context, &diagnostics).iter().map(|h| format!("{}: {:?} {}\n", h.position.line + 1, h.kind, h.label)).collect()
+    }
+
+    #[test]
+    fn model_hints() {
+        let fixture = Fixture::new(APP);
+        expect_test::expect![[r#"
+            2: Association User.find(author_id) · author_id: bigint, null: false
+            3: Association SELECT … FROM comments WHERE post_id = ? · destroy cascades
+            4: Association read at run time (through/polymorphic)
+            5: Validation 2 checks in validate
+            6: Validation 0 checks in validate · 1 not enforced
+            7: Scope SQL: SELECT … FROM posts ORDER BY created_at DESC
+            8: Scope SQL: SELECT … FROM posts WHERE published = ? LIMIT 10
+            9: Scope dynamic
+        "#]]
+        .assert_eq(&hints(&fixture, "app/models/post.rb"));
+    }
+
+    #[test]
+    fn controller_routes_and_flagged_hints() {
+        let fixture = Fixture::new(APP);
+        expect_test::expect![[r#"
+            2: Filter inlined into show, edit
+            3: Filter never applied
+        "#]]
+        .assert_eq(&hints(&fixture, "app/controllers/posts_controller.rb"));
+        expect_test::expect![[r#"
+            2: Route 8 routes · +2 member · +1 collection
+            3: Route POST /posts/:id/publish(.:format) → posts#publish · publish_post_path
+            3: Route POST /posts/:id/archive(.:format) → posts#archive · archive_post_path
+            4: Route GET /posts/drafts(.:format) → posts#drafts · drafts_posts_path
+            6: Route GET /about(.:format) → pages#about · about_path
+            6: Rule ⚠ rails.missing-action · dropped or changed
+            7: Rule ⚠ routes.mount · dropped or changed
+        "#]]
+        .assert_eq(&hints(&fixture, "config/routes.rb"));
+    }
+
+    #[test]
+    fn hover_slices_show_what_a_line_becomes() {
+        let fixture = Fixture::new(APP);
+        let snapshot = fixture.index.snapshot();
+        let context = Arc::new(AppContext::new(&fixture.index, &fixture.root, &snapshot));
+        let model = fixture.facts("app/models/post.rb");
+        let association = &model.models[0].associations[1];
+        let text = "class Post < ApplicationRecord\n".to_owned();
+        let hover = hover_slice(&context, &fixture.index, &model, Some(text.clone()), association.span.start_byte + 2).unwrap();
+        expect_test::expect![[r#"
+            Roundhouse's specialization (Switchyard's approximation):
+
+            ```ruby
+            # has_many :comments
+            # SELECT * FROM comments WHERE post_id = ?
+            def comments = Comment.where(post_id: @id)
+            ```"#]]
+        .assert_eq(&hover.markdown);
+        let controller = fixture.facts("app/controllers/posts_controller.rb");
+        let source = APP.split("#- /app/controllers/posts_controller.rb\n").nth(1).unwrap().split("#- ").next().unwrap();
+        let source: String = source.lines().map(|l| l.get(8..).unwrap_or("").to_owned() + "\n").collect();
+        let show = &controller.controllers[0].actions[1];
+        let hover = hover_slice(&context, &fixture.index, &controller, Some(source), show.name_span.start_byte).unwrap();
+        expect_test::expect![[r#"
+            Roundhouse's specialization (Switchyard's approximation):
+
+            ```ruby
+            def show
+              # before_action :set_post (PostsController), inlined
+              @post = Post.find(params[:id])
+              # implicit render, made explicit
+              render(Views::Layouts.application(Views::Posts.show()))
+            end
+            ```"#]]
+        .assert_eq(&hover.markdown);
+    }
+}
