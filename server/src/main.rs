@@ -44,6 +44,10 @@ enum Command {
         #[arg(long, value_enum, default_value_t = IndexFormat::Text)]
         format: IndexFormat,
     },
+    /// List every rule: id, severity, targets, and whether this version reports it.
+    Rules,
+    /// Explain one rule: what triggers it, why, and how to suppress it.
+    Explain { rule: String },
     /// Switchyard's preview of what Roundhouse makes of FILE, alone on stdout (pipe it to `ruby -c`).
     Preview {
         file: PathBuf,
@@ -127,6 +131,8 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
 
     let result = match (args.command, args.check) {
+        (Some(Command::Rules), _) => cli::rules(),
+        (Some(Command::Explain { rule }), _) => cli::explain(&rule),
         (Some(Command::Preview { file, target }), _) => cli::preview(&file, target.into()),
         (Some(Command::Tree { path, targets, format }), _) => {
             let targets: Vec<_> = targets.iter().map(|t| (*t).into()).collect();

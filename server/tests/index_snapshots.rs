@@ -41,6 +41,11 @@ fn monorepo_with_engine_and_dummy_app() {
 }
 
 #[test]
+fn constructs_roundhouse_rejects() {
+    check("tests/fixtures/apps/rules", expect_file!["../../tests/fixtures/snapshots/rules.index.json"]);
+}
+
+#[test]
 fn broken_files_yield_what_can_be_read() {
     let (stdout, stderr, code) = index_json("tests/fixtures/apps/broken");
     // One file is not UTF-8: it is named on stderr, the exit code says so, and the rest is indexed.

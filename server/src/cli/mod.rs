@@ -5,6 +5,7 @@
 mod check;
 mod preview;
 mod routes;
+mod rules;
 mod tree;
 
 use std::io::Write;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 pub use check::check;
 pub use preview::preview;
 pub use routes::routes;
+pub use rules::{explain, rules};
 pub use tree::tree;
 
 use crate::index::{Index, IndexReport, dump};

@@ -21,6 +21,10 @@ const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_ma
 pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagnostic> {
     let mut diagnostics = facts.diagnostics.clone();
     diagnostics.extend(derived.iter().cloned());
+    // `# switchyard:disable …` comments.
+    diagnostics.retain(|d| {
+        !facts.suppressions.iter().any(|(line, rules)| rules.iter().any(|r| r == d.rule) && line.is_none_or(|l| l == d.span.start.line))
+    });
     diagnostics.sort_by_key(|d| (d.span.start_byte, d.span.end_byte, d.rule));
     diagnostics
 }
@@ -109,7 +113,8 @@ fn missing_actions(context: &AppContext) -> BTreeMap<String, Vec<Diagnostic>> {
         let missing_controller = context.controller(&class_name).is_none();
         let has_action = if missing_controller { Some(false) } else { context.has_action(&class_name, action) };
         let has_template = context.templates.contains(&format!("{controller}/{action}"));
-        if has_action == Some(false) && !has_template {
+        // An implicit action needs its template, and the controller still has to exist.
+        if has_action == Some(false) && (missing_controller || !has_template) {
             let entry = by_call.entry((route.file.clone(), route.span.start_byte)).or_insert_with(|| (route.span, Vec::new(), None));
             if missing_controller {
                 entry.2 = Some(class_name);
@@ -216,6 +221,7 @@ mod tests {
             ),
             expect![[r#"
                 app/views/pages/about.html.erb:1 rails.unknown-route-helper No route is named `pots`, so `pots_url` is undefined (NameError when this runs). Did you mean `posts_url`?
+                config/routes.rb:3 rails.missing-action No PagesController in the app for `about`: the route raises a routing error when requested.
             "#]],
         );
     }
@@ -302,5 +308,37 @@ mod tests {
                 config/routes/admin.rb:1 rails.missing-action No AdminController in the app for `show`: the route raises a routing error when requested.
             "#]],
         );
+    }
+}
+
+#[cfg(test)]
+mod suppression_tests {
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    #[test]
+    fn disable_comments_silence_their_line_the_next_line_or_the_file() {
+        let fixture = Fixture::new(
+            r#"
+            #- /app/models/report.rb
+            class Report < ApplicationRecord
+              alias a b # switchyard:disable syntax.alias-keyword
+              # switchyard:disable-next-line syntax.undef
+              undef c
+              undef d
+              alias e f # switchyard:disable syntax.undef
+            end
+            #- /lib/shell.rb
+            # Legacy code, not compiled by Roundhouse anyway.
+            # switchyard:disable syntax.backtick-command
+            class Shell
+              def run = `ls`
+            end
+            "#,
+        );
+        let report = fixture.facts("app/models/report.rb");
+        let left: Vec<String> = file_diagnostics(&report, &[]).iter().map(|d| format!("{} {}", d.span.start.line + 1, d.rule)).collect();
+        assert_eq!(left, ["5 syntax.undef", "6 syntax.alias-keyword"]);
+        assert!(file_diagnostics(&fixture.facts("lib/shell.rb"), &[]).is_empty());
     }
 }

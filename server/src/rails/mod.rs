@@ -64,6 +64,10 @@ pub struct FileFacts {
     /// Constants the code names (`Markly`, `SQLite3::Database`), sorted: which runtime swaps it reaches.
     #[serde(skip)]
     pub constants: Vec<String>,
+    /// `# switchyard:disable rule` comments: (the 0-based line they silence, or `None` for the whole
+    /// file, the rule ids).
+    #[serde(skip)]
+    pub suppressions: Vec<(Option<u32>, Vec<String>)>,
     /// Permitted-parameter lists in controller methods (for `<X>Params` classes).
     #[serde(skip)]
     pub permits: Vec<permits::PermitList>,
@@ -199,10 +203,50 @@ impl FileFacts {
             render_calls: Vec::new(),
             diagnostics: Vec::new(),
             constants: Vec::new(),
+            suppressions: Vec::new(),
             permits: Vec::new(),
             aot_marker: None,
         }
     }
+}
+
+/// `# switchyard:disable rule-a rule-b` at the end of a line silences that line; on a line of its own
+/// among the comments at the top of the file, the whole file; `# switchyard:disable-next-line rule`
+/// silences the next line. ERB comments (`<%# switchyard:disable … %>`) work the same way.
+fn suppressions(text: &str) -> Vec<(Option<u32>, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut in_header = true;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        let is_comment = trimmed.starts_with('#') || trimmed.starts_with("<%#");
+        if let Some(at) = line.find("switchyard:disable") {
+            let rest = &line[at + "switchyard:disable".len()..];
+            let (next_line, rest) = match rest.strip_prefix("-next-line") {
+                Some(rest) => (true, rest),
+                None => (false, rest),
+            };
+            let rules: Vec<String> = rest
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .map(|r| r.trim_end_matches("%>"))
+                .filter(|r| r.contains('.'))
+                .map(str::to_owned)
+                .collect();
+            if !rules.is_empty() {
+                let target = if next_line {
+                    Some(i as u32 + 1)
+                } else if is_comment && in_header {
+                    None
+                } else {
+                    Some(i as u32)
+                };
+                out.push((target, rules));
+            }
+        }
+        if !is_comment && !trimmed.is_empty() {
+            in_header = false;
+        }
+    }
+    out
 }
 
 /// Reads the facts of one file from its parse. `relative_path` and `kind` come from the app it
@@ -210,6 +254,7 @@ impl FileFacts {
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     facts.line_index = LineIndex::new(text);
+    facts.suppressions = suppressions(text);
     if kind == Some(FileKind::Test) {
         let found = ["< TestBase", "< ActionDispatch::IntegrationTest"]
             .iter()
@@ -239,6 +284,26 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     let error_rule =
         if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };
     facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
+    // Only code Roundhouse compiles is held to its ingest (initializers and environments are read for
+    // config keys alone; a Rakefile not at all).
+    let compiled = matches!(
+        kind,
+        Some(
+            FileKind::Model
+                | FileKind::Controller
+                | FileKind::View
+                | FileKind::Helper
+                | FileKind::Concern
+                | FileKind::AppSupport
+                | FileKind::Library
+                | FileKind::Routes
+                | FileKind::Schema
+                | FileKind::Test
+        )
+    );
+    if compiled {
+        facts.diagnostics.extend(crate::roundhouse::syntax_rules::check(tree, ruby_text));
+    }
 
     let outline = Outline::new(tree, ruby_text);
     let references = references::extract(tree.root_node(), ruby_text);

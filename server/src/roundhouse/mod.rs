@@ -1,7 +1,9 @@
 //! What Roundhouse does with a Rails app: the rules that flag constructs it rejects, drops or changes
 //! (`shared/spec/rules.md`). Each check reads facts and returns diagnostics with exact spans.
 
+pub mod catalogue;
 pub mod exact;
 pub mod preview;
 pub mod routes;
+pub mod syntax_rules;
 pub mod tree;

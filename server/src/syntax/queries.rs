@@ -12,7 +12,10 @@ pub struct QuerySource {
 }
 
 /// Every query file, for the compile test and the caret fixtures.
-pub const ALL: &[QuerySource] = &[QuerySource { name: "config", source: include_str!("../../../queries/ruby/config.scm") }];
+pub const ALL: &[QuerySource] = &[
+    QuerySource { name: "rules/syntax", source: include_str!("../../../queries/ruby/rules/syntax.scm") },
+    QuerySource { name: "config", source: include_str!("../../../queries/ruby/config.scm") },
+];
 
 fn compile(name: &str) -> Option<Query> {
     let source = ALL.iter().find(|q| q.name == name)?.source;
@@ -27,6 +30,7 @@ fn compile(name: &str) -> Option<Query> {
 }
 
 pub static CONFIG: LazyLock<Option<Query>> = LazyLock::new(|| compile("config"));
+pub static SYNTAX_RULES: LazyLock<Option<Query>> = LazyLock::new(|| compile("rules/syntax"));
 
 /// One match: its captures as (capture name, node), in pattern order.
 pub type Match<'tree> = Vec<(&'static str, Node<'tree>)>;
@@ -95,12 +99,16 @@ mod tests {
                 target_row = row;
                 continue;
             };
-            let Some(caret) = rest.find('^') else {
+            // `# ^ name` asserts at the caret's column, `# <- name` at the comment's own column.
+            let (column, asserted) = if let Some(caret) = rest.find('^') {
+                (line.len() - trimmed.len() + 1 + caret, &rest[caret + 1..])
+            } else if let Some(arrow) = rest.trim_start().strip_prefix("<-") {
+                (line.len() - trimmed.len(), arrow)
+            } else {
                 target_row = row;
                 continue;
             };
-            let column = line.len() - trimmed.len() + 1 + caret;
-            for expected in rest[caret + 1..].split_whitespace() {
+            for expected in asserted.split_whitespace() {
                 let (negated, name) = expected.strip_prefix('!').map_or((false, expected), |n| (true, n));
                 assert!(names.contains(&name), "{}.scm has no capture @{name} (line {})", q.name, row + 1);
                 let covered = captured.iter().any(|(n, r)| {

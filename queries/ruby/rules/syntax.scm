@@ -1,0 +1,77 @@
+; Ruby forms Roundhouse's ingest rejects (rules.md, `syntax.*`). Each capture is named after its rule id:
+; the capture's node is the exact span reported. Checks a query cannot express (a class variable written
+; inside a method, a class defined inside a method) are in `roundhouse::syntax_rules`.
+
+; Shell commands -------------------------------------------------------------------------------------
+
+(subshell) @syntax.backtick-command
+
+; Loops and patterns ---------------------------------------------------------------------------------
+
+(for) @syntax.for-loop
+
+[(case_match) (test_pattern) (match_pattern)] @syntax.pattern-matching
+
+; `/(?<y>\d+)/ =~ s` writes locals from named captures.
+((binary left: (regex) @syntax.regex-named-capture operator: "=~")
+ (#match? @syntax.regex-named-capture "\\(\\?<[A-Za-z_]"))
+
+; `begin … end while c` runs its body before testing.
+(while_modifier body: (begin)) @syntax.do-while
+(until_modifier body: (begin)) @syntax.do-while
+
+; Variables and names ----------------------------------------------------------------------------------
+
+(assignment left: (global_variable)) @syntax.global-variable-write
+(operator_assignment left: (global_variable)) @syntax.global-variable-write
+
+(alias) @syntax.alias-keyword
+
+(undef) @syntax.undef
+
+((identifier) @syntax.magic-constant
+ (#match? @syntax.magic-constant "^__(FILE|LINE|ENCODING)__$"))
+
+[(rational) (complex)] @syntax.rational-imaginary
+
+[(begin_block) (end_block)] @syntax.begin-end-block
+
+; `class (expr)::Foo`
+(class name: (scope_resolution scope: [(parenthesized_statements) (call)]) @syntax.dynamic-class-name)
+
+; Arguments and parameters ------------------------------------------------------------------------------
+
+[(forward_parameter) (forward_argument)] @syntax.argument-forwarding
+
+(method_parameters (hash_splat_parameter !name) @syntax.anonymous-keyword-forwarding)
+((hash_splat_argument) @syntax.anonymous-keyword-forwarding
+ (#eq? @syntax.anonymous-keyword-forwarding "**"))
+
+; `&method(:f)`, `&proc { }`, `&self.blk`: only `&:sym` and `&local` survive.
+(block_argument (call)) @syntax.block-argument-form
+
+(block_parameters
+  [(destructured_parameter) (optional_parameter) (splat_parameter) (keyword_parameter) (block_parameter) (hash_splat_parameter)] @syntax.block-parameter-form)
+
+; `a.b, c = 1, 2`
+(left_assignment_list (call) @syntax.multi-assign-target)
+
+; `m[i, j] += 1`
+(operator_assignment
+  left: (element_reference object: (_) . (_) . (_)) @syntax.multi-index-assign)
+
+; Strings and regexps ------------------------------------------------------------------------------------
+
+((regex (interpolation)) @syntax.regex-once-flag
+ (#match? @syntax.regex-once-flag "/[a-z]*o[a-z]*$"))
+
+((interpolation) @syntax.empty-interpolation
+ (#eq? @syntax.empty-interpolation "#{}"))
+
+((interpolation) @syntax.embedded-variable
+ (#match? @syntax.embedded-variable "^#[@$]"))
+
+; `defined?(A::B)`, `defined?(a.b)`: only a bare name is supported.
+(unary
+  operand: [(scope_resolution) (call)
+            (parenthesized_statements [(scope_resolution) (call)])] @syntax.defined-path)

@@ -1,0 +1,59 @@
+//! `switchyard rules` (the catalogue: id, severity, targets, whether Switchyard reports it yet) and
+//! `switchyard explain <rule-id>`.
+
+use std::io::Write;
+
+use super::Outcome;
+use crate::roundhouse::catalogue::{RULES, rule, severity_meaning};
+
+pub fn rules() -> Result<Outcome, String> {
+    let mut out = std::io::stdout().lock();
+    let io = |e: std::io::Error| format!("cannot write output: {e}");
+    let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    writeln!(out, "{:<width$}  {:<8} {:<18} reported", "rule", "severity", "targets").map_err(io)?;
+    for r in RULES {
+        let targets: Vec<&str> = r.targets.iter().map(|t| t.as_str()).collect();
+        writeln!(
+            out,
+            "{:<width$}  {:<8} {:<18} {}",
+            r.id,
+            r.severity.as_str(),
+            targets.join(","),
+            if r.implemented { "yes" } else { "not yet" }
+        )
+        .map_err(io)?;
+    }
+    let reported = RULES.iter().filter(|r| r.implemented).count();
+    writeln!(out, "\n{} rules, {reported} reported by this version. `switchyard explain <rule>` for one.", RULES.len()).map_err(io)?;
+    Ok(Outcome::Clean)
+}
+
+pub fn explain(id: &str) -> Result<Outcome, String> {
+    let Some(r) = rule(id) else {
+        let close: Vec<&str> = RULES
+            .iter()
+            .map(|r| r.id)
+            .filter(|other| other.contains(id) || id.contains(other.split('.').nth(1).unwrap_or("~")))
+            .take(5)
+            .collect();
+        let hint =
+            if close.is_empty() { "`switchyard rules` lists them".to_owned() } else { format!("did you mean {}?", close.join(", ")) };
+        return Err(format!("no rule `{id}`: {hint}"));
+    };
+    let targets: Vec<&str> = r.targets.iter().map(|t| t.as_str()).collect();
+    let text = format!(
+        "{id} ({severity}; targets: {targets})\n\nWhat triggers it: {trigger}\n\nSeverity {severity}: {meaning}\n\n{status}\n\nSuppress one line with `# switchyard:disable {id}` at its end, or `# switchyard:disable-next-line {id}` above it.\n",
+        id = r.id,
+        severity = r.severity.as_str(),
+        targets = targets.join(", "),
+        trigger = r.trigger.replace("\\|", "|"),
+        meaning = severity_meaning(r.severity),
+        status = if r.implemented {
+            "Switchyard reports it in the editor and in `switchyard --check`."
+        } else {
+            "Switchyard does not report it yet."
+        },
+    );
+    std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+    Ok(Outcome::Clean)
+}

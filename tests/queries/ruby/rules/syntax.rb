@@ -1,0 +1,97 @@
+files = `ls`
+#       ^ syntax.backtick-command
+listing = %x(ls -la)
+#         ^ syntax.backtick-command
+safe = "`ls` in a string"
+#       ^ !syntax.backtick-command
+for item in items do puts item end
+# <- syntax.for-loop
+items.each { |item| puts item }
+#            ^ !syntax.for-loop !syntax.block-parameter-form
+case value
+# <- syntax.pattern-matching
+in [x, y] then x
+end
+value in Integer
+# <- syntax.pattern-matching
+value => Integer
+# <- syntax.pattern-matching
+if /(?<year>\d+)/ =~ date then year end
+#  ^ syntax.regex-named-capture
+if /(\d+)/ =~ date then $1 end
+#  ^ !syntax.regex-named-capture
+begin
+  step
+end while more?
+# <- syntax.do-while
+step while more?
+# <- !syntax.do-while
+$stdout_copy = $stdout
+# <- syntax.global-variable-write
+copy = $stdout
+#      ^ !syntax.global-variable-write
+alias new_name old_name
+# <- syntax.alias-keyword
+alias_method :new_name, :old_name
+# <- !syntax.alias-keyword
+undef old_name
+# <- syntax.undef
+here = __FILE__
+#      ^ syntax.magic-constant
+dir = __dir__
+#     ^ !syntax.magic-constant
+half = 1/2r
+#        ^ syntax.rational-imaginary
+imaginary = 2i
+#           ^ syntax.rational-imaginary
+BEGIN { setup }
+# <- syntax.begin-end-block
+def forward(...) = target(...)
+#           ^ syntax.argument-forwarding
+#                         ^ syntax.argument-forwarding
+def keywords(**) = target(**)
+#            ^ syntax.anonymous-keyword-forwarding
+#                         ^ syntax.anonymous-keyword-forwarding
+def named(**opts) = target(**opts)
+#         ^ !syntax.anonymous-keyword-forwarding
+#                          ^ !syntax.anonymous-keyword-forwarding
+items.map(&method(:format))
+#          ^ syntax.block-argument-form
+items.map(&:to_s)
+#          ^ !syntax.block-argument-form
+items.map(&formatter)
+#          ^ !syntax.block-argument-form
+pairs.each { |(key, value)| key }
+#             ^ syntax.block-parameter-form
+pairs.each { |key, value = 1| key }
+#                  ^ syntax.block-parameter-form
+pairs.each { |*rest| rest }
+#             ^ syntax.block-parameter-form
+pairs.each { |key, value| key }
+#             ^ !syntax.block-parameter-form
+post.title, count = "x", 1
+# <- syntax.multi-assign-target
+title, count = "x", 1
+# <- !syntax.multi-assign-target
+grid[row, col] += 1
+# <- syntax.multi-index-assign
+grid[row] += 1
+# <- !syntax.multi-index-assign
+pattern = /#{word}/o
+#         ^ syntax.regex-once-flag
+pattern = /#{word}/i
+#         ^ !syntax.regex-once-flag
+text = "a#{}b"
+#        ^ syntax.empty-interpolation
+text = "a#{name}b"
+#        ^ !syntax.empty-interpolation !syntax.embedded-variable
+text = "#@name"
+#       ^ syntax.embedded-variable
+known = defined?(Foo::Bar)
+#                ^ syntax.defined-path
+known = defined?(Foo)
+#                ^ !syntax.defined-path
+class (base_module)::Widget; end
+#     ^ syntax.dynamic-class-name
+class Admin::Widget; end
+#     ^ !syntax.dynamic-class-name
