@@ -26,6 +26,12 @@ struct Args {
     /// Output format for --check.
     #[arg(long, value_enum, default_value_t = CheckFormat::Human, requires = "check")]
     format: CheckFormat,
+    /// Only rules that apply to these Roundhouse targets (repeatable; default ruby and jruby).
+    #[arg(long = "target", value_enum, requires = "check")]
+    targets: Vec<TreeTarget>,
+    /// Only these rules (repeatable).
+    #[arg(long = "rule", value_name = "RULE", requires = "check")]
+    rules: Vec<String>,
     /// Exit with 1 when a finding is at or above this severity.
     #[arg(long, value_enum, default_value_t = FailLevel::Error, requires = "check")]
     fail_level: FailLevel,
@@ -101,6 +107,8 @@ enum RoutesFormat {
 enum CheckFormat {
     Human,
     Json,
+    /// GitHub Actions workflow commands (`::error file=…,line=…::…`).
+    Github,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -150,7 +158,20 @@ fn main() -> ExitCode {
                 FailLevel::Warning => Severity::Warning,
                 FailLevel::Info => Severity::Info,
             };
-            cli::check(&args.path.unwrap_or_else(|| PathBuf::from(".")), matches!(args.format, CheckFormat::Json), fail_level)
+            let format = match args.format {
+                CheckFormat::Human => cli::CheckFormat::Human,
+                CheckFormat::Json => cli::CheckFormat::Json,
+                CheckFormat::Github => cli::CheckFormat::Github,
+            };
+            let targets: Vec<_> = if args.targets.is_empty() {
+                vec![switchyard::roundhouse::tree::Target::Ruby, switchyard::roundhouse::tree::Target::Jruby]
+            } else {
+                args.targets.iter().map(|t| (*t).into()).collect()
+            };
+            cli::check(
+                &args.path.unwrap_or_else(|| PathBuf::from(".")),
+                &cli::CheckOptions { format, fail_level, targets, rules: args.rules },
+            )
         }
         // LSP: exit code 0 when `shutdown` came before `exit`, 1 otherwise (as the protocol asks).
         (None, false) => switchyard::lsp::run_stdio().map(|clean| if clean { cli::Outcome::Clean } else { cli::Outcome::Findings }),

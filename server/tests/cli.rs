@@ -152,3 +152,38 @@ fn tree_json_follows_the_contract() {
     let first: Value = serde_json::from_str(text(&only_jvm.stdout).lines().next().unwrap()).unwrap();
     assert_eq!(first["targets"].as_object().unwrap().keys().collect::<Vec<_>>(), ["jruby"]);
 }
+
+#[test]
+fn check_filters_by_rule_and_prints_github_annotations() {
+    let only = switchyard(&["--check", "tests/fixtures/apps/rules", "--rule", "syntax.for-loop", "--format", "json"]);
+    assert_eq!(only.status.code(), Some(1));
+    let findings: Vec<Value> = text(&only.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["rule"], "syntax.for-loop");
+    assert_eq!(findings[0]["targets"], serde_json::json!(["ruby", "jruby", "spinel"]));
+
+    let github = switchyard(&["--check", "tests/fixtures/apps/rules", "--rule", "syntax.backtick-command", "--format", "github"]);
+    assert_eq!(
+        text(&github.stdout).trim(),
+        "::error file=tests/fixtures/apps/rules/lib/legacy/shell.rb,line=5,col=7,endLine=5,endColumn=15,title=syntax.backtick-command::Roundhouse's ingest rejects shell commands (`cmd`, %x()): ``uptime``. Instead, use Open3 or Process.spawn in code Roundhouse does not compile."
+    );
+
+    let unknown = switchyard(&["--check", "tests/fixtures/apps/rules", "--rule", "syntax.nope"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown.stderr).contains("no rule `syntax.nope`"));
+}
+
+#[test]
+fn rules_and_explain_document_the_catalogue() {
+    let rules = switchyard(&["rules"]);
+    assert_eq!(rules.status.code(), Some(0));
+    let listing = text(&rules.stdout);
+    assert!(listing.lines().any(|l| l.starts_with("syntax.for-loop") && l.contains("error") && l.ends_with("yes")), "{listing}");
+    assert!(listing.lines().any(|l| l.starts_with("jruby.c-extension") && l.contains(" jruby ")), "{listing}");
+    let explain = switchyard(&["explain", "routes.mount"]);
+    assert_eq!(explain.status.code(), Some(0));
+    assert!(text(&explain.stdout).starts_with("routes.mount (warning; targets: ruby, jruby, spinel)"));
+    let missing = switchyard(&["explain", "mount"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("did you mean routes.mount"), "{}", text(&missing.stderr));
+}

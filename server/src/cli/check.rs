@@ -12,6 +12,8 @@ use crate::ide::context::AppContext;
 use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
 use crate::rails::FileFacts;
 use crate::rails::project;
+use crate::roundhouse::catalogue;
+use crate::roundhouse::tree::Target;
 
 /// One JSON line per finding (1-based lines and character columns, paths relative to the app root).
 #[derive(Serialize)]
@@ -24,11 +26,40 @@ struct JsonFinding<'a> {
     severity: &'static str,
     rule: &'static str,
     message: &'a str,
+    /// The targets the rule applies to.
+    targets: Vec<&'static str>,
     /// The app's root relative to the checked folder (`.` for the folder itself).
     app: &'a str,
 }
 
-pub fn check(path: &Path, json: bool, fail_level: Severity) -> Result<Outcome, String> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckFormat {
+    Human,
+    Json,
+    Github,
+}
+
+pub struct CheckOptions {
+    pub format: CheckFormat,
+    pub fail_level: Severity,
+    /// Rules apply when they apply to one of these targets.
+    pub targets: Vec<Target>,
+    /// Only these rules, when given.
+    pub rules: Vec<String>,
+}
+
+pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
+    for rule in &options.rules {
+        if catalogue::rule(rule).is_none() {
+            return Err(format!("no rule `{rule}` (`switchyard rules` lists them)"));
+        }
+    }
+    let json = options.format == CheckFormat::Json;
+    let fail_level = options.fail_level;
+    let selected = |d: &Diagnostic| {
+        let applies = catalogue::rule(d.rule).is_none_or(|r| r.targets.iter().any(|t| options.targets.contains(t)));
+        applies && (options.rules.is_empty() || options.rules.iter().any(|r| r == d.rule))
+    };
     let Loaded { index, report, base, scope } = load(path)?;
     // Paths are shown as the user would type them: the folder they named, then the file below it.
     let shown_base = if scope.is_file() { path.parent().map(Path::to_path_buf).unwrap_or_default() } else { path.to_path_buf() };
@@ -42,7 +73,8 @@ pub fn check(path: &Path, json: bool, fail_level: Severity) -> Result<Outcome, S
         derived.extend(app_diagnostics(&AppContext::new(&index, &app.root, &snapshot)));
     }
     for facts in &snapshot {
-        let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+        let mut diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+        diagnostics.retain(|d| selected(d));
         if diagnostics.is_empty() || !facts.path.starts_with(&scope) {
             continue;
         }
@@ -55,6 +87,9 @@ pub fn check(path: &Path, json: bool, fail_level: Severity) -> Result<Outcome, S
             failing |= diagnostic.severity >= fail_level;
             let written = if json {
                 write_json(&mut out, facts, diagnostic, &app_root)
+            } else if options.format == CheckFormat::Github {
+                let shown_path = display_path(&shown_base, &project::relative_path(&facts.path, &base));
+                write_github(&mut out, facts, diagnostic, &shown_path)
             } else {
                 let shown_path = display_path(&shown_base, &project::relative_path(&facts.path, &base));
                 write_human(&mut out, facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""))
@@ -62,7 +97,7 @@ pub fn check(path: &Path, json: bool, fail_level: Severity) -> Result<Outcome, S
             written.map_err(|e| format!("cannot write output: {e}"))?;
         }
     }
-    if !json {
+    if options.format == CheckFormat::Human {
         let checked = if scope.is_file() { 1 } else { snapshot.iter().filter(|f| f.path.starts_with(&scope)).count() };
         write_summary(&mut out, &counts, &by_severity, checked).map_err(|e| format!("cannot write output: {e}"))?;
     }
@@ -85,7 +120,10 @@ fn columns(facts: &FileFacts, d: &Diagnostic) -> (u32, u32, u32, u32) {
 
 fn write_json(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, app: &str) -> std::io::Result<()> {
     let (line, column, end_line, end_column) = columns(facts, d);
+    let targets =
+        catalogue::rule(d.rule).map_or_else(|| vec!["ruby", "jruby", "spinel"], |r| r.targets.iter().map(|t| t.as_str()).collect());
     let finding = JsonFinding {
+        targets,
         file: &facts.relative_path,
         line,
         column,
@@ -98,6 +136,26 @@ fn write_json(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, app: &str
     };
     serde_json::to_writer(&mut *out, &finding)?;
     writeln!(out)
+}
+
+/// A GitHub Actions workflow command: `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`.
+fn write_github(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, shown_path: &str) -> std::io::Result<()> {
+    let (line, column, end_line, end_column) = columns(facts, d);
+    let level = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    };
+    // Workflow commands escape `%`, CR and LF in data, and also `:` and `,` in properties.
+    let data = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+    writeln!(
+        out,
+        "::{level} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={}::{}",
+        property(shown_path),
+        property(d.rule),
+        data(&d.message)
+    )
 }
 
 fn write_human(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, shown_path: &str, source: &str) -> std::io::Result<()> {

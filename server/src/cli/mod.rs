@@ -11,7 +11,7 @@ mod tree;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub use check::check;
+pub use check::{CheckFormat, CheckOptions, check};
 pub use preview::preview;
 pub use routes::routes;
 pub use rules::{explain, rules};
