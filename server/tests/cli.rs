@@ -165,7 +165,8 @@ fn check_filters_by_rule_and_prints_github_annotations() {
     let github = switchyard(&["--check", "tests/fixtures/apps/rules", "--rule", "syntax.backtick-command", "--format", "github"]);
     assert_eq!(
         text(&github.stdout).trim(),
-        "::error file=tests/fixtures/apps/rules/lib/legacy/shell.rb,line=5,col=7,endLine=5,endColumn=15,title=syntax.backtick-command::Roundhouse's ingest rejects shell commands (`cmd`, %x()): ``uptime``. Instead, use Open3 or Process.spawn in code Roundhouse does not compile."
+        "::error file=tests/fixtures/apps/rules/lib/legacy/shell.rb,line=5,col=7,endLine=5,endColumn=15,title=syntax.backtick-command::Roundhouse's ingest rejects shell commands (`cmd`, %25x()): ``uptime``. Instead, use Open3 or Process.spawn in code Roundhouse does not compile.",
+        "`%` is escaped as GitHub's workflow commands require"
     );
 
     let unknown = switchyard(&["--check", "tests/fixtures/apps/rules", "--rule", "syntax.nope"]);
