@@ -108,4 +108,19 @@ fn main() {
     println!("median of {RUNS} runs, {} threads", rayon::current_num_threads());
     bench("blog", &root.join("examples/blog"));
     bench("synthetic", &synthetic);
+    // The whole CI job on the synthetic app: `switchyard --check` end to end, process start included.
+    let runs: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            let status = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+                .arg("--check")
+                .arg(&synthetic)
+                .stdout(Stdio::null())
+                .status()
+                .expect("run switchyard --check");
+            assert!(status.code().is_some_and(|c| c <= 1));
+            start.elapsed()
+        })
+        .collect();
+    println!("switchyard --check on the synthetic app: median {:.1} ms", ms(median(runs)));
 }

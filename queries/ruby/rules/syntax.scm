@@ -29,9 +29,6 @@
 
 (undef) @syntax.undef
 
-((identifier) @syntax.magic-constant
- (#match? @syntax.magic-constant "^__(FILE|LINE|ENCODING)__$"))
-
 [(rational) (complex)] @syntax.rational-imaginary
 
 [(begin_block) (end_block)] @syntax.begin-end-block

@@ -95,11 +95,14 @@ pub fn check(tree: &Tree, text: &str) -> Vec<Diagnostic> {
     out
 }
 
-/// Class variables written and classes defined inside a `def`.
+/// Class variables written and classes defined inside a `def`; magic constants.
 fn ancestry_checks(node: Node<'_>, text: &str, in_method: bool, out: &mut Vec<Diagnostic>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         let kind = child.kind();
+        if kind == "identifier" && matches!(text_of(child, text), "__FILE__" | "__LINE__" | "__ENCODING__") {
+            out.push(diagnostic("syntax.magic-constant", child, text));
+        }
         if in_method {
             if matches!(kind, "assignment" | "operator_assignment")
                 && child.child_by_field_name("left").is_some_and(|l| l.kind() == "class_variable")
@@ -133,6 +136,11 @@ mod tests {
             "class Cache\n  @@store = nil\n  class << self\n    def store\n      @@store ||= {}\n    end\n  end\n  def build\n    klass = Class.new\n    class Inner; end\n  end\nend\n",
         );
         assert_eq!(found, ["5:7 syntax.class-variable-in-method", "10:5 syntax.nested-definition"]);
+    }
+
+    #[test]
+    fn magic_constants_but_not_dir() {
+        assert_eq!(rules("here = __FILE__\nline = __LINE__\ndir = __dir__\n"), ["1:8 syntax.magic-constant", "2:8 syntax.magic-constant"]);
     }
 
     #[test]

@@ -36,10 +36,6 @@ alias_method :new_name, :old_name
 # <- !syntax.alias-keyword
 undef old_name
 # <- syntax.undef
-here = __FILE__
-#      ^ syntax.magic-constant
-dir = __dir__
-#     ^ !syntax.magic-constant
 half = 1/2r
 #        ^ syntax.rational-imaginary
 imaginary = 2i
