@@ -27,10 +27,16 @@ fn broken_but_readable(test: &str) -> PathBuf {
 }
 
 #[test]
-fn clean_app_exits_0() {
+fn warnings_alone_exit_0_unless_the_fail_level_says_so() {
+    // The example app compiles with Roundhouse, with some Rails behaviour dropped (warnings).
     let out = switchyard(&["--check", "examples/blog"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("files checked, no findings"));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("files checked, ") && stdout.contains(" warnings") && !stdout.contains(" error"), "{stdout}");
+    let strict = switchyard(&["--check", "examples/blog", "--fail-level", "warning"]);
+    assert_eq!(strict.status.code(), Some(1));
+    let clean = switchyard(&["--check", "examples/blog", "--rule", "syntax.for-loop"]);
+    assert!(text(&clean.stdout).contains("files checked, no findings"), "{}", text(&clean.stdout));
 }
 
 #[test]

@@ -70,12 +70,17 @@ local got = vim.wait(20000, function()
 end, 50)
 check("diagnostic for a broken edit", got, vim.inspect(vim.diagnostic.get(post)))
 
--- Repair it: the diagnostics clear.
+-- Repair it: the syntax error clears (the model's Roundhouse warnings stay).
 vim.api.nvim_buf_set_lines(post, 21, 22, false, { "  def to_param" })
 local cleared = vim.wait(20000, function()
-  return #vim.diagnostic.get(post) == 0
+  for _, d in ipairs(vim.diagnostic.get(post)) do
+    if d.severity == vim.diagnostic.severity.ERROR then
+      return false
+    end
+  end
+  return true
 end, 50)
-check("diagnostics clear after the repair", cleared, vim.inspect(vim.diagnostic.get(post)))
+check("the syntax error clears after the repair", cleared, vim.inspect(vim.diagnostic.get(post)))
 
 -- Definition of `posts_path` in a template: the route in config/routes.rb.
 vim.cmd("edit " .. app .. "/app/views/posts/new.html.erb")

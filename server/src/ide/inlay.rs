@@ -404,6 +404,7 @@ mod tests {
             4: Association read at run time (through/polymorphic)
             5: Validation 2 checks in validate
             6: Validation 0 checks in validate · 1 not enforced
+            6: Rule ⚠ model.validation-ignored · dropped or changed
             7: Scope SQL: SELECT … FROM posts ORDER BY created_at DESC
             8: Scope SQL: SELECT … FROM posts WHERE published = ? LIMIT 10
             9: Scope dynamic
@@ -417,6 +418,7 @@ mod tests {
         expect_test::expect![[r#"
             2: Filter inlined into show, edit
             3: Filter never applied
+            3: Rule ⚠ controller.after-around-filter · dropped or changed
         "#]]
         .assert_eq(&hints(&fixture, "app/controllers/posts_controller.rb"));
         expect_test::expect![[r#"

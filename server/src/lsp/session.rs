@@ -30,6 +30,9 @@ pub struct Session {
     pub exact_cancel: Mutex<Option<Arc<tokio::sync::Notify>>>,
     /// The compiler's last diagnostics, by file, ready to publish beside Switchyard's own.
     pub exact_diagnostics: Mutex<HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>>,
+    /// The Roundhouse targets whose rules the editor shows (`initializationOptions.targets`; default
+    /// ruby and jruby).
+    pub targets: Mutex<Vec<crate::roundhouse::tree::Target>>,
     /// Inlay-hint kinds turned off (`initializationOptions.inlayHints.<kind> = false`).
     pub hints_off: Mutex<Vec<String>>,
     /// Set when an app's context was rebuilt: other files' hints may have changed.
@@ -98,6 +101,18 @@ impl Session {
     /// What was last published of Switchyard's own diagnostics for `path`.
     pub fn published(&self, path: &Path) -> Vec<crate::diagnostic::Diagnostic> {
         lock(&self.published).get(path).cloned().unwrap_or_default()
+    }
+
+    /// Whether a finding of `rule` belongs in the editor under the configured targets.
+    pub fn shows_rule(&self, rule: &str) -> bool {
+        let targets = lock(&self.targets);
+        let targets: &[crate::roundhouse::tree::Target] =
+            if targets.is_empty() { &[crate::roundhouse::tree::Target::Ruby, crate::roundhouse::tree::Target::Jruby] } else { &targets };
+        crate::roundhouse::catalogue::rule(rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)))
+    }
+
+    pub fn set_targets(&self, targets: Vec<crate::roundhouse::tree::Target>) {
+        *lock(&self.targets) = targets;
     }
 
     pub fn disabled_hints(&self) -> Vec<String> {

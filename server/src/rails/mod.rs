@@ -279,7 +279,12 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             }
         });
     }
-    let Some(tree) = parsed.ruby.as_ref() else { return facts };
+    let Some(tree) = parsed.ruby.as_ref() else {
+        // Templates Switchyard does not parse still have file-level findings (their engine, their format).
+        let found = crate::roundhouse::facts_rules::check(&facts);
+        facts.diagnostics.extend(found);
+        return facts;
+    };
     let ruby_text = parsed.ruby_text(text);
     let error_rule =
         if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };
@@ -357,5 +362,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         _ => {}
     }
     facts.outline = outline;
+    let found = crate::roundhouse::facts_rules::check(&facts);
+    facts.diagnostics.extend(found);
     facts
 }

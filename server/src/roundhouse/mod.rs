@@ -3,6 +3,7 @@
 
 pub mod catalogue;
 pub mod exact;
+pub mod facts_rules;
 pub mod preview;
 pub mod routes;
 pub mod syntax_rules;

@@ -26,7 +26,8 @@ impl Publish {
     /// Switchyard's diagnostics for the file, then the compiler's last ones (exact previews).
     pub fn of(session: &Session, facts: &FileFacts, diagnostics: &[Diagnostic], version: Option<i32>) -> Option<Publish> {
         let uri = convert::uri_of(&facts.path)?;
-        let mut diagnostics: Vec<_> = diagnostics.iter().map(|d| convert::diagnostic(&facts.line_index, d)).collect();
+        let mut diagnostics: Vec<_> =
+            diagnostics.iter().filter(|d| session.shows_rule(d.rule)).map(|d| convert::diagnostic(&facts.line_index, d)).collect();
         diagnostics.extend(session.exact_for(&facts.path));
         Some(Publish { uri, diagnostics, version })
     }

@@ -44,6 +44,14 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
         .map(|kinds| kinds.iter().filter(|(_, on)| on.as_bool() == Some(false)).map(|(kind, _)| kind.clone()).collect())
         .unwrap_or_default();
     backend.session.set_disabled_hints(hints_off);
+    let targets: Vec<crate::roundhouse::tree::Target> = params
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get("targets"))
+        .and_then(|t| t.as_array())
+        .map(|ts| ts.iter().filter_map(|t| t.as_str().and_then(crate::roundhouse::tree::Target::parse)).collect())
+        .unwrap_or_default();
+    backend.session.set_targets(targets);
     Ok(InitializeResult {
         capabilities: capabilities::server_capabilities(),
         server_info: Some(capabilities::server_info()),

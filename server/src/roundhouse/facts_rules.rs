@@ -1,0 +1,359 @@
+//! Rules read from a file's facts (no query needed): model, controller, view, initializer, JVM and
+//! Spinel rules of `shared/spec/rules.md`. Each diagnostic sits on the construct's own span.
+
+use super::catalogue;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::FileFacts;
+use crate::rails::project::FileKind;
+use crate::syntax::Span;
+use crate::syntax::value::Value;
+
+fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
+    let severity = catalogue::rule(rule).map_or(Severity::Warning, |r| r.severity);
+    out.push(Diagnostic { span, severity, rule, message });
+}
+
+const ASSOCIATION_OPTIONS_IGNORED: &[&str] =
+    &["counter_cache", "touch", "inverse_of", "autosave", "primary_key", "required", "validate", "strict_loading", "ensure"];
+const VALIDATORS_IGNORED: &[&str] =
+    &["uniqueness", "format", "numericality", "inclusion", "exclusion", "comparison", "confirmation", "acceptance"];
+const VALIDATION_OPTIONS_IGNORED: &[&str] = &["if", "unless", "on", "message", "allow_nil"];
+const MODEL_MACROS_UNSUPPORTED: &[&str] = &[
+    "default_scope",
+    "serialize",
+    "store_accessor",
+    "accepts_nested_attributes_for",
+    "has_many_attached",
+    "has_one_attached",
+    "normalizes",
+    "generates_token_for",
+    "delegate",
+    "attr_accessor",
+    "attr_reader",
+    "attr_writer",
+    "private",
+    "protected",
+];
+const CONTROLLER_MACROS_DROPPED: &[&str] = &[
+    "rescue_from",
+    "protect_from_forgery",
+    "skip_forgery_protection",
+    "allow_browser",
+    "caches_page",
+    "prepend_before_action",
+    "skip_after_action",
+    "before_filter",
+];
+
+pub fn check(facts: &FileFacts) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let file_start = Span::default();
+    for model in &facts.models {
+        let active_record = matches!(model.superclass.as_deref(), Some("ApplicationRecord" | "ActiveRecord::Base"));
+        if !active_record {
+            continue;
+        }
+        for scope in &model.scopes {
+            let body = scope.body.trim_start();
+            if !(body.starts_with("->") || body.starts_with("lambda") || body.starts_with("proc")) {
+                push(
+                    &mut out,
+                    "model.scope-body",
+                    scope.span,
+                    format!("Roundhouse needs a lambda body for `scope :{}`: write `scope :{}, -> {{ … }}`.", scope.name, scope.name),
+                );
+            }
+        }
+        for enumeration in &model.enums {
+            let literal = matches!(enumeration.values, Value::Array(_) | Value::Hash(_))
+                || matches!(&enumeration.values, Value::Code(code) if code.starts_with("%w") && code.ends_with(".index_by(&:itself)"));
+            if !literal {
+                push(
+                    &mut out,
+                    "model.enum-mapping",
+                    enumeration.span,
+                    format!(
+                        "Roundhouse reads an enum's mapping only from a literal array or hash: `enum :{}` must list its values.",
+                        enumeration.name
+                    ),
+                );
+            }
+        }
+        for association in &model.associations {
+            for (key, _) in association.options.iter().filter(|(k, _)| ASSOCIATION_OPTIONS_IGNORED.contains(&k.as_str())) {
+                push(
+                    &mut out,
+                    "model.association-option-ignored",
+                    association.span,
+                    format!(
+                        "Roundhouse ignores `{key}:` on `{} :{}`: the compiled app behaves as if it were not there.",
+                        association.kind, association.name
+                    ),
+                );
+            }
+            if association.scope.as_deref().is_some_and(|s| s.trim_start().starts_with("->(")) {
+                push(
+                    &mut out,
+                    "model.association-option-ignored",
+                    association.span,
+                    format!("Roundhouse ignores a scope lambda with parameters on `{} :{}`.", association.kind, association.name),
+                );
+            }
+        }
+        for validation in model.validations.iter().filter(|v| v.kind == "validates") {
+            for (key, value) in &validation.options {
+                let ignored = VALIDATORS_IGNORED.contains(&key.as_str())
+                    || (key == "length"
+                        && !matches!(value, Value::Hash(pairs) if pairs.iter().all(|(b, _)| matches!(b.as_name(), Some("minimum" | "maximum")))));
+                if ignored {
+                    push(
+                        &mut out,
+                        "model.validation-ignored",
+                        validation.span,
+                        format!(
+                            "Roundhouse does not enforce `{key}:` (on {}): the compiled app accepts what Rails would reject.",
+                            validation.attributes.join(", ")
+                        ),
+                    );
+                } else if VALIDATION_OPTIONS_IGNORED.contains(&key.as_str()) {
+                    push(
+                        &mut out,
+                        "model.validation-option-ignored",
+                        validation.span,
+                        format!("Roundhouse ignores `{key}:` on `validates`: the rule runs unconditionally."),
+                    );
+                }
+            }
+        }
+        for callback in &model.callbacks {
+            let form = callback.kind.starts_with("around_")
+                || matches!(callback.kind.as_str(), "after_find" | "after_touch")
+                || callback
+                    .options
+                    .iter()
+                    .any(|(k, v)| matches!(k.as_str(), "if" | "unless" | "prepend") || (k == "on" && matches!(v, Value::Array(_))))
+                || callback.targets.iter().any(|t| t.starts_with("->") || t.starts_with("lambda"));
+            if form {
+                push(
+                    &mut out,
+                    "model.callback-form",
+                    callback.span,
+                    format!(
+                        "Roundhouse does not run `{}` in this form (conditions, lambdas, around/find/touch callbacks are dropped).",
+                        callback.kind
+                    ),
+                );
+            }
+        }
+        for call in model.macros.iter().chain(model.concerns.iter().filter(|c| c.name == "include")) {
+            if MODEL_MACROS_UNSUPPORTED.contains(&call.name.as_str()) || call.name == "include" {
+                push(
+                    &mut out,
+                    "model.unsupported-macro",
+                    call.span,
+                    format!("Roundhouse does not lower `{}` in a model (\"not supported (all targets)\"): its effect is lost.", call.name),
+                );
+            }
+        }
+        for attribute in model.attributes.iter().filter(|a| a.kind.starts_with("attr_") || a.kind == "store_accessor") {
+            push(
+                &mut out,
+                "model.unsupported-macro",
+                attribute.span,
+                format!("Roundhouse does not lower `{}` in a model: its effect is lost.", attribute.kind),
+            );
+        }
+        for delegate in &model.delegates {
+            push(
+                &mut out,
+                "model.unsupported-macro",
+                delegate.span,
+                "Roundhouse does not lower `delegate` in a model: write the method out.".to_owned(),
+            );
+        }
+    }
+    for controller in &facts.controllers {
+        for filter in controller.filters.iter().filter(|f| f.kind == "after_action" || f.kind == "around_action") {
+            push(
+                &mut out,
+                "controller.after-around-filter",
+                filter.span,
+                format!("Roundhouse never applies `{}` in the emitted dispatch: {} does not run.", filter.kind, filter.targets.join(", ")),
+            );
+        }
+        for filter in controller.filters.iter().filter(|f| CONTROLLER_MACROS_DROPPED.contains(&f.kind.as_str())) {
+            push(&mut out, "controller.macro-dropped", filter.span, format!("Roundhouse drops `{}` in a controller.", filter.kind));
+        }
+        for call in controller.macros.iter().filter(|c| CONTROLLER_MACROS_DROPPED.contains(&c.name.as_str())) {
+            push(
+                &mut out,
+                "controller.macro-dropped",
+                call.span,
+                format!("Roundhouse drops `{}` in a controller: its effect is lost.", call.name),
+            );
+        }
+    }
+    if let Some(template) = &facts.template {
+        if matches!(template.handler.as_str(), "slim" | "ruby" | "builder" | "rabl") {
+            push(
+                &mut out,
+                "views.template-engine",
+                file_start,
+                format!("Roundhouse does not read `.{}` templates: this view has no emitted template.", template.handler),
+            );
+        } else if let Some(format) = template.format.as_deref().filter(|f| !matches!(*f, "html" | "turbo_stream" | "svg"))
+            && template.handler != "jbuilder"
+        {
+            push(
+                &mut out,
+                "views.template-format",
+                file_start,
+                format!("Roundhouse emits only html, turbo_stream and svg templates: this `{format}` template is not emitted."),
+            );
+        }
+    }
+    if let Some(config) = &facts.config {
+        if facts.kind == Some(FileKind::Initializer) {
+            for rule in &config.inflections {
+                push(
+                    &mut out,
+                    "initializer.inflection-ignored",
+                    rule.span,
+                    format!(
+                        "Roundhouse names classes and files with Rails' default inflections: `inflect.{}` is ignored, so emitted names may differ.",
+                        rule.kind
+                    ),
+                );
+            }
+            for reopened in &config.reopened {
+                push(
+                    &mut out,
+                    "initializer.monkey-patch",
+                    reopened.span,
+                    format!("`{} {}` in an initializer is not carried into any emitted tree.", reopened.how, reopened.name),
+                );
+            }
+        }
+    }
+    let compiled = matches!(
+        facts.kind,
+        Some(
+            FileKind::Model
+                | FileKind::Controller
+                | FileKind::View
+                | FileKind::Helper
+                | FileKind::Concern
+                | FileKind::AppSupport
+                | FileKind::Library
+        )
+    );
+    if compiled {
+        for constant in facts.constants.iter().filter(|c| c.starts_with("SQLite3") || c.starts_with("BCrypt")) {
+            push(
+                &mut out,
+                "jruby.c-extension",
+                file_start,
+                format!("`{constant}` is a C extension API with no JVM build: in the JVM tree it is a raising stand-in."),
+            );
+        }
+    }
+    if let Some(marker) = facts.aot_marker {
+        push(
+            &mut out,
+            "spinel.test-lane",
+            marker,
+            "This text moves the test into the Spinel tree's AOT lane (a plain text match: comments count).".to_owned(),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    /// Each rule fires on its trigger and not on the near-miss beside it.
+    #[test]
+    fn triggers_and_near_misses() {
+        let fixture = Fixture::new(
+            r#"
+            #- /app/models/post.rb
+            class Post < ApplicationRecord
+              scope :recent, -> { order(:id) }
+              scope :legacy, :recent
+              enum :status, { draft: 0 }
+              enum :kind, KINDS
+              belongs_to :author
+              belongs_to :blog, counter_cache: true
+              validates :title, presence: true, length: { minimum: 3 }
+              validates :slug, uniqueness: true
+              validates :body, presence: true, if: :published?
+              before_save :strip
+              before_save :notify, if: :changed?
+              include Searchable
+              attr_accessor :draft
+            end
+            #- /app/models/plain.rb
+            class Plain
+              attr_accessor :anything
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              before_action :load
+              after_action :track
+              rescue_from ActiveRecord::RecordNotFound, with: :missing
+              helper_method :current_user
+            end
+            #- /app/views/posts/feed.xml.erb
+            <feed/>
+            #- /app/views/posts/index.html.erb
+            <p>ok</p>
+            #- /app/views/posts/old.html.slim
+            p old
+            #- /config/initializers/inflections.rb
+            ActiveSupport::Inflector.inflections(:en) do |inflect|
+              inflect.acronym "API"
+            end
+            #- /config/initializers/patch.rb
+            class String; end
+            #- /app/models/hasher.rb
+            class Hasher
+              def digest(s) = BCrypt::Password.create(s)
+            end
+            #- /test/integration/flow_test.rb
+            class FlowTest < ActionDispatch::IntegrationTest; end
+            #- /test/models/post_test.rb
+            class PostTest < ActiveSupport::TestCase; end
+            "#,
+        );
+        let mut found: Vec<String> = Vec::new();
+        for facts in fixture.index.snapshot() {
+            for d in check(&facts) {
+                found.push(format!("{}:{} {}", facts.relative_path, d.span.start.line + 1, d.rule));
+            }
+        }
+        found.sort();
+        expect_test::expect![[r#"
+            [
+                "app/controllers/posts_controller.rb:3 controller.after-around-filter",
+                "app/controllers/posts_controller.rb:4 controller.macro-dropped",
+                "app/models/hasher.rb:1 jruby.c-extension",
+                "app/models/post.rb:10 model.validation-option-ignored",
+                "app/models/post.rb:12 model.callback-form",
+                "app/models/post.rb:13 model.unsupported-macro",
+                "app/models/post.rb:14 model.unsupported-macro",
+                "app/models/post.rb:3 model.scope-body",
+                "app/models/post.rb:5 model.enum-mapping",
+                "app/models/post.rb:7 model.association-option-ignored",
+                "app/models/post.rb:9 model.validation-ignored",
+                "app/views/posts/feed.xml.erb:1 views.template-format",
+                "app/views/posts/old.html.slim:1 views.template-engine",
+                "config/initializers/inflections.rb:2 initializer.inflection-ignored",
+                "config/initializers/patch.rb:1 initializer.monkey-patch",
+                "test/integration/flow_test.rb:1 spinel.test-lane",
+            ]
+        "#]]
+        .assert_debug_eq(&found);
+    }
+}
