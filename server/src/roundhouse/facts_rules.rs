@@ -212,27 +212,27 @@ pub fn check(facts: &FileFacts) -> Vec<Diagnostic> {
             );
         }
     }
-    if let Some(config) = &facts.config {
-        if facts.kind == Some(FileKind::Initializer) {
-            for rule in &config.inflections {
-                push(
-                    &mut out,
-                    "initializer.inflection-ignored",
-                    rule.span,
-                    format!(
-                        "Roundhouse names classes and files with Rails' default inflections: `inflect.{}` is ignored, so emitted names may differ.",
-                        rule.kind
-                    ),
-                );
-            }
-            for reopened in &config.reopened {
-                push(
-                    &mut out,
-                    "initializer.monkey-patch",
-                    reopened.span,
-                    format!("`{} {}` in an initializer is not carried into any emitted tree.", reopened.how, reopened.name),
-                );
-            }
+    if let Some(config) = &facts.config
+        && facts.kind == Some(FileKind::Initializer)
+    {
+        for rule in &config.inflections {
+            push(
+                &mut out,
+                "initializer.inflection-ignored",
+                rule.span,
+                format!(
+                    "Roundhouse names classes and files with Rails' default inflections: `inflect.{}` is ignored, so emitted names may differ.",
+                    rule.kind
+                ),
+            );
+        }
+        for reopened in &config.reopened {
+            push(
+                &mut out,
+                "initializer.monkey-patch",
+                reopened.span,
+                format!("`{} {}` in an initializer is not carried into any emitted tree.", reopened.how, reopened.name),
+            );
         }
     }
     let compiled = matches!(
