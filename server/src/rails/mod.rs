@@ -281,7 +281,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     }
     let Some(tree) = parsed.ruby.as_ref() else {
         // Templates Switchyard does not parse still have file-level findings (their engine, their format).
-        let found = crate::roundhouse::facts_rules::check(&facts);
+        let found = crate::roundhouse::facts_rules::check(&facts, text);
         facts.diagnostics.extend(found);
         return facts;
     };
@@ -362,7 +362,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         _ => {}
     }
     facts.outline = outline;
-    let found = crate::roundhouse::facts_rules::check(&facts);
+    let found = crate::roundhouse::facts_rules::check(&facts, text);
     facts.diagnostics.extend(found);
     facts
 }

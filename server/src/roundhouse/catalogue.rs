@@ -223,7 +223,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "`enum :s, CONST` (mapping not an array/hash literal or `%w[…].index_by(&:itself)`)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.singleton-class-statement",
@@ -231,7 +231,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "a non-`def` statement inside `class << self` of an Active Record model",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.scope-body",
@@ -239,7 +239,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "`scope :x, :sym` (body not a lambda/proc)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.class-variable-initializer",
@@ -247,7 +247,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "a class-variable write in a class body: in an Active Record model **any** `@@x = …`, even `@@x = nil` (Roundhouse: unsupported expression node ClassVariableWriteNode); in library classes (`lib/`, helpers, jobs …) a non-nil initializer such as `@@x = {}` — there the whole file is dropped (`@@x = nil` is accepted)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.unsupported-macro",
@@ -255,7 +255,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "a model class-body call no Roundhouse pass claims (Roundhouse prints `<dsl> not supported (all targets): model DSL call on <Model> not lowered`): `default_scope`, `serialize`, `store_accessor`, `accepts_nested_attributes_for`, `has_many_attached`, `has_one_attached`, `normalizes`, `generates_token_for`, `delegate` in a model, `has_rich_text` with options, `validates_*_of … allow_nil:`, and — observed on a real app's transpile — `include SomeConcern`, a bare `private`/`protected` in the class body, `attr_accessor`/`attr_reader`/`attr_writer`, `has_json` in unclaimed forms (skip list in §1.5: constant assignments, `broadcasts_to`, `typed_store`, `has_secure_password`, `primary_abstract_class`, claimed `has_secure_token`/`has_json`, bare `has_rich_text`, 2-arg `attribute`, block-form lifecycle hooks, receiver-bearing statements)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.callback-form",
@@ -263,7 +263,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "`before_save :x, if:/unless:/prepend:`, array `on:`, lambda arguments (`before_create -> { … }`, `after_create_commit -> { … }`), `around_*`, `after_find`, `after_touch`, `validate :m, on:`",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.validation-ignored",
@@ -271,7 +271,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "`validates … uniqueness:/format:/numericality:/inclusion:/exclusion:/comparison:/confirmation:/acceptance:/length: {is:/in:}`, `length: 5` (not enforced)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.validation-option-ignored",
@@ -279,7 +279,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "`if:`, `unless:`, `on:`, `message:`, `allow_nil:` on `validates` (rule runs unconditionally)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.association-option-ignored",
@@ -287,7 +287,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "`counter_cache:`, `touch:`, `inverse_of:`, `autosave:`, `primary_key:`, `required:`, `validate:`, `strict_loading:`, `ensure:`, scope lambdas with parameters",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "model.method-parameters-dropped",
@@ -295,7 +295,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "`*args`, `**opts`, `&blk` on a method of an Active Record model",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "schema.unknown-column-type",
@@ -303,7 +303,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "schema",
         trigger: "`t.jsonb`, `t.uuid`, `t.inet`, `t.citext`, `t.virtual`, … (column dropped from the model)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "schema.migration-verb",
@@ -375,7 +375,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "controller",
         trigger: "`rescue_from`, `protect_from_forgery`, `skip_forgery_protection`, `allow_browser`, `caches_page`, `prepend_before_action`, `skip_after_action`, `before_filter`, other unknown class-body macros",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "controller.after-around-filter",
@@ -383,7 +383,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "controller",
         trigger: "`after_action`, `around_action` (never applied in the emitted dispatch)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "controller.concern-macro-not-expanded",
@@ -407,7 +407,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "`*.slim`, `*.ruby`, `*.builder`, `*.rabl` (not ingested: no emitted template)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.template-format",
@@ -415,7 +415,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "`*.text.erb`, `*.json.erb`, `*.xml.erb` and other non-html formats (allowed: `.html`, none, `turbo_stream`, `svg`)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.haml-filter",
@@ -495,7 +495,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "`<%%` (literal `<%` in Rails) and `=%>` closers: Roundhouse compiles them as code, with no gap recorded — text is lost or swallowed",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.unterminated-tag",
@@ -511,7 +511,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "a template with CRLF line endings: Roundhouse keeps `\\r` in the output, Rails drops it",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "initializer.not-read",
@@ -519,7 +519,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "initializer",
         trigger: "initializer statements Roundhouse does not read: anything but `config.<key> =` / `Rails.application.config.<key> =` / `config.x.…` assignments (outside the framework keys), `Time::DATE_FORMATS[…] =`, `ActiveSupport::TimeFormats.register`, the `session_store` key",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "initializer.inflection-ignored",
@@ -527,7 +527,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "initializer",
         trigger: "`ActiveSupport::Inflector.inflections { \\|i\\| i.acronym/irregular/plural/singular/uncountable … }` — Roundhouse names classes and files with Rails' default inflections, so emitted names may differ",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "initializer.monkey-patch",
@@ -535,7 +535,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "initializer",
         trigger: "an initializer that reopens a core or framework class (`class String`, `module ActiveRecord`, `X.prepend`, `X.include` at top level) — not carried into any emitted tree",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "jruby.c-extension",
@@ -543,7 +543,7 @@ pub const RULES: &[Rule] = &[
         targets: JRUBY,
         family: "jruby",
         trigger: "app code that uses a C-extension API that has no JVM build in the JVM tree: `SQLite3::…`, `require \"sqlite3\"`, direct `BCrypt::…` (raising stand-in)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "spinel.dynamic-dispatch",
@@ -559,7 +559,7 @@ pub const RULES: &[Rule] = &[
         targets: SPINEL,
         family: "spinel",
         trigger: "a test file whose text contains `< TestBase` or `< ActionDispatch::IntegrationTest` anywhere — including a comment or a helper class — moves into the AOT lane; point at the exact occurrence",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "rails.unknown-route-helper",

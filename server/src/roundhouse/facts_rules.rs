@@ -45,9 +45,141 @@ const CONTROLLER_MACROS_DROPPED: &[&str] = &[
     "before_filter",
 ];
 
-pub fn check(facts: &FileFacts) -> Vec<Diagnostic> {
+/// Column types Roundhouse maps; any other drops the column from the model.
+const KNOWN_COLUMN_TYPES: &[&str] = &[
+    "string",
+    "text",
+    "integer",
+    "bigint",
+    "float",
+    "decimal",
+    "numeric",
+    "datetime",
+    "timestamp",
+    "date",
+    "time",
+    "binary",
+    "blob",
+    "boolean",
+    "json",
+];
+
+fn span_at(facts: &FileFacts, start: usize, len: usize) -> Span {
+    Span { start_byte: start, end_byte: start + len, start: facts.line_index.line_col(start), end: facts.line_index.line_col(start + len) }
+}
+
+pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let file_start = Span::default();
+    if let Some(schema) = &facts.schema {
+        for table in &schema.tables {
+            for column in table.columns.iter().filter(|c| !KNOWN_COLUMN_TYPES.contains(&c.column_type.as_str())) {
+                push(
+                    &mut out,
+                    "schema.unknown-column-type",
+                    column.span,
+                    format!(
+                        "Roundhouse drops `{}.{}` ({}) from the model: the type has no mapping.",
+                        table.name, column.name, column.column_type
+                    ),
+                );
+            }
+        }
+    }
+    // The outline of each Active Record model class: class variables, `class << self`, parameters.
+    for namespace in facts.outline.namespaces() {
+        let is_model = facts.kind == Some(FileKind::Model)
+            && matches!(namespace.superclass.as_deref(), Some("ApplicationRecord" | "ActiveRecord::Base"));
+        for item in &namespace.items {
+            match item {
+                crate::syntax::outline::Item::Assignment(a) if a.target.starts_with("@@") => {
+                    let library =
+                        matches!(facts.kind, Some(FileKind::Library | FileKind::Helper | FileKind::AppSupport | FileKind::Concern));
+                    if is_model || (library && a.value != Value::Nil) {
+                        push(
+                            &mut out,
+                            "model.class-variable-initializer",
+                            a.span,
+                            format!(
+                                "Roundhouse rejects `{} = …` here{}: use a constant or a class-level instance variable.",
+                                a.target,
+                                if is_model { " (in a model body, even `= nil`)" } else { " (the whole file is dropped)" }
+                            ),
+                        );
+                    }
+                }
+                crate::syntax::outline::Item::SingletonClass { items, span }
+                    if is_model && items.iter().any(|i| !matches!(i, crate::syntax::outline::Item::Method(_))) =>
+                {
+                    push(
+                        &mut out,
+                        "model.singleton-class-statement",
+                        *span,
+                        "Roundhouse accepts only `def`s inside a model's `class << self`: move other statements out.".to_owned(),
+                    );
+                }
+                crate::syntax::outline::Item::Method(def) if is_model && (def.parameters.contains('*') || def.parameters.contains('&')) => {
+                    push(
+                        &mut out,
+                        "model.method-parameters-dropped",
+                        def.span,
+                        format!("Roundhouse drops `*args`, `**opts` and `&blk` from `{}`: name the parameters.", def.name),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    if facts.template.as_ref().is_some_and(|t| t.handler == "erb") {
+        if text.contains("\r\n") {
+            push(
+                &mut out,
+                "views.crlf-template",
+                file_start,
+                "This template has CRLF line ends: Roundhouse keeps the `\r` in its output, Rails drops it.".to_owned(),
+            );
+        }
+        for (at, literal) in text.match_indices("<%%").map(|(i, _)| (i, "<%%")).chain(text.match_indices("=%>").map(|(i, _)| (i, "=%>"))) {
+            push(
+                &mut out,
+                "views.literal-tag",
+                span_at(facts, at, 3),
+                format!("Roundhouse compiles `{literal}` as code (Rails treats it as literal text): text is lost or swallowed."),
+            );
+        }
+    }
+    if facts.kind == Some(FileKind::Initializer) {
+        for item in &facts.outline.items {
+            if let crate::syntax::outline::Item::Assignment(a) = item {
+                let read = a.target.starts_with("config.")
+                    || a.target.starts_with("Rails.application.config.")
+                    || a.target.contains("::DATE_FORMATS[");
+                if !read {
+                    push(
+                        &mut out,
+                        "initializer.not-read",
+                        a.span,
+                        format!("Roundhouse does not read `{} =` in an initializer: it runs in Rails only.", a.target),
+                    );
+                }
+            }
+            if let crate::syntax::outline::Item::Call(call) = item {
+                let config = call.receiver.as_deref().is_some_and(|r| r.contains("config")) || call.method == "inflections";
+                let patch = facts.config.as_ref().is_some_and(|c| c.reopened.iter().any(|r| r.span == call.span));
+                if !config && !patch && !matches!(call.method.as_str(), "require" | "require_relative") {
+                    push(
+                        &mut out,
+                        "initializer.not-read",
+                        call.span,
+                        format!(
+                            "Roundhouse does not read `{}` in an initializer: it runs in Rails only.",
+                            call.receiver.as_ref().map_or_else(|| call.method.clone(), |r| format!("{r}.{}", call.method))
+                        ),
+                    );
+                }
+            }
+        }
+    }
     for model in &facts.models {
         let active_record = matches!(model.superclass.as_deref(), Some("ApplicationRecord" | "ActiveRecord::Base"));
         if !active_record {
@@ -325,11 +457,42 @@ mod tests {
             class FlowTest < ActionDispatch::IntegrationTest; end
             #- /test/models/post_test.rb
             class PostTest < ActiveSupport::TestCase; end
+            #- /db/schema.rb
+            ActiveRecord::Schema[8.0].define(version: 1) do
+              create_table "events" do |t|
+                t.jsonb "payload"
+                t.json "meta"
+              end
+            end
+            #- /app/models/event.rb
+            class Event < ApplicationRecord
+              @@registry = nil
+              class << self
+                def recent = order(:id)
+              end
+              def log(*args) = args
+              def name(value) = value
+            end
+            #- /app/models/ledger.rb
+            class Ledger < ApplicationRecord
+              class << self
+                attr_accessor :book
+              end
+            end
+            #- /lib/registry.rb
+            class Registry
+              @@items = {}
+              @@cache = nil
+            end
+            #- /config/initializers/mailer.rb
+            Rails.application.config.x.sender = "a@b.c"
+            ActionMailer::Base.default_url_options = { host: "x" }
+            Rails.logger.info("booted")
             "#,
         );
         let mut found: Vec<String> = Vec::new();
         for facts in fixture.index.snapshot() {
-            for d in check(&facts) {
+            for d in check(&facts, "") {
                 found.push(format!("{}:{} {}", facts.relative_path, d.span.start.line + 1, d.rule));
             }
         }
@@ -338,7 +501,10 @@ mod tests {
             [
                 "app/controllers/posts_controller.rb:3 controller.after-around-filter",
                 "app/controllers/posts_controller.rb:4 controller.macro-dropped",
+                "app/models/event.rb:2 model.class-variable-initializer",
+                "app/models/event.rb:6 model.method-parameters-dropped",
                 "app/models/hasher.rb:1 jruby.c-extension",
+                "app/models/ledger.rb:2 model.singleton-class-statement",
                 "app/models/post.rb:10 model.validation-option-ignored",
                 "app/models/post.rb:12 model.callback-form",
                 "app/models/post.rb:13 model.unsupported-macro",
@@ -350,10 +516,32 @@ mod tests {
                 "app/views/posts/feed.xml.erb:1 views.template-format",
                 "app/views/posts/old.html.slim:1 views.template-engine",
                 "config/initializers/inflections.rb:2 initializer.inflection-ignored",
+                "config/initializers/mailer.rb:2 initializer.not-read",
+                "config/initializers/mailer.rb:3 initializer.not-read",
                 "config/initializers/patch.rb:1 initializer.monkey-patch",
+                "db/schema.rb:3 schema.unknown-column-type",
+                "lib/registry.rb:2 model.class-variable-initializer",
                 "test/integration/flow_test.rb:1 spinel.test-lane",
             ]
         "#]]
         .assert_debug_eq(&found);
+    }
+
+    #[test]
+    fn template_text_rules() {
+        let rules = |text: &str| -> Vec<String> {
+            let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Erb, text);
+            let facts = crate::rails::extract(
+                std::path::PathBuf::from("/app/app/views/posts/x.html.erb"),
+                "app/views/posts/x.html.erb".to_owned(),
+                Some(FileKind::View),
+                text,
+                &parsed,
+            );
+            facts.diagnostics.iter().map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule)).collect()
+        };
+        assert_eq!(rules("<p>a</p>\r\n<p>b</p>\r\n"), ["1:1 views.crlf-template"]);
+        assert_eq!(rules("<p>a</p>\n<p><%%= literal %></p>\n"), ["2:4 views.literal-tag"]);
+        assert_eq!(rules("<p><%= code %></p>\n"), Vec::<String>::new());
     }
 }
