@@ -309,6 +309,9 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     if compiled {
         facts.diagnostics.extend(crate::roundhouse::syntax_rules::check(tree, ruby_text));
     }
+    if parsed.language == Language::Erb && kind == Some(FileKind::View) {
+        facts.diagnostics.extend(crate::roundhouse::template_rules::check(text, parsed));
+    }
 
     let outline = Outline::new(tree, ruby_text);
     let references = references::extract(tree.root_node(), ruby_text);

@@ -399,7 +399,7 @@ pub const RULES: &[Rule] = &[
         targets: SPINEL,
         family: "controller",
         trigger: "`respond_to` arm `format.json` (and other non-html arms)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.template-engine",
@@ -447,7 +447,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "`json.merge!`, `json.cache!`, `json.set!`, `json.child!`, `json.key do … end` (emit nothing)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.turbo-stream-option-form",
@@ -471,7 +471,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "`#{`, `#@x`, `#$x` in plain template text (outside any tag): Roundhouse writes text as a double-quoted Ruby string, so Rails' literal text becomes Ruby interpolation — a compile failure when it does not parse, a silent change when it does (facts: erb-compile T1)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.output-block-pairing",
@@ -487,7 +487,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "a heredoc or a trailing `# comment` inside a `<%= … %>` tag (Roundhouse's `).to_s` lands on the terminator or comment line)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.literal-tag",
@@ -503,7 +503,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "a `<%` with no closing `%>`: Erubi keeps it as text, Roundhouse's ingest crashes on the whole app",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.crlf-template",
@@ -551,7 +551,7 @@ pub const RULES: &[Rule] = &[
         targets: SPINEL,
         family: "spinel",
         trigger: "`instance_variable_get/set`, `define_method`, `method_missing`, `class_eval`/`instance_eval`/`module_eval`, `eval`, `.send`/`__send__`/`public_send`, `Thread`, `Mutex` in app code",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "spinel.test-lane",

@@ -148,6 +148,75 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             );
         }
     }
+    // Text searches, skipping comment lines.
+    let code_lines = || text.lines().enumerate().filter(|(_, l)| !l.trim_start().starts_with('#'));
+    let line_span = |line: usize, col: usize, len: usize| {
+        let start = facts.line_index.offset(crate::syntax::LineCol { line: line as u32, col: col as u32 }).unwrap_or(0);
+        span_at(facts, start, len)
+    };
+    if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
+        for (i, line) in code_lines() {
+            for call in ["json.merge!", "json.cache!", "json.set!", "json.child!"] {
+                if let Some(col) = line.find(call) {
+                    push(
+                        &mut out,
+                        "views.jbuilder-ignored",
+                        line_span(i, col, call.len()),
+                        format!("Roundhouse emits nothing for `{call}`: its keys are missing from the JSON."),
+                    );
+                }
+            }
+        }
+    }
+    if !facts.controllers.is_empty() {
+        for (i, line) in code_lines() {
+            for arm in ["format.json", "format.xml", "format.js", "format.csv"] {
+                let whole =
+                    line.match_indices(arm).find(|(at, _)| !line[at + arm.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_'));
+                if let Some((col, _)) = whole {
+                    push(
+                        &mut out,
+                        "controller.json-format-dropped",
+                        line_span(i, col, arm.len()),
+                        format!("The Spinel tree drops the `{arm}` arm of `respond_to`: that format answers 406."),
+                    );
+                }
+            }
+        }
+    }
+    let compiled_code = matches!(
+        facts.kind,
+        Some(FileKind::Model | FileKind::Controller | FileKind::Helper | FileKind::Concern | FileKind::AppSupport | FileKind::Library)
+    );
+    if compiled_code {
+        const DYNAMIC: &[&str] = &[
+            ".send(",
+            "__send__",
+            "public_send",
+            "instance_variable_get",
+            "instance_variable_set",
+            "define_method",
+            "method_missing",
+            "class_eval",
+            "instance_eval",
+            "module_eval",
+            "Thread.new",
+            "Mutex.new",
+        ];
+        for (i, line) in code_lines() {
+            for call in DYNAMIC {
+                if let Some(col) = line.find(call) {
+                    let name = call.trim_start_matches('.').trim_end_matches('(');
+                    push(
+                        &mut out,
+                        "spinel.dynamic-dispatch",
+                        line_span(i, col, call.len()),
+                        format!("`{name}` cannot be compiled ahead of time: the Spinel lane cannot run this code."),
+                    );
+                }
+            }
+        }
+    }
     if facts.kind == Some(FileKind::Initializer) {
         for item in &facts.outline.items {
             if let crate::syntax::outline::Item::Assignment(a) = item {
@@ -525,6 +594,32 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&found);
+    }
+
+    #[test]
+    fn text_rules_skip_comments() {
+        let rules = |path: &str, kind: FileKind, text: &str| -> Vec<String> {
+            let language = crate::rails::project::language_of(std::path::Path::new(path)).unwrap();
+            let parsed = crate::syntax::ParsedFile::parse(language, text);
+            let facts = crate::rails::extract(std::path::PathBuf::from(format!("/app/{path}")), path.to_owned(), Some(kind), text, &parsed);
+            facts.diagnostics.iter().map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule)).collect()
+        };
+        assert_eq!(
+            rules("app/views/posts/index.json.jbuilder", FileKind::View, "json.title @post.title\njson.merge! extra\n"),
+            ["2:1 views.jbuilder-ignored"]
+        );
+        assert_eq!(
+            rules(
+                "app/controllers/posts_controller.rb",
+                FileKind::Controller,
+                "class PostsController < ApplicationController\n  def index\n    respond_to do |format|\n      format.html\n      format.json { render json: [] }\n    end\n  end\nend\n"
+            ),
+            ["5:7 controller.json-format-dropped"]
+        );
+        assert_eq!(
+            rules("lib/meta.rb", FileKind::Library, "class Meta\n  # never .send(:x) here\n  def call(o) = o.public_send(:name)\nend\n"),
+            ["3:19 spinel.dynamic-dispatch"]
+        );
     }
 
     #[test]

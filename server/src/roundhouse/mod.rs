@@ -7,4 +7,5 @@ pub mod facts_rules;
 pub mod preview;
 pub mod routes;
 pub mod syntax_rules;
+pub mod template_rules;
 pub mod tree;

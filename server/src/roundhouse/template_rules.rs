@@ -1,0 +1,135 @@
+//! Template rules that need the ERB layer (`shared/reference/erb-compile.md`): text that Roundhouse's
+//! compiler turns into Ruby (`#{` in plain text), output tags it cannot close (a heredoc or a trailing
+//! comment inside `<%= %>`), and tags that never close.
+
+use super::catalogue;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::syntax::{ParsedFile, Span};
+
+fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
+    let severity = catalogue::rule(rule).map_or(Severity::Warning, |r| r.severity);
+    out.push(Diagnostic { span, severity, rule, message });
+}
+
+pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let Some(erb) = &parsed.erb else { return out };
+    let root = erb.root_node();
+    let mut cursor = root.walk();
+    for node in root.children(&mut cursor) {
+        let source = text.get(node.byte_range()).unwrap_or("");
+        let closes = |n: tree_sitter::Node<'_>| {
+            n.child(n.child_count().saturating_sub(1)).is_some_and(|last| last.kind().ends_with("%>") && !last.is_missing())
+        };
+        if node.is_error() || (matches!(node.kind(), "directive" | "output_directive" | "comment_directive") && !closes(node)) {
+            push(
+                &mut out,
+                "views.unterminated-tag",
+                span_of(text, node.start_byte(), 2),
+                "This `<%` never closes: Rails keeps it as text, Roundhouse's ingest fails on the whole app. Close it with `%>`."
+                    .to_owned(),
+            );
+            continue;
+        }
+        match node.kind() {
+            "content" => {
+                for marker in ["#{", "#@", "#$"] {
+                    if let Some(at) = source.find(marker) {
+                        let start = node.start_byte() + at;
+                        push(
+                            &mut out,
+                            "views.text-interpolation",
+                            span_of(text, start, 2),
+                            format!(
+                                "Roundhouse writes template text as a double-quoted Ruby string: `{marker}` here becomes Ruby interpolation. Escape it (`&#35;{{`) or move it into a tag."
+                            ),
+                        );
+                    }
+                }
+                if let Some(at) = source.find("<%") {
+                    let start = node.start_byte() + at;
+                    push(
+                        &mut out,
+                        "views.unterminated-tag",
+                        span_of(text, start, 2),
+                        "This `<%` never closes: Rails keeps it as text, Roundhouse's ingest fails on the whole app. Close it with `%>`."
+                            .to_owned(),
+                    );
+                }
+            }
+            "output_directive" => {
+                let mut inner = node.walk();
+                let code = node.children(&mut inner).find(|c| c.kind() == "code");
+                if let Some(code) = code {
+                    let code_text = text.get(code.byte_range()).unwrap_or("");
+                    let heredoc = code_text.contains("<<~") || code_text.contains("<<-");
+                    let comment = ruby_comment_in(parsed, code.start_byte(), code.end_byte());
+                    if heredoc || comment {
+                        let what = if heredoc { "a heredoc" } else { "a trailing `# comment`" };
+                        push(
+                            &mut out,
+                            "views.output-tag-comment-or-heredoc",
+                            Span::of(node),
+                            format!(
+                                "Roundhouse's `).to_s` lands after {what} inside this `<%= %>` tag, which then does not compile. Move it out of the tag."
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn span_of(text: &str, start: usize, len: usize) -> Span {
+    let index = crate::syntax::LineIndex::new(text);
+    Span { start_byte: start, end_byte: start + len, start: index.line_col(start), end: index.line_col(start + len) }
+}
+
+/// Whether the masked Ruby has a comment node inside `start..end`.
+fn ruby_comment_in(parsed: &ParsedFile, start: usize, end: usize) -> bool {
+    let Some(tree) = &parsed.ruby else { return false };
+    let mut cursor = tree.walk();
+    let mut found = false;
+    'walk: loop {
+        let node = cursor.node();
+        if node.kind() == "comment" && node.start_byte() >= start && node.end_byte() <= end {
+            found = true;
+            break;
+        }
+        let overlaps = node.start_byte() < end && node.end_byte() > start;
+        if overlaps && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::Language;
+
+    fn rules(text: &str) -> Vec<String> {
+        let parsed = ParsedFile::parse(Language::Erb, text);
+        check(text, &parsed).iter().map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule)).collect()
+    }
+
+    #[test]
+    fn triggers_and_near_misses() {
+        assert_eq!(rules("<p>Price: #{price}</p>\n"), ["1:11 views.text-interpolation"]);
+        assert_eq!(rules("<p>Price: <%= \"#{price}\" %></p>\n"), Vec::<String>::new());
+        assert_eq!(rules("<%= link_to \"x\", y # the link\n%>\n"), ["1:1 views.output-tag-comment-or-heredoc"]);
+        assert_eq!(rules("<%= link_to \"#x\", y %>\n"), Vec::<String>::new());
+        assert_eq!(rules("<%= <<~TEXT\n  hi\nTEXT\n%>\n"), ["1:1 views.output-tag-comment-or-heredoc"]);
+        assert_eq!(rules("<p>ok</p>\n<% if x\n"), ["2:1 views.unterminated-tag"]);
+        assert_eq!(rules("<p>ok</p>\n<% if x %><% end %>\n"), Vec::<String>::new());
+    }
+}
