@@ -14,6 +14,7 @@ scripts/check-routes-oracle.sh
 # The Neovim client, headless, against the real server on 0.7.2 and 0.11.4.
 scripts/test-nvim.sh
 
-# The VS Code extension: type-check, bundle, unit tests with a stand-in `vscode` module, and the server
-# driven through vscode-languageserver-protocol as the extension's client drives it.
+# The VS Code extension (type-check, bundle, unit tests with a stand-in `vscode` module, the server driven
+# through vscode-languageserver-protocol as the extension's client drives it), and `--format sarif`
+# validated against the SARIF 2.1.0 schema.
 npm test

@@ -109,6 +109,8 @@ enum CheckFormat {
     Json,
     /// GitHub Actions workflow commands (`::error file=…,line=…::…`).
     Github,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -162,6 +164,7 @@ fn main() -> ExitCode {
                 CheckFormat::Human => cli::CheckFormat::Human,
                 CheckFormat::Json => cli::CheckFormat::Json,
                 CheckFormat::Github => cli::CheckFormat::Github,
+                CheckFormat::Sarif => cli::CheckFormat::Sarif,
             };
             let targets: Vec<_> = if args.targets.is_empty() {
                 vec![switchyard::roundhouse::tree::Target::Ruby, switchyard::roundhouse::tree::Target::Jruby]

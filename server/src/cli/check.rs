@@ -37,6 +37,7 @@ pub enum CheckFormat {
     Human,
     Json,
     Github,
+    Sarif,
 }
 
 pub struct CheckOptions {
@@ -67,6 +68,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut by_severity: BTreeMap<Severity, usize> = BTreeMap::new();
     let mut failing = false;
+    let mut sarif_results: Vec<serde_json::Value> = Vec::new();
     let snapshot = index.snapshot();
     let mut derived = std::collections::HashMap::new();
     for app in index.apps() {
@@ -85,7 +87,11 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
             *counts.entry(diagnostic.rule).or_default() += 1;
             *by_severity.entry(diagnostic.severity).or_default() += 1;
             failing |= diagnostic.severity >= fail_level;
-            let written = if json {
+            let written = if options.format == CheckFormat::Sarif {
+                let shown_path = project::relative_path(&facts.path, &base);
+                sarif_results.push(sarif_result(facts, diagnostic, &shown_path));
+                Ok(())
+            } else if json {
                 write_json(&mut out, facts, diagnostic, &app_root)
             } else if options.format == CheckFormat::Github {
                 let shown_path = display_path(&shown_base, &project::relative_path(&facts.path, &base));
@@ -96,6 +102,10 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
             };
             written.map_err(|e| format!("cannot write output: {e}"))?;
         }
+    }
+    if options.format == CheckFormat::Sarif {
+        serde_json::to_writer_pretty(&mut out, &sarif_log(sarif_results)).map_err(|e| format!("cannot write output: {e}"))?;
+        writeln!(out).map_err(|e| format!("cannot write output: {e}"))?;
     }
     if options.format == CheckFormat::Human {
         let checked = if scope.is_file() { 1 } else { snapshot.iter().filter(|f| f.path.starts_with(&scope)).count() };
@@ -136,6 +146,62 @@ fn write_json(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, app: &str
     };
     serde_json::to_writer(&mut *out, &finding)?;
     writeln!(out)
+}
+
+fn sarif_level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// One SARIF 2.1.0 result; the path is relative to the checked folder (`%SRCROOT%`).
+fn sarif_result(facts: &FileFacts, d: &Diagnostic, path: &str) -> serde_json::Value {
+    let (line, column, end_line, end_column) = columns(facts, d);
+    let rule_index = catalogue::RULES.iter().position(|r| r.id == d.rule);
+    let mut result = serde_json::json!({
+        "ruleId": d.rule,
+        "level": sarif_level(d.severity),
+        "message": {"text": d.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column.max(column)}
+            }
+        }]
+    });
+    if let Some(index) = rule_index {
+        result["ruleIndex"] = serde_json::json!(index);
+    }
+    result
+}
+
+/// The SARIF log: the tool with every rule of the catalogue (help text included), and the results.
+fn sarif_log(results: Vec<serde_json::Value>) -> serde_json::Value {
+    let rules: Vec<serde_json::Value> = catalogue::RULES
+        .iter()
+        .map(|r| {
+            let trigger = r.trigger.replace("\\|", "|");
+            serde_json::json!({
+                "id": r.id,
+                "shortDescription": {"text": format!("{}: {}", r.id, trigger.replace('`', ""))},
+                "fullDescription": {"text": format!("{} {}", trigger.replace('`', ""), catalogue::severity_meaning(r.severity))},
+                "help": {"text": format!("Run `switchyard explain {}`.", r.id), "markdown": format!("{trigger}\n\nRun `switchyard explain {}`.", r.id)},
+                "defaultConfiguration": {"level": sarif_level(r.severity)},
+                "properties": {"targets": r.targets.iter().map(|t| t.as_str()).collect::<Vec<_>>()}
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "switchyard", "semanticVersion": env!("CARGO_PKG_VERSION"), "rules": rules}},
+            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The folder switchyard --check was given."}}},
+            "results": results
+        }]
+    })
 }
 
 /// A GitHub Actions workflow command: `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`.
