@@ -5,6 +5,7 @@
 //! Only `lsp` knows the protocol; everything below speaks paths, byte spans and plain structs.
 
 pub mod cli;
+pub mod config;
 pub mod diagnostic;
 pub mod document;
 pub mod ide;

@@ -166,11 +166,7 @@ fn main() -> ExitCode {
                 CheckFormat::Github => cli::CheckFormat::Github,
                 CheckFormat::Sarif => cli::CheckFormat::Sarif,
             };
-            let targets: Vec<_> = if args.targets.is_empty() {
-                vec![switchyard::roundhouse::tree::Target::Ruby, switchyard::roundhouse::tree::Target::Jruby]
-            } else {
-                args.targets.iter().map(|t| (*t).into()).collect()
-            };
+            let targets: Vec<_> = args.targets.iter().map(|t| (*t).into()).collect();
             cli::check(
                 &args.path.unwrap_or_else(|| PathBuf::from(".")),
                 &cli::CheckOptions { format, fail_level, targets, rules: args.rules },

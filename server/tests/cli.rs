@@ -107,9 +107,10 @@ fn a_path_inside_an_app_checks_what_it_names() {
     let folder = app.join("app/views");
     let out = switchyard(&["--check", folder.to_str().unwrap(), "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
-    let files: Vec<String> =
-        text(&out.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["file"].as_str().unwrap().to_owned()).collect();
+    let findings: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).collect();
+    let files: Vec<&str> = findings.iter().map(|f| f["file"].as_str().unwrap()).collect();
     assert_eq!(files, ["app/views/posts/show.html.erb"]);
+    assert_eq!(findings[0]["app"], "../..", "the app's root, seen from the checked folder");
     let _ = std::fs::remove_dir_all(app);
 }
 
@@ -193,4 +194,49 @@ fn rules_and_explain_document_the_catalogue() {
     let missing = switchyard(&["explain", "mount"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("did you mean routes.mount"), "{}", text(&missing.stderr));
+}
+
+#[test]
+fn switchyard_toml_sets_the_targets_and_rule_levels() {
+    let app = std::env::temp_dir().join(format!("switchyard-cli-{}-toml", std::process::id()));
+    let _ = std::fs::remove_dir_all(&app);
+    copy_recursive(&repo_root().join("tests/fixtures/apps/rules"), &app);
+    std::fs::write(app.join("lib/meta.rb"), "class Meta\n  def call(o) = o.public_send(:name)\nend\n").unwrap();
+    let app_arg = app.to_str().unwrap();
+    let rules_of = |output: &Output| -> Vec<(String, String)> {
+        let mut found: Vec<(String, String)> = text(&output.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|f| (f["rule"].as_str().unwrap().to_owned(), f["severity"].as_str().unwrap().to_owned()))
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    };
+    let before = rules_of(&switchyard(&["--check", app_arg, "--format", "json"]));
+    assert!(before.contains(&("syntax.for-loop".into(), "error".into())), "{before:?}");
+    assert!(!before.iter().any(|(rule, _)| rule == "spinel.dynamic-dispatch"), "spinel is not a default target");
+
+    std::fs::write(
+        app.join("switchyard.toml"),
+        "targets = [\"ruby\", \"spinel\"]\n\n[rules]\n\"syntax.for-loop\" = \"off\"\n\"syntax.backtick-command\" = \"info\"\n",
+    )
+    .unwrap();
+    let configured = switchyard(&["--check", app_arg, "--format", "json"]);
+    let after = rules_of(&configured);
+    assert!(after.contains(&("spinel.dynamic-dispatch".into(), "warning".into())), "{after:?}");
+    assert!(!after.iter().any(|(rule, _)| rule == "syntax.for-loop"), "turned off: {after:?}");
+    assert!(after.contains(&("syntax.backtick-command".into(), "info".into())), "{after:?}");
+    assert_eq!(after.len(), before.len(), "one rule off, one target's rule on: {after:?}");
+
+    // `--target` on the command line wins over the file's targets.
+    let ruby_only = rules_of(&switchyard(&["--check", app_arg, "--format", "json", "--target", "ruby"]));
+    assert!(!ruby_only.iter().any(|(rule, _)| rule == "spinel.dynamic-dispatch"), "{ruby_only:?}");
+
+    std::fs::write(app.join("switchyard.toml"), "[rules]\n\"syntax.for-loops\" = \"off\"\n").unwrap();
+    let mistake = switchyard(&["--check", app_arg]);
+    assert_eq!(mistake.status.code(), Some(2));
+    let stderr = text(&mistake.stderr);
+    assert!(stderr.contains("switchyard.toml: line 2: no rule `syntax.for-loops`"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&app);
 }

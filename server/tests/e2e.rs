@@ -199,3 +199,52 @@ fn exit_without_shutdown_exits_with_1() {
     client.notify("exit", Value::Null);
     assert_eq!(client.shutdown_status().code(), Some(1));
 }
+
+#[test]
+fn switchyard_toml_and_editor_rules_shape_what_is_shown() {
+    let app = copy_dir(&repo_root().join("examples/blog"), "toml");
+    std::fs::write(
+        app.join("switchyard.toml"),
+        "[rules]\n\"model.validation-ignored\" = \"off\"\n\"model.association-option-ignored\" = \"error\"\n",
+    )
+    .unwrap();
+    let mut client = Client::spawn();
+    client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(&app),
+            "workspaceFolders": [{"uri": uri(&app), "name": "app"}],
+            "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}},
+            // The editor's own setting wins over the file for the rules it names.
+            "initializationOptions": {"rules": {"model.association-option-ignored": "info"}}
+        }),
+    );
+    client.notify("initialized", json!({}));
+    let rules_of = |diagnostics: &[Value]| -> Vec<(String, i64)> {
+        diagnostics.iter().map(|d| (d["code"].as_str().unwrap().to_owned(), d["severity"].as_i64().unwrap())).collect()
+    };
+    let tag = uri(&app.join("app/models/tag.rb"));
+    let comment = uri(&app.join("app/models/comment.rb"));
+    // Published after the cold index: tag.rb's only finding is off; comment.rb's are at the editor's level.
+    let comment_diagnostics = client.diagnostics(&comment, None);
+    let comment_rules = rules_of(&comment_diagnostics);
+    assert!(comment_rules.contains(&("model.association-option-ignored".to_owned(), 3)), "{comment_rules:?}");
+    assert!(comment_rules.iter().all(|(rule, severity)| rule != "model.association-option-ignored" || *severity == 3));
+    assert_eq!(client.diagnostics(&tag, None), Vec::<Value>::new(), "nothing to show for tag.rb: its one rule is off");
+
+    // The file changes on disk: the app is shown again under the new settings.
+    std::fs::write(app.join("switchyard.toml"), "targets = [\"ruby\"]\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&app.join("switchyard.toml")), "type": 2}]}));
+    let tag_diagnostics = client.diagnostics(&tag, None);
+    assert_eq!(rules_of(&tag_diagnostics), [("model.validation-ignored".to_owned(), 2)]);
+
+    // A mistake in the file is said in a message, and the app falls back to every rule's own level.
+    std::fs::write(app.join("switchyard.toml"), "targets = [\"ruby\", \"truffleruby\"]\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&app.join("switchyard.toml")), "type": 2}]}));
+    let message = client.wait_for(|m| m["method"] == "window/showMessage");
+    let text = message["params"]["message"].as_str().unwrap();
+    assert!(text.contains("switchyard.toml: line 1: no target `truffleruby`"), "{text}");
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}

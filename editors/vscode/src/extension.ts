@@ -72,7 +72,12 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     documentSelector: DOCUMENT_SELECTOR,
     outputChannel: output,
     initializationOptions: initializationOptions(settings),
-    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.{rb,erb,haml,jbuilder}") },
+    synchronize: {
+      fileEvents: [
+        vscode.workspace.createFileSystemWatcher("**/*.{rb,erb,haml,jbuilder}"),
+        vscode.workspace.createFileSystemWatcher("**/switchyard.toml"),
+      ],
+    },
   };
   client = new LanguageClient("switchyard", "Switchyard", serverOptions, clientOptions);
   client.onDidChangeState((event) => {

@@ -17,7 +17,8 @@ const TARGETS = new Set(["ruby", "jruby", "spinel"]);
 const SEVERITIES = new Set(["error", "warning", "info", "off"]);
 
 export function initializationOptions(settings: SettingsReader): InitializationOptions {
-  const targets = settings.get<string[]>("targets", ["ruby", "jruby"]).filter((t) => TARGETS.has(t));
+  // No targets: the app's switchyard.toml decides (else ruby and jruby).
+  const targets = settings.get<string[]>("targets", []).filter((t) => TARGETS.has(t));
   const rules: Record<string, string> = {};
   for (const [rule, severity] of Object.entries(settings.get<Record<string, string>>("rules", {}))) {
     if (SEVERITIES.has(severity)) rules[rule] = severity;
@@ -29,7 +30,7 @@ export function initializationOptions(settings: SettingsReader): InitializationO
     if (HINT_KINDS.includes(kind) && typeof on === "boolean") inlayHints[kind] = on;
   }
   return {
-    targets: targets.length > 0 ? targets : ["ruby", "jruby"],
+    targets,
     rules,
     roundhouse: { ...(binary ? { binary } : {}), ...(checkout ? { checkout } : {}) },
     inlayHints,

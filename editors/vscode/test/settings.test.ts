@@ -5,8 +5,8 @@ import { initializationOptions } from "../src/settings";
 
 const reader = (values: Record<string, unknown>) => ({ get: <T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback) });
 
-test("defaults: ruby and jruby, no overrides", () => {
-  assert.deepEqual(initializationOptions(reader({})), { targets: ["ruby", "jruby"], rules: {}, roundhouse: {}, inlayHints: {} });
+test("defaults: no targets (switchyard.toml decides), no overrides", () => {
+  assert.deepEqual(initializationOptions(reader({})), { targets: [], rules: {}, roundhouse: {}, inlayHints: {} });
 });
 
 test("settings become initializationOptions, invalid values dropped", () => {
@@ -27,6 +27,6 @@ test("settings become initializationOptions, invalid values dropped", () => {
   });
 });
 
-test("no valid target falls back to the defaults", () => {
-  assert.deepEqual(initializationOptions(reader({ targets: ["cobol"] })).targets, ["ruby", "jruby"]);
+test("no valid target leaves the choice to switchyard.toml", () => {
+  assert.deepEqual(initializationOptions(reader({ targets: ["cobol"] })).targets, []);
 });

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Loaded, Outcome, load, report_file_errors};
+use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::ide::context::AppContext;
 use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
@@ -43,7 +44,8 @@ pub enum CheckFormat {
 pub struct CheckOptions {
     pub format: CheckFormat,
     pub fail_level: Severity,
-    /// Rules apply when they apply to one of these targets.
+    /// Rules apply when they apply to one of these targets; when empty, the app's `switchyard.toml`
+    /// `targets`, else ruby and jruby.
     pub targets: Vec<Target>,
     /// Only these rules, when given.
     pub rules: Vec<String>,
@@ -57,11 +59,24 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     }
     let json = options.format == CheckFormat::Json;
     let fail_level = options.fail_level;
-    let selected = |d: &Diagnostic| {
-        let applies = catalogue::rule(d.rule).is_none_or(|r| r.targets.iter().any(|t| options.targets.contains(t)));
-        applies && (options.rules.is_empty() || options.rules.iter().any(|r| r == d.rule))
-    };
     let Loaded { index, report, base, scope } = load(path)?;
+    let mut configs = std::collections::HashMap::new();
+    for app in index.apps() {
+        configs.insert(app.root.clone(), Config::load(&app.root)?.unwrap_or_default());
+    }
+    let default_targets = [Target::Ruby, Target::Jruby];
+    let no_config = Config::default();
+    // The finding as the app's settings report it (`None` when they leave it out).
+    let selected = |config: &Config, d: &Diagnostic| -> Option<Diagnostic> {
+        let targets: &[Target] =
+            if !options.targets.is_empty() { &options.targets } else { config.targets.as_deref().unwrap_or(&default_targets) };
+        let applies = catalogue::rule(d.rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)));
+        if !applies || !(options.rules.is_empty() || options.rules.iter().any(|r| r == d.rule)) {
+            return None;
+        }
+        let severity = config.severity(d.rule, d.severity)?;
+        Some(Diagnostic { severity, ..d.clone() })
+    };
     // Paths are shown as the user would type them: the folder they named, then the file below it.
     let shown_base = if scope.is_file() { path.parent().map(Path::to_path_buf).unwrap_or_default() } else { path.to_path_buf() };
     let mut out = std::io::stdout().lock();
@@ -75,12 +90,15 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         derived.extend(app_diagnostics(&AppContext::new(&index, &app.root, &snapshot)));
     }
     for facts in &snapshot {
-        let mut diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
-        diagnostics.retain(|d| selected(d));
+        let config = index.app_for(&facts.path).and_then(|app| configs.get(&app.root)).unwrap_or(&no_config);
+        let diagnostics: Vec<Diagnostic> = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice))
+            .iter()
+            .filter_map(|d| selected(config, d))
+            .collect();
         if diagnostics.is_empty() || !facts.path.starts_with(&scope) {
             continue;
         }
-        let app_root = index.app_for(&facts.path).map(|a| project::relative_path(&a.root, &base)).unwrap_or_default();
+        let app_root = index.app_for(&facts.path).map(|a| app_relative_to(&a.root, &base)).unwrap_or_default();
         let app_root = if app_root.is_empty() { ".".to_owned() } else { app_root };
         let source = if json { None } else { std::fs::read_to_string(&facts.path).ok() };
         for diagnostic in &diagnostics {
@@ -114,6 +132,18 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     drop(out);
     report_file_errors(&report, &base)?;
     Ok(if failing { Outcome::Findings } else { Outcome::Clean })
+}
+
+/// The app's root as seen from the checked folder: below it (`shop`), the folder itself (`.`), or
+/// above it when a folder inside the app was checked (`../..`).
+fn app_relative_to(root: &Path, base: &Path) -> String {
+    match base.strip_prefix(root) {
+        Ok(inside) => {
+            let up: Vec<&str> = inside.components().map(|_| "..").collect();
+            up.join("/")
+        }
+        Err(_) => project::relative_path(root, base),
+    }
 }
 
 /// A path the user can click from where they ran the command: the folder they named, then the file.

@@ -33,6 +33,10 @@ pub struct Session {
     /// The Roundhouse targets whose rules the editor shows (`initializationOptions.targets`; default
     /// ruby and jruby).
     pub targets: Mutex<Vec<crate::roundhouse::tree::Target>>,
+    /// Each app's `switchyard.toml` (by root), read when the app is indexed and when the file changes.
+    configs: Mutex<HashMap<PathBuf, crate::config::Config>>,
+    /// The editor's rule severities (`initializationOptions.rules`), over the apps' own.
+    editor_rules: Mutex<std::collections::BTreeMap<String, crate::config::RuleLevel>>,
     /// Inlay-hint kinds turned off (`initializationOptions.inlayHints.<kind> = false`).
     pub hints_off: Mutex<Vec<String>>,
     /// Set when an app's context was rebuilt: other files' hints may have changed.
@@ -103,12 +107,48 @@ impl Session {
         lock(&self.published).get(path).cloned().unwrap_or_default()
     }
 
-    /// Whether a finding of `rule` belongs in the editor under the configured targets.
-    pub fn shows_rule(&self, rule: &str) -> bool {
-        let targets = lock(&self.targets);
-        let targets: &[crate::roundhouse::tree::Target] =
-            if targets.is_empty() { &[crate::roundhouse::tree::Target::Ruby, crate::roundhouse::tree::Target::Jruby] } else { &targets };
-        crate::roundhouse::catalogue::rule(rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)))
+    /// A finding of a file as the editor shows it: only the rules of the targets (the editor's
+    /// setting, else the app's `switchyard.toml`, else ruby and jruby), at the severity the app's
+    /// `[rules]` give them.
+    pub fn shown(&self, path: &Path, diagnostic: &crate::diagnostic::Diagnostic) -> Option<crate::diagnostic::Diagnostic> {
+        use crate::roundhouse::tree::Target;
+        let root = self.index.app_for(path).map(|app| app.root.clone());
+        let configs = lock(&self.configs);
+        let config = root.as_ref().and_then(|root| configs.get(root));
+        let editor_targets = lock(&self.targets);
+        let targets: &[Target] = if !editor_targets.is_empty() {
+            &editor_targets
+        } else {
+            config.and_then(|c| c.targets.as_deref()).unwrap_or(&[Target::Ruby, Target::Jruby])
+        };
+        let applies = crate::roundhouse::catalogue::rule(diagnostic.rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)));
+        if !applies {
+            return None;
+        }
+        let editor_rules = lock(&self.editor_rules);
+        let level = editor_rules.get(diagnostic.rule).or_else(|| config.and_then(|c| c.rules.get(diagnostic.rule)));
+        let severity = crate::config::RuleLevel::apply(level, diagnostic.severity)?;
+        Some(crate::diagnostic::Diagnostic { severity, ..diagnostic.clone() })
+    }
+
+    /// Reads the app's `switchyard.toml` again. On a mistake the app keeps no settings (every rule at
+    /// its own severity) and the message says what to fix.
+    pub fn reload_config(&self, root: &Path) -> Result<(), String> {
+        let (config, result) = match crate::config::Config::load(root) {
+            Ok(config) => (config.unwrap_or_default(), Ok(())),
+            Err(message) => (crate::config::Config::default(), Err(message)),
+        };
+        lock(&self.configs).insert(root.to_path_buf(), config);
+        result
+    }
+
+    /// Forgets what was published for the files under `root`, so the next refresh sends them all.
+    pub fn forget_published_under(&self, root: &Path) {
+        lock(&self.published).retain(|path, _| !path.starts_with(root));
+    }
+
+    pub fn set_editor_rules(&self, rules: std::collections::BTreeMap<String, crate::config::RuleLevel>) {
+        *lock(&self.editor_rules) = rules;
     }
 
     pub fn set_targets(&self, targets: Vec<crate::roundhouse::tree::Target>) {

@@ -52,6 +52,15 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
         .map(|ts| ts.iter().filter_map(|t| t.as_str().and_then(crate::roundhouse::tree::Target::parse)).collect())
         .unwrap_or_default();
     backend.session.set_targets(targets);
+    // `initializationOptions.rules`: the editor's own severities, over the app's switchyard.toml.
+    let rules: std::collections::BTreeMap<String, crate::config::RuleLevel> = params
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get("rules"))
+        .and_then(|r| r.as_object())
+        .map(|rules| rules.iter().filter_map(|(id, level)| Some((id.clone(), crate::config::RuleLevel::parse(level.as_str()?)?))).collect())
+        .unwrap_or_default();
+    backend.session.set_editor_rules(rules);
     Ok(InitializeResult {
         capabilities: capabilities::server_capabilities(),
         server_info: Some(capabilities::server_info()),
@@ -75,7 +84,10 @@ pub async fn initialized(backend: &Backend) {
 
 async fn register_file_watchers(client: &tower_lsp_server::Client) {
     let options = DidChangeWatchedFilesRegistrationOptions {
-        watchers: vec![FileSystemWatcher { glob_pattern: GlobPattern::String(capabilities::WATCHED_GLOB.to_owned()), kind: None }],
+        watchers: vec![
+            FileSystemWatcher { glob_pattern: GlobPattern::String(capabilities::WATCHED_GLOB.to_owned()), kind: None },
+            FileSystemWatcher { glob_pattern: GlobPattern::String(format!("**/{}", crate::config::FILE_NAME)), kind: None },
+        ],
     };
     let registration = Registration {
         id: "switchyard/watched-files".to_owned(),
@@ -142,10 +154,17 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
             session.refresh_document(document);
         }
     }
+    let mut config_errors = Vec::new();
     for app in session.index.apps() {
+        if let Err(message) = session.reload_config(&app.root) {
+            config_errors.push(message);
+        }
         publishes.extend(refresh_app(&session, &app.root, None));
     }
     Publish::send_all(publishes, &client).await;
+    for message in config_errors {
+        client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
+    }
     if let Some(progress) = progress {
         progress.finish_with_message(format!("Indexed {} files", thousands(report.files))).await;
     }

@@ -16,10 +16,24 @@ use crate::rails::project;
 pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatchedFilesParams) {
     let session = &backend.session;
     let mut new_app_folders: Vec<PathBuf> = Vec::new();
+    let mut config_errors: Vec<String> = Vec::new();
     let publishes = guard::notification("workspace/didChangeWatchedFiles", || {
         let mut publishes = Vec::new();
         for change in &params.changes {
             let Some(path) = convert::path_of(&change.uri) else { continue };
+            if path.file_name().is_some_and(|name| name == crate::config::FILE_NAME) {
+                // The app's settings changed: every file of the app is shown again under them.
+                if let Some(root) = path.parent()
+                    && session.index.apps().iter().any(|app| app.root == root)
+                {
+                    if let Err(message) = session.reload_config(root) {
+                        config_errors.push(message);
+                    }
+                    session.forget_published_under(root);
+                    publishes.extend(super::diagnostics::refresh_app(session, root, None));
+                }
+                continue;
+            }
             if session.is_open(&path) {
                 continue; // The buffer is the truth for open documents.
             }
@@ -46,6 +60,9 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
     })
     .unwrap_or_default();
     Publish::send_all(publishes, &backend.client).await;
+    for message in config_errors {
+        backend.client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
+    }
     if !new_app_folders.is_empty() {
         index_folders(backend.client.clone(), backend.session(), new_app_folders).await;
     }
