@@ -20,6 +20,18 @@
 (while_modifier body: (begin)) @syntax.do-while
 (until_modifier body: (begin)) @syntax.do-while
 
+; `if (a == 1)..(b == 2)`: a range as a condition is a flip-flop, with hidden state between tests.
+[(if condition: (range) @syntax.flip-flop)
+ (unless condition: (range) @syntax.flip-flop)
+ (while condition: (range) @syntax.flip-flop)
+ (until condition: (range) @syntax.flip-flop)
+ (if_modifier condition: (range) @syntax.flip-flop)
+ (unless_modifier condition: (range) @syntax.flip-flop)
+ (conditional condition: (range) @syntax.flip-flop)]
+[(if condition: (parenthesized_statements (range) @syntax.flip-flop))
+ (if_modifier condition: (parenthesized_statements (range) @syntax.flip-flop))
+ (conditional condition: (parenthesized_statements (range) @syntax.flip-flop))]
+
 ; Variables and names ----------------------------------------------------------------------------------
 
 (assignment left: (global_variable)) @syntax.global-variable-write

@@ -1,5 +1,5 @@
 //! Every diagnostic of a file: its syntax errors (read when it was extracted) plus the checks that need
-//! the whole app — `rails.unknown-route-helper`, `rails.missing-action` and the `routes.*` rules. The
+//! the whole app — `rails.unknown-route-helper`, `rails.missing-action`, `rails.missing-template` and the `routes.*` rules. The
 //! server and `--check` both ask here, so they always agree.
 
 use std::collections::{BTreeMap, HashMap};
@@ -14,6 +14,7 @@ use crate::roundhouse;
 
 pub const UNKNOWN_ROUTE_HELPER: &str = "rails.unknown-route-helper";
 pub const MISSING_ACTION: &str = "rails.missing-action";
+pub const MISSING_TEMPLATE: &str = "rails.missing-template";
 
 /// Controllers that Rails or common engines provide, never defined in the app.
 const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_mailbox/", "action_text/", "turbo/", "devise/"];
@@ -51,6 +52,10 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
         if !unknown.is_empty() {
             out.entry(file.path.clone()).or_default().extend(unknown);
         }
+        let missing = missing_templates(file, context);
+        if !missing.is_empty() {
+            out.entry(file.path.clone()).or_default().extend(missing);
+        }
     }
     for (file, diagnostics) in missing_actions(context) {
         out.entry(context.root.join(file)).or_default().extend(diagnostics);
@@ -67,7 +72,76 @@ pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     if !context.has_routes_file {
         return Vec::new();
     }
-    unknown_route_helpers(file, context)
+    let mut found = unknown_route_helpers(file, context);
+    found.extend(missing_templates(file, context));
+    found
+}
+
+/// `render "form"`, `render partial: "shared/nav"`, `render :edit` naming a template the app does not
+/// have. Only names written out are checked, and only where Rails' lookup is certain: a bare name
+/// that an inherited controller's folder or a shared partial could supply is given the benefit of
+/// the doubt, as is a folder the app has no templates in (a gem's views).
+fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let (folder, in_view) = match file.kind {
+        Some(FileKind::View) => (file.template.as_ref().and_then(|t| t.logical_path.rsplit_once('/')).map(|(dir, _)| dir.to_owned()), true),
+        Some(FileKind::Controller) => {
+            (file.relative_path.strip_prefix("app/controllers/").and_then(|p| p.strip_suffix("_controller.rb")).map(str::to_owned), false)
+        }
+        _ => (None, false),
+    };
+    let Some(folder) = folder else { return Vec::new() };
+    // Where else a bare name may resolve: a parent controller's folder, or (for a shared partial or
+    // layout) whichever controller renders it.
+    let lookup_elsewhere = if in_view {
+        file.template.as_ref().is_some_and(|t| t.partial || t.layout)
+    } else {
+        file.controllers.iter().any(|c| {
+            c.superclass
+                .as_deref()
+                .is_some_and(|s| !matches!(s, "ApplicationController" | "ActionController::Base" | "ActionController::API"))
+        })
+    };
+    file.render_calls
+        .iter()
+        .filter_map(|call| {
+            let (key, name) = call.named.as_ref()?;
+            if call.options.iter().any(|o| matches!(o.as_str(), "inline" | "file" | "plain" | "html" | "body" | "json" | "xml" | "js")) {
+                return None;
+            }
+            let partial = *key == "partial" || (in_view && key.is_empty());
+            let name = name.split('.').next().unwrap_or(name);
+            let (dir, base) = match name.rsplit_once('/') {
+                Some((dir, base)) if !dir.is_empty() && !base.is_empty() => (dir, base),
+                Some(_) => return None,
+                None => (folder.as_str(), name),
+            };
+            if base.is_empty() || !base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return None;
+            }
+            let file_name = if partial { format!("_{base}") } else { base.to_owned() };
+            let logical = format!("{dir}/{file_name}");
+            if context.templates.contains(&logical) {
+                return None;
+            }
+            let bare = !name.contains('/');
+            if bare
+                && (context.templates.contains(&format!("application/{file_name}"))
+                    || (lookup_elsewhere && context.templates.iter().any(|t| t.ends_with(&format!("/{file_name}")))))
+            {
+                return None;
+            }
+            if !bare && !context.templates.iter().any(|t| t.starts_with(&format!("{dir}/"))) {
+                return None; // Not the app's folder: a gem's or engine's views.
+            }
+            let what = if partial { "partial" } else { "template" };
+            Some(Diagnostic {
+                span: call.span,
+                severity: Severity::Warning,
+                rule: MISSING_TEMPLATE,
+                message: format!("No {what} `{logical}` in app/views: this `render` raises ActionView::MissingTemplate when it runs."),
+            })
+        })
+        .collect()
 }
 
 fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
@@ -204,6 +278,54 @@ mod tests {
         #- /app/controllers/application_controller.rb
         class ApplicationController < ActionController::Base; end
     "#;
+
+    #[test]
+    fn renders_of_templates_the_app_does_not_have() {
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              resources :posts
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              def create
+                render :new, status: :unprocessable_entity
+                render :neww
+                render "posts/show"
+                render partial: "sidebar"
+                render "kaminari/_paginator"
+                render json: @posts
+                render some_variable
+              end
+            end
+            #- /app/controllers/admin/posts_controller.rb
+            class Admin::PostsController < Admin::BaseController
+              def index = render(:dashboard)
+            end
+            #- /app/views/posts/new.html.erb
+            <%= render "form", post: @post %>
+            <%= render "frm" %>
+            <%= render partial: "comments/comment", collection: @comments %>
+            <%= render "comments/coment" %>
+            <%= render "nav" %>
+            <%= render @posts %>
+            #- /app/views/posts/_form.html.erb
+            <%= render "errors" %>
+            #- /app/views/posts/show.html.erb
+            #- /app/views/comments/_comment.html.erb
+            #- /app/views/application/_nav.html.erb
+            #- /app/views/shared/_errors.html.erb
+            #- /app/views/admin/base/dashboard.html.erb
+            "#,
+            expect![[r#"
+                app/controllers/posts_controller.rb:4 rails.missing-template No template `posts/neww` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+                app/controllers/posts_controller.rb:6 rails.missing-template No partial `posts/_sidebar` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+                app/views/posts/new.html.erb:2 rails.missing-template No partial `posts/_frm` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+                app/views/posts/new.html.erb:4 rails.missing-template No partial `comments/_coment` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+            "#]],
+        );
+    }
 
     #[test]
     fn unknown_route_helpers_suggest_the_closest_route() {

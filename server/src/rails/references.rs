@@ -58,6 +58,10 @@ pub struct RenderCall {
     /// Option keys given (`locals`, `collection`, `status`…).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// The template it names when written as a string or symbol: where the name came from (`""` for
+    /// the first argument, `partial`, `template` or `action`) and the name.
+    #[serde(skip)]
+    pub named: Option<(&'static str, String)>,
     pub span: Span,
 }
 
@@ -168,7 +172,15 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
         .map(name_of)
         .or_else(|| ["partial", "template", "action", "layout"].iter().find_map(|k| call.option(k)).map(name_of));
     let options = call.named_options().into_iter().map(|(k, _)| k).collect();
-    Some(RenderCall { target, options, span: call.span })
+    let literal = |v: &crate::syntax::value::Value| match v {
+        crate::syntax::value::Value::Symbol(s) | crate::syntax::value::Value::String(s) => Some(s.clone()),
+        _ => None,
+    };
+    let named = match call.arguments.first() {
+        Some(first) => literal(first).map(|name| ("", name)),
+        None => ["partial", "template", "action"].into_iter().find_map(|k| Some((k, literal(call.option(k)?)?))),
+    };
+    Some(RenderCall { target, options, named, span: call.span })
 }
 
 #[cfg(test)]

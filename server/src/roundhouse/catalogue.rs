@@ -127,7 +127,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "syntax",
         trigger: "`if (a==1)..(b==2)`",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "syntax.nested-definition",
@@ -583,7 +583,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "rails",
         trigger: "`render \"x\"`/`render partial: \"x\"`/implicit render with no matching template",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "rails.unknown-association",

@@ -91,3 +91,13 @@ class (base_module)::Widget; end
 #     ^ syntax.dynamic-class-name
 class Admin::Widget; end
 #     ^ !syntax.dynamic-class-name
+lines.each { |l| puts l if (l == "BEGIN")..(l == "END") }
+#                          ^ syntax.flip-flop
+if (i == 3)..(i == 5) then puts i end
+#  ^ syntax.flip-flop
+puts(x) if ((a == 1)..(b == 2))
+#           ^ syntax.flip-flop
+window = (first..last)
+#        ^ !syntax.flip-flop
+if (1..5).cover?(n) then n end
+#  ^ !syntax.flip-flop
