@@ -402,6 +402,7 @@ mod tests {
             2: Association User.find(author_id) · author_id: bigint, null: false
             3: Association SELECT … FROM comments WHERE post_id = ? · destroy cascades
             4: Association read at run time (through/polymorphic)
+            4: Rule ⚠ rails.unknown-association · dropped or changed
             5: Validation 2 checks in validate
             6: Validation 0 checks in validate · 1 not enforced
             6: Rule ⚠ model.validation-ignored · dropped or changed

@@ -591,7 +591,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "rails",
         trigger: "`includes(:x)`, `has_many … through: :x` naming no association",
-        implemented: false,
+        implemented: true,
     },
 ];
 

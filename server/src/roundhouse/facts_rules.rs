@@ -8,6 +8,65 @@ use crate::rails::project::FileKind;
 use crate::syntax::Span;
 use crate::syntax::value::Value;
 
+/// `has_many :tags, through: :taggings` and the model's own `scope :x, -> { includes(:y) }` must name
+/// one of its associations. A model that includes a module or inherits from another model may get
+/// associations from there: it is left alone.
+fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagnostic>) {
+    static LOADS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b(includes|preload|eager_load|joins|left_joins|left_outer_joins)\(\s*(:\w+(?:\s*,\s*:\w+)*)\s*\)").unwrap()
+    });
+    let inherits = model.superclass.as_deref().is_some_and(|s| !matches!(s, "ApplicationRecord" | "ActiveRecord::Base"));
+    if inherits || !model.concerns.is_empty() {
+        return;
+    }
+    let known = |name: &str| model.associations.iter().any(|a| a.name == name);
+    let closest = |name: &str| {
+        let names: Vec<&str> = model.associations.iter().map(|a| a.name.as_str()).collect();
+        names
+            .iter()
+            .find(|n| n.trim_end_matches('s') == name.trim_end_matches('s'))
+            .map(|n| format!(" Did you mean `:{n}`?"))
+            .unwrap_or_default()
+    };
+    for association in &model.associations {
+        let Some(through) = association.options.iter().find(|(k, _)| k == "through").and_then(|(_, v)| v.as_name()) else { continue };
+        if !known(through) {
+            push(
+                out,
+                "rails.unknown-association",
+                association.span,
+                format!(
+                    "`{} :{}` goes through `:{through}`, which {} does not declare: Rails raises HasManyThroughAssociationNotFoundError.{}",
+                    association.kind,
+                    association.name,
+                    model.class_name,
+                    closest(through)
+                ),
+            );
+        }
+    }
+    for scope in &model.scopes {
+        for call in LOADS.captures_iter(&scope.body) {
+            for name in call[2].split(',').map(|n| n.trim().trim_start_matches(':')) {
+                if !known(name) {
+                    push(
+                        out,
+                        "rails.unknown-association",
+                        scope.span,
+                        format!(
+                            "`{}(:{name})` in scope `{}` names no association of {}: Rails raises AssociationNotFoundError.{}",
+                            &call[1],
+                            scope.name,
+                            model.class_name,
+                            closest(name)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
     let severity = catalogue::rule(rule).map_or(Severity::Warning, |r| r.severity);
     out.push(Diagnostic { span, severity, rule, message });
@@ -301,6 +360,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 );
             }
         }
+        unknown_associations(model, &mut out);
         for validation in model.validations.iter().filter(|v| v.kind == "validates") {
             for (key, value) in &validation.options {
                 let ignored = VALIDATORS_IGNORED.contains(&key.as_str())
@@ -620,6 +680,32 @@ mod tests {
             rules("lib/meta.rb", FileKind::Library, "class Meta\n  # never .send(:x) here\n  def call(o) = o.public_send(:name)\nend\n"),
             ["3:19 spinel.dynamic-dispatch"]
         );
+    }
+
+    #[test]
+    fn through_and_scope_loads_name_an_association() {
+        let messages = |text: &str| -> Vec<String> {
+            let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, text);
+            let path = std::path::PathBuf::from("/app/app/models/post.rb");
+            let facts = crate::rails::extract(path, "app/models/post.rb".to_owned(), Some(FileKind::Model), text, &parsed);
+            facts
+                .diagnostics
+                .iter()
+                .filter(|d| d.rule == "rails.unknown-association")
+                .map(|d| format!("{}: {}", d.span.start.line + 1, d.message))
+                .collect()
+        };
+        let model = "class Post < ApplicationRecord\n  has_many :taggings\n  has_many :tags, through: :tagging\n  has_many :labels, through: :taggings, source: :tag\n  scope :full, -> { includes(:tags, :author) }\n  scope :tagged, -> { joins(:taggings).where(taggings: { on: true }) }\nend\n";
+        assert_eq!(
+            messages(model),
+            [
+                "3: `has_many :tags` goes through `:tagging`, which Post does not declare: Rails raises HasManyThroughAssociationNotFoundError. Did you mean `:taggings`?",
+                "5: `includes(:author)` in scope `full` names no association of Post: Rails raises AssociationNotFoundError.",
+            ]
+        );
+        // A module or a parent model may declare what this file does not show.
+        assert_eq!(messages(&model.replace("  has_many :taggings\n", "  include Taggable\n")), Vec::<String>::new());
+        assert_eq!(messages(&model.replace("ApplicationRecord", "Content")), Vec::<String>::new());
     }
 
     #[test]
