@@ -13,6 +13,8 @@ use crate::rails::{FileFacts, inflect};
 pub struct AppContext {
     pub root: PathBuf,
     pub has_routes_file: bool,
+    /// Whether `db/schema.rb` exists (without it, Roundhouse folds `db/migrate`).
+    pub has_schema_file: bool,
     pub table: RouteTable,
     /// Route names and `direct` helper names: `post` for `post_path`.
     pub helper_names: HashSet<String>,
@@ -100,7 +102,19 @@ impl AppContext {
             }
         }
         let has_routes_file = files.iter().any(|f| f.relative_path == "config/routes.rb");
-        AppContext { root: root.to_path_buf(), has_routes_file, table, helper_names, method_names, controllers, modules, templates, files }
+        let has_schema_file = files.iter().any(|f| f.relative_path == "db/schema.rb");
+        AppContext {
+            root: root.to_path_buf(),
+            has_routes_file,
+            has_schema_file,
+            table,
+            helper_names,
+            method_names,
+            controllers,
+            modules,
+            templates,
+            files,
+        }
     }
 
     pub fn controller(&self, class_name: &str) -> Option<&Controller> {

@@ -33,6 +33,11 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagno
 /// The whole-app diagnostics of every file of the app, by path (files with none are absent).
 pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>> {
     let mut out: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
+    if !context.has_schema_file {
+        for file in context.files.iter().filter(|f| !f.migration_verbs.is_empty()) {
+            out.entry(file.path.clone()).or_default().extend(file.migration_verbs.iter().cloned());
+        }
+    }
     if !context.has_routes_file {
         for (path, diagnostics) in super::tree::output_collisions(context) {
             out.entry(path).or_default().extend(diagnostics);
@@ -69,11 +74,11 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
 /// The whole-app diagnostics of one file that is not a routes file, from a context built before an
 /// edit that left the file's `contribution` unchanged: only its route helper uses can differ.
 pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
-    if !context.has_routes_file {
-        return Vec::new();
+    let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
+    if context.has_routes_file {
+        found.extend(unknown_route_helpers(file, context));
+        found.extend(missing_templates(file, context));
     }
-    let mut found = unknown_route_helpers(file, context);
-    found.extend(missing_templates(file, context));
     found
 }
 
@@ -325,6 +330,39 @@ mod tests {
                 app/views/posts/new.html.erb:4 rails.missing-template No partial `comments/_coment` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
             "#]],
         );
+    }
+
+    #[test]
+    fn migration_verbs_matter_only_without_a_schema_file() {
+        let migrations = r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+            end
+            #- /db/migrate/20240101000000_create_posts.rb
+            class CreatePosts < ActiveRecord::Migration[8.0]
+              def change
+                create_table :posts do |t|
+                  t.string :title
+                end
+                # execute "VACUUM" is only a comment
+                create_join_table :posts, :tags
+                reversible do |dir|
+                  dir.up { execute "UPDATE posts SET title = ''" }
+                end
+              end
+            end
+        "#;
+        check(
+            migrations,
+            expect![[r#"
+                db/migrate/20240101000000_create_posts.rb:7 schema.migration-verb Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `create_join_table`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.
+                db/migrate/20240101000000_create_posts.rb:8 schema.migration-verb Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `reversible`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.
+            "#]],
+        );
+        let with_schema = format!(
+            "{migrations}\n            #- /db/schema.rb\n            ActiveRecord::Schema[8.0].define(version: 1) do\n            end\n"
+        );
+        check(&with_schema, expect![[""]]);
     }
 
     #[test]

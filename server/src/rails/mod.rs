@@ -61,6 +61,10 @@ pub struct FileFacts {
     pub render_calls: Vec<RenderCall>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
+    /// `schema.migration-verb` findings of a migration: reported only when the app has no
+    /// `db/schema.rb` (only then does Roundhouse fold `db/migrate`).
+    #[serde(skip)]
+    pub migration_verbs: Vec<Diagnostic>,
     /// Constants the code names (`Markly`, `SQLite3::Database`), sorted: which runtime swaps it reaches.
     #[serde(skip)]
     pub constants: Vec<String>,
@@ -202,6 +206,7 @@ impl FileFacts {
             route_helper_calls: Vec::new(),
             render_calls: Vec::new(),
             diagnostics: Vec::new(),
+            migration_verbs: Vec::new(),
             constants: Vec::new(),
             suppressions: Vec::new(),
             permits: Vec::new(),
@@ -366,6 +371,8 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     }
     facts.outline = outline;
     let found = crate::roundhouse::facts_rules::check(&facts, text);
+    let (verbs, found): (Vec<_>, Vec<_>) = found.into_iter().partition(|d| d.rule == crate::roundhouse::facts_rules::MIGRATION_VERB);
     facts.diagnostics.extend(found);
+    facts.migration_verbs = verbs;
     facts
 }

@@ -311,7 +311,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "schema",
         trigger: "without `db/schema.rb`: `change_table`, `create_join_table`, `drop_join_table`, `execute`, `reversible`, `revert`, `up_only` in `db/migrate`",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "routes.unsupported-dsl",

@@ -67,6 +67,8 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
     }
 }
 
+pub const MIGRATION_VERB: &str = "schema.migration-verb";
+
 fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
     let severity = catalogue::rule(rule).map_or(Severity::Warning, |r| r.severity);
     out.push(Diagnostic { span, severity, rule, message });
@@ -213,6 +215,24 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         let start = facts.line_index.offset(crate::syntax::LineCol { line: line as u32, col: col as u32 }).unwrap_or(0);
         span_at(facts, start, len)
     };
+    if facts.kind == Some(FileKind::Migration) {
+        static VERB: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"^\s*(change_table|create_join_table|drop_join_table|execute|reversible|revert|up_only)\b").unwrap()
+        });
+        for (i, line) in code_lines() {
+            if let Some(verb) = VERB.captures(line).and_then(|c| c.get(1)) {
+                push(
+                    &mut out,
+                    MIGRATION_VERB,
+                    line_span(i, verb.start(), verb.len()),
+                    format!(
+                        "Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `{}`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.",
+                        verb.as_str()
+                    ),
+                );
+            }
+        }
+    }
     if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
         for (i, line) in code_lines() {
             for call in ["json.merge!", "json.cache!", "json.set!", "json.child!"] {
