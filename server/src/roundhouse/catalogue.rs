@@ -423,7 +423,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "HAML filters other than `:ruby` (`:javascript`, `:css`, …)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.haml-class-merge",
@@ -431,7 +431,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "`%p.a{class: x}` (shortcut class + hash class)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.output-collision",
@@ -455,7 +455,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "`turbo_stream.append \"x\", partial:/collection:/locals:` and block form (template will not render)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.template-parse-error",

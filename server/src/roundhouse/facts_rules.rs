@@ -233,6 +233,49 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
+    if facts.template.as_ref().is_some_and(|t| t.handler == "haml") {
+        static FILTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"^\s*:([a-z_]+)\s*$").unwrap());
+        static CLASS_MERGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"^\s*(%[\w-]+)?(\.[\w-]+)+(#[\w-]+)?\{[^}]*(\bclass:|:class\s*=>|["']class["']\s*=>)"#).unwrap()
+        });
+        for (i, line) in text.lines().enumerate() {
+            if let Some(name) = FILTER.captures(line).and_then(|c| c.get(1)).filter(|n| n.as_str() != "ruby") {
+                push(
+                    &mut out,
+                    "views.haml-filter",
+                    line_span(i, name.start() - 1, name.len() + 1),
+                    format!("Roundhouse's HAML reader supports only the `:ruby` filter: the `:{}` block is not compiled.", name.as_str()),
+                );
+            }
+            if let Some(tag) = CLASS_MERGE.find(line) {
+                let start = line.len() - line.trim_start().len();
+                push(
+                    &mut out,
+                    "views.haml-class-merge",
+                    line_span(i, start, tag.end() - start),
+                    "Roundhouse does not merge a `.class` shortcut with a `class:` attribute: one of the two classes is lost. Put every class in the attribute hash.".to_owned(),
+                );
+            }
+        }
+    }
+    if facts.kind == Some(FileKind::View) || facts.kind == Some(FileKind::Controller) {
+        static TURBO_OPTION_FORM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r#"turbo_stream\.(append|prepend|replace|update|before|after|morph)(_all)?\b\(?\s*[^,()]+\)?(,\s*(partial|collection|locals):|\s+do\b|\s*\{)"#,
+            )
+            .unwrap()
+        });
+        for (i, line) in code_lines() {
+            if let Some(found) = TURBO_OPTION_FORM.find(line) {
+                push(
+                    &mut out,
+                    "views.turbo-stream-option-form",
+                    line_span(i, found.start(), found.len()),
+                    "Roundhouse leaves `turbo_stream.<action>` with `partial:`/`collection:`/`locals:` or a block in source form: this template will not render. Pass the target and a record, or render the partial yourself.".to_owned(),
+                );
+            }
+        }
+    }
     if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
         for (i, line) in code_lines() {
             for call in ["json.merge!", "json.cache!", "json.set!", "json.child!"] {
@@ -699,6 +742,49 @@ mod tests {
         assert_eq!(
             rules("lib/meta.rb", FileKind::Library, "class Meta\n  # never .send(:x) here\n  def call(o) = o.public_send(:name)\nend\n"),
             ["3:19 spinel.dynamic-dispatch"]
+        );
+    }
+
+    #[test]
+    fn haml_filters_class_merges_and_turbo_stream_option_forms() {
+        let rules = |path: &str, text: &str| -> Vec<String> {
+            let language = crate::rails::project::language_of(std::path::Path::new(path)).unwrap();
+            let parsed = crate::syntax::ParsedFile::parse(language, text);
+            let facts = crate::rails::extract(
+                std::path::PathBuf::from(format!("/app/{path}")),
+                path.to_owned(),
+                Some(FileKind::View),
+                text,
+                &parsed,
+            );
+            let text_of = |d: &Diagnostic| text[d.span.start_byte..d.span.end_byte].to_owned();
+            facts
+                .diagnostics
+                .iter()
+                .map(|d| format!("{}:{} {} `{}`", d.span.start.line + 1, d.span.start.col + 1, d.rule, text_of(d)))
+                .collect()
+        };
+        assert_eq!(
+            rules(
+                "app/views/posts/show.html.haml",
+                "%h1.title= @post.title\n:javascript\n  alert(1)\n:ruby\n  x = 1\n%p.lead{class: \"big\"} Hi\n.card{:class => \"x\"}\n%p{class: \"only\"}\n"
+            ),
+            [
+                "2:1 views.haml-filter `:javascript`",
+                "6:1 views.haml-class-merge `%p.lead{class:`",
+                "7:1 views.haml-class-merge `.card{:class =>`",
+            ]
+        );
+        assert_eq!(
+            rules(
+                "app/views/posts/create.turbo_stream.erb",
+                "<%= turbo_stream.append \"posts\", partial: \"posts/post\", locals: { post: @post } %>\n<%= turbo_stream.prepend \"posts\", @post %>\n<%= turbo_stream.update(\"count\") { \"1\" } %>\n<%= turbo_stream.remove @post %>\n<%= turbo_stream.replace \"flash\" do %>\n<% end %>\n"
+            ),
+            [
+                "1:5 views.turbo-stream-option-form `turbo_stream.append \"posts\", partial:`",
+                "3:5 views.turbo-stream-option-form `turbo_stream.update(\"count\") {`",
+                "5:5 views.turbo-stream-option-form `turbo_stream.replace \"flash\" do`",
+            ]
         );
     }
 
