@@ -3,6 +3,8 @@
 //! ```toml
 //! targets = ["ruby", "jruby"]        # the Roundhouse targets whose rules apply
 //!
+//! exclude = ["lib/legacy/**"]        # app-relative globs whose findings are never reported
+//!
 //! [rules]
 //! "views.literal-tag" = "off"        # never report this rule
 //! "model.scope-body" = "warning"  # report it at another severity: error, warning or info
@@ -45,28 +47,39 @@ impl RuleLevel {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Config {
     /// `targets`, when the file names them.
     pub targets: Option<Vec<Target>>,
     pub rules: BTreeMap<String, RuleLevel>,
+    /// `exclude`: globs of app-relative paths whose findings are never reported.
+    pub exclude: Vec<String>,
+    excluded: Option<globset::GlobSet>,
 }
+
+impl PartialEq for Config {
+    fn eq(&self, other: &Config) -> bool {
+        (&self.targets, &self.rules, &self.exclude) == (&other.targets, &other.rules, &other.exclude)
+    }
+}
+
+impl Eq for Config {}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     targets: Option<Vec<toml::Spanned<String>>>,
     #[serde(default)]
+    exclude: Vec<toml::Spanned<String>>,
+    #[serde(default)]
     rules: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
 }
 
 impl Config {
     /// Parses the file's text; the error names the line and what is wrong with it.
-    pub fn parse(text: &str) -> Result<Config, String> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let at = e.span().map(|span| format!("line {}: ", line_of(text, span.start))).unwrap_or_default();
-            format!("{at}{}", e.message())
-        })?;
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(text)
+            .map_err(|e| ConfigError { line: e.span().map(|span| line_of(text, span.start)), message: e.message().to_owned() })?;
         let targets = match raw.targets {
             None => None,
             Some(names) => Some(
@@ -74,7 +87,7 @@ impl Config {
                     .iter()
                     .map(|name| {
                         Target::parse(name.get_ref()).ok_or_else(|| {
-                            format!("line {}: no target `{}` (ruby, jruby or spinel)", line_of(text, name.span().start), name.get_ref())
+                            ConfigError::at(text, name.span().start, format!("no target `{}` (ruby, jruby or spinel)", name.get_ref()))
                         })
                     })
                     .collect::<Result<Vec<_>, _>>()?,
@@ -82,31 +95,77 @@ impl Config {
         };
         let mut rules = BTreeMap::new();
         for (id, level) in raw.rules {
-            let line = line_of(text, id.span().start);
             if catalogue::rule(id.get_ref()).is_none() {
-                return Err(format!("line {line}: no rule `{}` (`switchyard rules` lists them)", id.get_ref()));
+                return Err(ConfigError::at(text, id.span().start, format!("no rule `{}` (`switchyard rules` lists them)", id.get_ref())));
             }
             let parsed = RuleLevel::parse(level.get_ref()).ok_or_else(|| {
-                format!("line {line}: `{}` is not a level for `{}` (off, info, warning or error)", level.get_ref(), id.get_ref())
+                let message = format!("`{}` is not a level for `{}` (off, info, warning or error)", level.get_ref(), id.get_ref());
+                ConfigError::at(text, id.span().start, message)
             })?;
             rules.insert(id.into_inner(), parsed);
         }
-        Ok(Config { targets, rules })
+        let mut globs = globset::GlobSetBuilder::new();
+        for pattern in &raw.exclude {
+            let glob = globset::GlobBuilder::new(pattern.get_ref().trim_start_matches("./"))
+                .literal_separator(true)
+                .build()
+                .map_err(|e| ConfigError::at(text, pattern.span().start, format!("`{}` is not a glob: {}", pattern.get_ref(), e.kind())))?;
+            globs.add(glob);
+        }
+        let excluded = if raw.exclude.is_empty() {
+            None
+        } else {
+            Some(globs.build().map_err(|e| ConfigError { line: None, message: e.to_string() })?)
+        };
+        let exclude = raw.exclude.into_iter().map(toml::Spanned::into_inner).collect();
+        Ok(Config { targets, rules, exclude, excluded })
+    }
+
+    /// Whether findings in the file at `relative_path` (from the app root, `/`-separated) are left out.
+    pub fn excludes(&self, relative_path: &str) -> bool {
+        self.excluded.as_ref().is_some_and(|set| set.is_match(relative_path))
     }
 
     /// The app's `switchyard.toml`, when it has one. The error starts with the file's path.
     pub fn load(app_root: &Path) -> Result<Option<Config>, String> {
+        Config::load_located(app_root).map_err(|(path, e)| format!("{}: {e}", path.display()))
+    }
+
+    /// As `load`, with the file and the error apart (the editor puts the error on the file's line).
+    pub fn load_located(app_root: &Path) -> Result<Option<Config>, (std::path::PathBuf, ConfigError)> {
         let path = app_root.join(FILE_NAME);
         match std::fs::read_to_string(&path) {
-            Ok(text) => Config::parse(&text).map(Some).map_err(|e| format!("{}: {e}", path.display())),
+            Ok(text) => Config::parse(&text).map(Some).map_err(|e| (path, e)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(e) => Err((path, ConfigError { line: None, message: e.to_string() })),
         }
     }
 
     /// The severity a finding of `rule` is reported at, or `None` when the file turns it off.
     pub fn severity(&self, rule: &str, default: Severity) -> Option<Severity> {
         RuleLevel::apply(self.rules.get(rule), default)
+    }
+}
+
+/// A mistake in the file: the 1-based line it is on (when known) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl ConfigError {
+    fn at(text: &str, offset: usize, message: String) -> ConfigError {
+        ConfigError { line: Some(line_of(text, offset)), message }
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
     }
 }
 
@@ -131,21 +190,33 @@ mod tests {
     }
 
     #[test]
+    fn excludes_match_app_relative_globs() {
+        let config = Config::parse("exclude = [\"lib/legacy/**\", \"app/views/*/old_*.erb\"]\n").unwrap();
+        assert!(config.excludes("lib/legacy/shell.rb"));
+        assert!(config.excludes("lib/legacy/deep/er.rb"));
+        assert!(config.excludes("app/views/posts/old_index.html.erb"));
+        assert!(!config.excludes("app/views/admin/posts/old_index.html.erb"), "`*` stops at `/`");
+        assert!(!config.excludes("lib/tasks/x.rb"));
+        let bad = Config::parse("\nexclude = [\"lib/[\"]\n").unwrap_err().to_string();
+        assert!(bad.starts_with("line 2: `lib/[` is not a glob"), "{bad}");
+    }
+
+    #[test]
     fn an_empty_file_changes_nothing() {
         assert_eq!(Config::parse("").unwrap(), Config::default());
     }
 
     #[test]
     fn mistakes_name_their_line() {
-        let unknown_rule = Config::parse("[rules]\n\"model.scope-bod\" = \"off\"\n").unwrap_err();
+        let unknown_rule = Config::parse("[rules]\n\"model.scope-bod\" = \"off\"\n").unwrap_err().to_string();
         assert_eq!(unknown_rule, "line 2: no rule `model.scope-bod` (`switchyard rules` lists them)");
-        let bad_level = Config::parse("[rules]\n\"model.scope-body\" = \"loud\"\n").unwrap_err();
+        let bad_level = Config::parse("[rules]\n\"model.scope-body\" = \"loud\"\n").unwrap_err().to_string();
         assert!(bad_level.starts_with("line 2: `loud` is not a level"), "{bad_level}");
-        let bad_target = Config::parse("targets = [\"truffleruby\"]\n").unwrap_err();
+        let bad_target = Config::parse("targets = [\"truffleruby\"]\n").unwrap_err().to_string();
         assert!(bad_target.starts_with("line 1: no target `truffleruby`"), "{bad_target}");
-        let unknown_key = Config::parse("\n\ntarget = [\"ruby\"]\n").unwrap_err();
+        let unknown_key = Config::parse("\n\ntarget = [\"ruby\"]\n").unwrap_err().to_string();
         assert!(unknown_key.starts_with("line 3: ") && unknown_key.contains("unknown field"), "{unknown_key}");
-        let broken = Config::parse("targets = [\"ruby\"\n").unwrap_err();
+        let broken = Config::parse("targets = [\"ruby\"\n").unwrap_err().to_string();
         assert!(broken.starts_with("line "), "{broken}");
     }
 }

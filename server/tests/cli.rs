@@ -228,6 +228,13 @@ fn switchyard_toml_sets_the_targets_and_rule_levels() {
     assert!(!after.iter().any(|(rule, _)| rule == "syntax.for-loop"), "turned off: {after:?}");
     assert!(after.contains(&("syntax.backtick-command".into(), "info".into())), "{after:?}");
     assert_eq!(after.len(), before.len(), "one rule off, one target's rule on: {after:?}");
+    let files_of = |output: &Output| -> Vec<String> {
+        text(&output.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["file"].as_str().unwrap().to_owned()).collect()
+    };
+    assert!(files_of(&configured).iter().any(|f| f.starts_with("lib/legacy/")));
+    std::fs::write(app.join("switchyard.toml"), "exclude = [\"lib/legacy/**\"]\n").unwrap();
+    let excluded = files_of(&switchyard(&["--check", app_arg, "--format", "json"]));
+    assert!(!excluded.is_empty() && !excluded.iter().any(|f| f.starts_with("lib/legacy/")), "excluded: {excluded:?}");
 
     // `--target` on the command line wins over the file's targets.
     let ruby_only = rules_of(&switchyard(&["--check", app_arg, "--format", "json", "--target", "ruby"]));

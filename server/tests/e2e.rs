@@ -242,9 +242,20 @@ fn switchyard_toml_and_editor_rules_shape_what_is_shown() {
     // A mistake in the file is said in a message, and the app falls back to every rule's own level.
     std::fs::write(app.join("switchyard.toml"), "targets = [\"ruby\", \"truffleruby\"]\n").unwrap();
     client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&app.join("switchyard.toml")), "type": 2}]}));
+    let toml = uri(&app.join("switchyard.toml"));
+    let on_file = client.diagnostics(&toml, None);
+    assert_eq!(on_file.len(), 1, "one diagnostic on the file: {on_file:?}");
+    assert_eq!(on_file[0]["code"], "switchyard.config");
+    assert_eq!(on_file[0]["range"]["start"]["line"], 0);
     let message = client.wait_for(|m| m["method"] == "window/showMessage");
     let text = message["params"]["message"].as_str().unwrap();
     assert!(text.contains("switchyard.toml: line 1: no target `truffleruby`"), "{text}");
+
+    // Fixed, with an exclude: the file's diagnostic clears and the excluded files show nothing.
+    std::fs::write(app.join("switchyard.toml"), "exclude = [\"app/models/comment.rb\"]\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": toml, "type": 2}]}));
+    assert_eq!(client.diagnostics(&toml, None), Vec::<Value>::new());
+    assert_eq!(client.diagnostics(&comment, None), Vec::<Value>::new(), "excluded");
     assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
 }

@@ -91,6 +91,9 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     }
     for facts in &snapshot {
         let config = index.app_for(&facts.path).and_then(|app| configs.get(&app.root)).unwrap_or(&no_config);
+        if config.excludes(&facts.relative_path) {
+            continue;
+        }
         let diagnostics: Vec<Diagnostic> = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice))
             .iter()
             .filter_map(|d| selected(config, d))

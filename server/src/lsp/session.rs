@@ -115,6 +115,11 @@ impl Session {
         let root = self.index.app_for(path).map(|app| app.root.clone());
         let configs = lock(&self.configs);
         let config = root.as_ref().and_then(|root| configs.get(root));
+        if let (Some(root), Some(config)) = (&root, config)
+            && config.excludes(&crate::rails::project::relative_path(path, root))
+        {
+            return None;
+        }
         let editor_targets = lock(&self.targets);
         let targets: &[Target] = if !editor_targets.is_empty() {
             &editor_targets
@@ -133,10 +138,10 @@ impl Session {
 
     /// Reads the app's `switchyard.toml` again. On a mistake the app keeps no settings (every rule at
     /// its own severity) and the message says what to fix.
-    pub fn reload_config(&self, root: &Path) -> Result<(), String> {
-        let (config, result) = match crate::config::Config::load(root) {
+    pub fn reload_config(&self, root: &Path) -> Result<(), (PathBuf, crate::config::ConfigError)> {
+        let (config, result) = match crate::config::Config::load_located(root) {
             Ok(config) => (config.unwrap_or_default(), Ok(())),
-            Err(message) => (crate::config::Config::default(), Err(message)),
+            Err(error) => (crate::config::Config::default(), Err(error)),
         };
         lock(&self.configs).insert(root.to_path_buf(), config);
         result

@@ -32,6 +32,25 @@ impl Publish {
         Some(Publish { uri, diagnostics, version })
     }
 
+    /// What to show on an app's `switchyard.toml` after reading it: nothing, or the mistake on its
+    /// line (the app then runs on defaults).
+    pub fn config(root: &Path, result: &Result<(), (std::path::PathBuf, crate::config::ConfigError)>) -> Option<Publish> {
+        use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
+        let Err((path, error)) = result else {
+            return Publish::clear(&root.join(crate::config::FILE_NAME));
+        };
+        let line = error.line.map_or(0, |l| l.saturating_sub(1)) as u32;
+        let diagnostic = Diagnostic {
+            range: Range::new(Position::new(line, 0), Position::new(line + 1, 0)),
+            severity: Some(DiagnosticSeverity::ERROR),
+            code: Some(NumberOrString::String("switchyard.config".to_owned())),
+            source: Some("switchyard".to_owned()),
+            message: format!("{}; Switchyard uses its defaults for this app until it is fixed.", error.message),
+            ..Default::default()
+        };
+        Some(Publish { uri: convert::uri_of(path)?, diagnostics: vec![diagnostic], version: None })
+    }
+
     pub fn clear(path: &Path) -> Option<Publish> {
         Some(Publish { uri: convert::uri_of(path)?, diagnostics: Vec::new(), version: None })
     }

@@ -156,8 +156,10 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     }
     let mut config_errors = Vec::new();
     for app in session.index.apps() {
-        if let Err(message) = session.reload_config(&app.root) {
-            config_errors.push(message);
+        let read = session.reload_config(&app.root);
+        if let Err((path, error)) = &read {
+            config_errors.push(format!("{}: {error}", path.display()));
+            publishes.extend(Publish::config(&app.root, &read));
         }
         publishes.extend(refresh_app(&session, &app.root, None));
     }

@@ -26,9 +26,11 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
                 if let Some(root) = path.parent()
                     && session.index.apps().iter().any(|app| app.root == root)
                 {
-                    if let Err(message) = session.reload_config(root) {
-                        config_errors.push(message);
+                    let read = session.reload_config(root);
+                    if let Err((path, error)) = &read {
+                        config_errors.push(format!("{}: {error}", path.display()));
                     }
+                    publishes.extend(Publish::config(root, &read));
                     session.forget_published_under(root);
                     publishes.extend(super::diagnostics::refresh_app(session, root, None));
                 }
