@@ -95,7 +95,7 @@ impl Config {
         };
         let mut rules = BTreeMap::new();
         for (id, level) in raw.rules {
-            if catalogue::rule(id.get_ref()).is_none() {
+            if catalogue::rule(id.get_ref()).is_none() && id.get_ref() != crate::diagnostic::rule::UNUSED_SUPPRESSION {
                 return Err(ConfigError::at(text, id.span().start, format!("no rule `{}` (`switchyard rules` lists them)", id.get_ref())));
             }
             let parsed = RuleLevel::parse(level.get_ref()).ok_or_else(|| {

@@ -37,6 +37,8 @@ impl Severity {
 pub mod rule {
     pub const PARSE_ERROR: &str = "syntax.parse-error";
     pub const TEMPLATE_PARSE_ERROR: &str = "views.template-parse-error";
+    /// Switchyard's own: a `# switchyard:disable` comment that silences nothing.
+    pub const UNUSED_SUPPRESSION: &str = "switchyard.unused-suppression";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

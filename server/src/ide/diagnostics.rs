@@ -22,10 +22,29 @@ const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_ma
 pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagnostic> {
     let mut diagnostics = facts.diagnostics.clone();
     diagnostics.extend(derived.iter().cloned());
-    // `# switchyard:disable …` comments.
-    diagnostics.retain(|d| {
-        !facts.suppressions.iter().any(|(line, rules)| rules.iter().any(|r| r == d.rule) && line.is_none_or(|l| l == d.span.start.line))
-    });
+    // `# switchyard:disable …` comments; one that silences nothing is said (info).
+    let silences =
+        |s: &crate::rails::Suppression, rule: &str, d: &Diagnostic| d.rule == rule && s.line.is_none_or(|l| l == d.span.start.line);
+    let mut unused = Vec::new();
+    for suppression in &facts.suppressions {
+        for rule in &suppression.rules {
+            if !diagnostics.iter().any(|d| silences(suppression, rule, d)) {
+                let message = if roundhouse::catalogue::rule(rule).is_none() && rule != crate::diagnostic::rule::UNUSED_SUPPRESSION {
+                    format!("`{rule}` is not a rule (`switchyard rules` lists them): this comment silences nothing.")
+                } else {
+                    format!("Nothing here reports `{rule}`: this comment silences nothing and can go.")
+                };
+                unused.push(Diagnostic {
+                    span: suppression.span,
+                    severity: Severity::Info,
+                    rule: crate::diagnostic::rule::UNUSED_SUPPRESSION,
+                    message,
+                });
+            }
+        }
+    }
+    diagnostics.retain(|d| !facts.suppressions.iter().any(|s| s.rules.iter().any(|rule| silences(s, rule, d))));
+    diagnostics.extend(unused);
     diagnostics.sort_by_key(|d| (d.span.start_byte, d.span.end_byte, d.rule));
     diagnostics
 }
@@ -75,6 +94,9 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
 /// edit that left the file's `contribution` unchanged: only its route helper uses can differ.
 pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
+    if file.template.is_some() {
+        found.extend(super::tree::output_collisions(context).remove(&file.path).unwrap_or_default());
+    }
     if context.has_routes_file {
         found.extend(unknown_route_helpers(file, context));
         found.extend(missing_templates(file, context));
@@ -498,7 +520,12 @@ mod suppression_tests {
         );
         let report = fixture.facts("app/models/report.rb");
         let left: Vec<String> = file_diagnostics(&report, &[]).iter().map(|d| format!("{} {}", d.span.start.line + 1, d.rule)).collect();
-        assert_eq!(left, ["5 syntax.undef", "6 syntax.alias-keyword"]);
+        assert_eq!(left, ["5 syntax.undef", "6 syntax.alias-keyword", "6 switchyard.unused-suppression"]);
+        let unused = file_diagnostics(&report, &[]).into_iter().find(|d| d.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION).unwrap();
+        // `  alias e f # switchyard:disable syntax.undef`: the span is the comment's directive.
+        let columns = (unused.span.start.line, unused.span.start.col, unused.span.end.col);
+        assert_eq!(columns, (5, 14, 14 + "switchyard:disable syntax.undef".len() as u32));
+        assert_eq!(unused.severity, Severity::Info);
         assert!(file_diagnostics(&fixture.facts("lib/shell.rb"), &[]).is_empty());
     }
 }

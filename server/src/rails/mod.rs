@@ -68,10 +68,9 @@ pub struct FileFacts {
     /// Constants the code names (`Markly`, `SQLite3::Database`), sorted: which runtime swaps it reaches.
     #[serde(skip)]
     pub constants: Vec<String>,
-    /// `# switchyard:disable rule` comments: (the 0-based line they silence, or `None` for the whole
-    /// file, the rule ids).
+    /// `# switchyard:disable rule` comments.
     #[serde(skip)]
-    pub suppressions: Vec<(Option<u32>, Vec<String>)>,
+    pub suppressions: Vec<Suppression>,
     /// Permitted-parameter lists in controller methods (for `<X>Params` classes).
     #[serde(skip)]
     pub permits: Vec<permits::PermitList>,
@@ -215,10 +214,20 @@ impl FileFacts {
     }
 }
 
+/// A `# switchyard:disable` comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suppression {
+    /// The 0-based line it silences, or `None` for the whole file.
+    pub line: Option<u32>,
+    pub rules: Vec<String>,
+    /// `switchyard:disable… ids` in the comment.
+    pub span: Span,
+}
+
 /// `# switchyard:disable rule-a rule-b` at the end of a line silences that line; on a line of its own
 /// among the comments at the top of the file, the whole file; `# switchyard:disable-next-line rule`
 /// silences the next line. ERB comments (`<%# switchyard:disable … %>`) work the same way.
-fn suppressions(text: &str) -> Vec<(Option<u32>, Vec<String>)> {
+fn suppressions(text: &str, line_index: &LineIndex) -> Vec<Suppression> {
     let mut out = Vec::new();
     let mut in_header = true;
     for (i, line) in text.lines().enumerate() {
@@ -244,7 +253,11 @@ fn suppressions(text: &str) -> Vec<(Option<u32>, Vec<String>)> {
                 } else {
                     Some(i as u32)
                 };
-                out.push((target, rules));
+                let line_start = line_index.offset(crate::syntax::LineCol { line: i as u32, col: 0 }).unwrap_or(0);
+                let end = line.trim_end().trim_end_matches("%>").trim_end().len().max(at);
+                let (start_byte, end_byte) = (line_start + at, line_start + end);
+                let span = Span { start_byte, end_byte, start: line_index.line_col(start_byte), end: line_index.line_col(end_byte) };
+                out.push(Suppression { line: target, rules, span });
             }
         }
         if !is_comment && !trimmed.is_empty() {
@@ -259,7 +272,7 @@ fn suppressions(text: &str) -> Vec<(Option<u32>, Vec<String>)> {
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     facts.line_index = LineIndex::new(text);
-    facts.suppressions = suppressions(text);
+    facts.suppressions = suppressions(text, &facts.line_index);
     if kind == Some(FileKind::Test) {
         let found = ["< TestBase", "< ActionDispatch::IntegrationTest"]
             .iter()
