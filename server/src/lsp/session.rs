@@ -41,6 +41,9 @@ pub struct Session {
     pub hints_off: Mutex<Vec<String>>,
     /// Set when an app's context was rebuilt: other files' hints may have changed.
     pub hints_stale: AtomicBool,
+    /// Folder indexes running: until they end, an app's files are not all known, so whole-app checks
+    /// wait for the refresh that ends each index.
+    pub indexing: std::sync::atomic::AtomicUsize,
     /// Whether a failure to run the compiler was already shown (it is said once).
     pub exact_failure_shown: AtomicBool,
     pub index: Arc<Index>,

@@ -106,6 +106,15 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         return;
     }
     let started = Instant::now();
+    session.indexing.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    // However this ends (a failed index included), whole-app checks resume after it.
+    struct Done(Arc<Session>);
+    impl Drop for Done {
+        fn drop(&mut self) {
+            self.0.indexing.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let done = Done(Arc::clone(&session));
     let token = NumberOrString::String(format!("switchyard/indexing/{}", started.elapsed().as_nanos()));
     let progress = if session.flags().work_done_progress && client.create_work_done_progress(token.clone()).await.is_ok() {
         Some(client.progress(token, "Switchyard").with_message("Finding Rails apps").with_percentage(0).begin().await)
@@ -154,6 +163,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
             session.refresh_document(document);
         }
     }
+    drop(done);
     let mut config_errors = Vec::new();
     for app in session.index.apps() {
         let read = session.reload_config(&app.root);
@@ -163,7 +173,8 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         }
         publishes.extend(refresh_app(&session, &app.root, None));
     }
-    Publish::send_all(publishes, &client).await;
+    // Hints an editor asked for during the index came from a partial app: ask for them again.
+    Publish::send_all_and_refresh(publishes, &client, &session).await;
     for message in config_errors {
         client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
     }
