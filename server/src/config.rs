@@ -18,7 +18,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::roundhouse::catalogue;
 use crate::roundhouse::tree::Target;
 
@@ -144,6 +144,23 @@ impl Config {
     /// The severity a finding of `rule` is reported at, or `None` when the file turns it off.
     pub fn severity(&self, rule: &str, default: Severity) -> Option<Severity> {
         RuleLevel::apply(self.rules.get(rule), default)
+    }
+
+    /// A finding as the app reports it, or `None` when its rule applies to none of the targets or is
+    /// off. `targets` and `levels` are the caller's own (the command line, the editor's settings): when
+    /// given, they win over the file's, and the file's targets over ruby and jruby.
+    pub fn report(&self, diagnostic: &Diagnostic, targets: &[Target], levels: &BTreeMap<String, RuleLevel>) -> Option<Diagnostic> {
+        let targets: &[Target] =
+            if !targets.is_empty() { targets } else { self.targets.as_deref().unwrap_or(&[Target::Ruby, Target::Jruby]) };
+        let applies = catalogue::rule(diagnostic.rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)));
+        if !applies {
+            return None;
+        }
+        let severity = match levels.get(diagnostic.rule) {
+            Some(level) => RuleLevel::apply(Some(level), diagnostic.severity),
+            None => self.severity(diagnostic.rule, diagnostic.severity),
+        }?;
+        Some(Diagnostic { severity, ..diagnostic.clone() })
     }
 }
 

@@ -64,18 +64,14 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     for app in index.apps() {
         configs.insert(app.root.clone(), Config::load(&app.root)?.unwrap_or_default());
     }
-    let default_targets = [Target::Ruby, Target::Jruby];
     let no_config = Config::default();
-    // The finding as the app's settings report it (`None` when they leave it out).
+    let no_levels = BTreeMap::new();
+    // The finding as the app's settings report it (`None` when they or `--rule` leave it out).
     let selected = |config: &Config, d: &Diagnostic| -> Option<Diagnostic> {
-        let targets: &[Target] =
-            if !options.targets.is_empty() { &options.targets } else { config.targets.as_deref().unwrap_or(&default_targets) };
-        let applies = catalogue::rule(d.rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)));
-        if !applies || !(options.rules.is_empty() || options.rules.iter().any(|r| r == d.rule)) {
+        if !(options.rules.is_empty() || options.rules.iter().any(|r| r == d.rule)) {
             return None;
         }
-        let severity = config.severity(d.rule, d.severity)?;
-        Some(Diagnostic { severity, ..d.clone() })
+        config.report(d, &options.targets, &no_levels)
     };
     // Paths are shown as the user would type them: the folder they named, then the file below it.
     let shown_base = if scope.is_file() { path.parent().map(Path::to_path_buf).unwrap_or_default() } else { path.to_path_buf() };

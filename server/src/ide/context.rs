@@ -1,7 +1,7 @@
 //! What whole-app checks and navigation need to know about one app, gathered once from a snapshot:
 //! its route table, the names a `*_path` helper may resolve to, its controllers, templates and methods.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -28,6 +28,8 @@ pub struct AppContext {
     pub templates: HashSet<String>,
     /// The app's files, for checks that walk them.
     pub files: Vec<Arc<FileFacts>>,
+    /// `views.output-collision` findings, by template: worked out once per context, when first asked.
+    collisions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
 }
 
 /// What a file contributes to its app's context, without positions: when an edit leaves it unchanged,
@@ -114,7 +116,13 @@ impl AppContext {
             modules,
             templates,
             files,
+            collisions: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Templates that write the same emitted file, by template path (see `ide::tree::output_collisions`).
+    pub fn output_collisions(&self) -> &BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>> {
+        self.collisions.get_or_init(|| super::tree::output_collisions(self))
     }
 
     pub fn controller(&self, class_name: &str) -> Option<&Controller> {

@@ -58,8 +58,8 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
         }
     }
     if !context.has_routes_file {
-        for (path, diagnostics) in super::tree::output_collisions(context) {
-            out.entry(path).or_default().extend(diagnostics);
+        for (path, diagnostics) in context.output_collisions() {
+            out.entry(path.clone()).or_default().extend(diagnostics.iter().cloned());
         }
         return out;
     }
@@ -84,8 +84,8 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
     for (file, diagnostics) in missing_actions(context) {
         out.entry(context.root.join(file)).or_default().extend(diagnostics);
     }
-    for (path, diagnostics) in super::tree::output_collisions(context) {
-        out.entry(path).or_default().extend(diagnostics);
+    for (path, diagnostics) in context.output_collisions() {
+        out.entry(path.clone()).or_default().extend(diagnostics.iter().cloned());
     }
     out
 }
@@ -95,7 +95,7 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
 pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
     if file.template.is_some() {
-        found.extend(super::tree::output_collisions(context).remove(&file.path).unwrap_or_default());
+        found.extend(context.output_collisions().get(&file.path).into_iter().flatten().cloned());
     }
     if context.has_routes_file {
         found.extend(unknown_route_helpers(file, context));
@@ -153,11 +153,15 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             let bare = !name.contains('/');
             if bare
                 && (context.templates.contains(&format!("application/{file_name}"))
-                    || (lookup_elsewhere && context.templates.iter().any(|t| t.ends_with(&format!("/{file_name}")))))
+                    || (lookup_elsewhere && {
+                        let suffix = format!("/{file_name}");
+                        context.templates.iter().any(|t| t.ends_with(&suffix))
+                    }))
             {
                 return None;
             }
-            if !bare && !context.templates.iter().any(|t| t.starts_with(&format!("{dir}/"))) {
+            let folder_prefix = format!("{dir}/");
+            if !bare && !context.templates.iter().any(|t| t.starts_with(&folder_prefix)) {
                 return None; // Not the app's folder: a gem's or engine's views.
             }
             let what = if partial { "partial" } else { "template" };

@@ -110,33 +110,19 @@ impl Session {
         lock(&self.published).get(path).cloned().unwrap_or_default()
     }
 
-    /// A finding of a file as the editor shows it: only the rules of the targets (the editor's
-    /// setting, else the app's `switchyard.toml`, else ruby and jruby), at the severity the app's
-    /// `[rules]` give them.
-    pub fn shown(&self, path: &Path, diagnostic: &crate::diagnostic::Diagnostic) -> Option<crate::diagnostic::Diagnostic> {
-        use crate::roundhouse::tree::Target;
+    /// A file's findings as the editor shows them: none in an excluded file, else only the rules of
+    /// the targets (the editor's setting, else the app's `switchyard.toml`, else ruby and jruby), at the
+    /// severity the editor's settings, else the app's `[rules]`, give them.
+    pub fn shown(&self, path: &Path, diagnostics: &[crate::diagnostic::Diagnostic]) -> Vec<crate::diagnostic::Diagnostic> {
         let root = self.index.app_for(path).map(|app| app.root.clone());
         let configs = lock(&self.configs);
-        let config = root.as_ref().and_then(|root| configs.get(root));
-        if let (Some(root), Some(config)) = (&root, config)
-            && config.excludes(&crate::rails::project::relative_path(path, root))
-        {
-            return None;
+        let no_config = crate::config::Config::default();
+        let config = root.as_ref().and_then(|root| configs.get(root)).unwrap_or(&no_config);
+        if root.as_ref().is_some_and(|root| config.excludes(&crate::rails::project::relative_path(path, root))) {
+            return Vec::new();
         }
-        let editor_targets = lock(&self.targets);
-        let targets: &[Target] = if !editor_targets.is_empty() {
-            &editor_targets
-        } else {
-            config.and_then(|c| c.targets.as_deref()).unwrap_or(&[Target::Ruby, Target::Jruby])
-        };
-        let applies = crate::roundhouse::catalogue::rule(diagnostic.rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)));
-        if !applies {
-            return None;
-        }
-        let editor_rules = lock(&self.editor_rules);
-        let level = editor_rules.get(diagnostic.rule).or_else(|| config.and_then(|c| c.rules.get(diagnostic.rule)));
-        let severity = crate::config::RuleLevel::apply(level, diagnostic.severity)?;
-        Some(crate::diagnostic::Diagnostic { severity, ..diagnostic.clone() })
+        let (targets, levels) = (lock(&self.targets), lock(&self.editor_rules));
+        diagnostics.iter().filter_map(|d| config.report(d, &targets, &levels)).collect()
     }
 
     /// Reads the app's `switchyard.toml` again. On a mistake the app keeps no settings (every rule at

@@ -309,21 +309,8 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
     // Only code Roundhouse compiles is held to its ingest (initializers and environments are read for
     // config keys alone; a Rakefile not at all).
-    let compiled = matches!(
-        kind,
-        Some(
-            FileKind::Model
-                | FileKind::Controller
-                | FileKind::View
-                | FileKind::Helper
-                | FileKind::Concern
-                | FileKind::AppSupport
-                | FileKind::Library
-                | FileKind::Routes
-                | FileKind::Schema
-                | FileKind::Test
-        )
-    );
+    let compiled =
+        kind.is_some_and(|k| k.is_app_code() || matches!(k, FileKind::View | FileKind::Routes | FileKind::Schema | FileKind::Test));
     if compiled {
         facts.diagnostics.extend(crate::roundhouse::syntax_rules::check(tree, ruby_text));
     }

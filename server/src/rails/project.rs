@@ -45,6 +45,15 @@ pub enum FileKind {
 }
 
 impl FileKind {
+    /// Ruby code Roundhouse compiles into the emitted trees: models, controllers, helpers, concerns,
+    /// other `app/` support code and `lib/`.
+    pub fn is_app_code(self) -> bool {
+        matches!(
+            self,
+            FileKind::Model | FileKind::Controller | FileKind::Helper | FileKind::Concern | FileKind::AppSupport | FileKind::Library
+        )
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FileKind::Model => "model",

@@ -306,10 +306,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
-    let compiled_code = matches!(
-        facts.kind,
-        Some(FileKind::Model | FileKind::Controller | FileKind::Helper | FileKind::Concern | FileKind::AppSupport | FileKind::Library)
-    );
+    let compiled_code = facts.kind.is_some_and(FileKind::is_app_code);
     if compiled_code {
         const DYNAMIC: &[&str] = &[
             ".send(",
@@ -559,18 +556,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             );
         }
     }
-    let compiled = matches!(
-        facts.kind,
-        Some(
-            FileKind::Model
-                | FileKind::Controller
-                | FileKind::View
-                | FileKind::Helper
-                | FileKind::Concern
-                | FileKind::AppSupport
-                | FileKind::Library
-        )
-    );
+    let compiled = facts.kind.is_some_and(|k| k.is_app_code() || k == FileKind::View);
     if compiled {
         for constant in facts.constants.iter().filter(|c| c.starts_with("SQLite3") || c.starts_with("BCrypt")) {
             push(

@@ -27,7 +27,7 @@ impl Publish {
     pub fn of(session: &Session, facts: &FileFacts, diagnostics: &[Diagnostic], version: Option<i32>) -> Option<Publish> {
         let uri = convert::uri_of(&facts.path)?;
         let mut diagnostics: Vec<_> =
-            diagnostics.iter().filter_map(|d| session.shown(&facts.path, d)).map(|d| convert::diagnostic(&facts.line_index, &d)).collect();
+            session.shown(&facts.path, diagnostics).iter().map(|d| convert::diagnostic(&facts.line_index, d)).collect();
         diagnostics.extend(session.exact_for(&facts.path));
         Some(Publish { uri, diagnostics, version })
     }
