@@ -49,7 +49,18 @@ local function clients_for(bufnr)
   end
   return found
 end
+
 M.clients_for = clients_for
+
+-- The current buffer and its Switchyard client; nil (after saying so) when none is attached.
+local function current_client()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = clients_for(bufnr)[1]
+  if not client then
+    vim.notify("Switchyard is not attached to this buffer", vim.log.levels.WARN)
+  end
+  return client, bufnr
+end
 
 -- A code lens runs `switchyard.openRoute` with a Location: jump there (every version has this table).
 vim.lsp.commands["switchyard.openRoute"] = function(command)
@@ -155,10 +166,8 @@ end
 
 -- :SwitchyardRoutes — the table `bin/rails routes` would print, in a scratch split.
 function M.routes()
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = clients_for(bufnr)[1]
+  local client, bufnr = current_client()
   if not client then
-    vim.notify("Switchyard is not attached to this buffer", vim.log.levels.WARN)
     return
   end
   M.request(client, "switchyard/routes", { uri = vim.uri_from_bufnr(bufnr) }, function(err, result)
@@ -190,10 +199,8 @@ end
 -- :SwitchyardPreview — Switchyard's preview of what Roundhouse makes of the current file, in a scratch
 -- split that follows edits to the source buffer.
 function M.preview(target)
-  local source = vim.api.nvim_get_current_buf()
-  local client = clients_for(source)[1]
+  local client, source = current_client()
   if not client then
-    vim.notify("Switchyard is not attached to this buffer", vim.log.levels.WARN)
     return
   end
   target = (target ~= nil and target ~= "") and target or "ruby"
@@ -250,10 +257,8 @@ end
 
 -- :SwitchyardTree — where the current file lands in the CRuby, JVM and Spinel trees.
 function M.tree()
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = clients_for(bufnr)[1]
+  local client, bufnr = current_client()
   if not client then
-    vim.notify("Switchyard is not attached to this buffer", vim.log.levels.WARN)
     return
   end
   M.request(client, "switchyard/emittedTree", { uri = vim.uri_from_bufnr(bufnr) }, function(err, result)
