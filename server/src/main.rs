@@ -51,8 +51,12 @@ enum Command {
         format: IndexFormat,
     },
     /// List every rule: id, severity, targets, and whether this version reports it.
-    Rules,
-    /// Explain one rule: what triggers it, why, and how to suppress it.
+    Rules {
+        /// `markdown`: every rule's documentation in one document (docs/rules.md).
+        #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+        format: RulesFormat,
+    },
+    /// Explain one rule: what triggers it, why, an example, the fix, and how to silence it.
     Explain { rule: String },
     /// Switchyard's preview of what Roundhouse makes of FILE, alone on stdout (pipe it to `ruby -c`).
     Preview {
@@ -95,6 +99,12 @@ impl From<TreeTarget> for switchyard::roundhouse::tree::Target {
             TreeTarget::Spinel => Self::Spinel,
         }
     }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RulesFormat {
+    Table,
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -141,7 +151,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
 
     let result = match (args.command, args.check) {
-        (Some(Command::Rules), _) => cli::rules(),
+        (Some(Command::Rules { format }), _) => cli::rules(matches!(format, RulesFormat::Markdown)),
         (Some(Command::Explain { rule }), _) => cli::explain(&rule),
         (Some(Command::Preview { file, target }), _) => cli::preview(&file, target.into()),
         (Some(Command::Tree { path, targets, format }), _) => {

@@ -190,10 +190,22 @@ fn rules_and_explain_document_the_catalogue() {
     assert!(listing.lines().any(|l| l.starts_with("jruby.c-extension") && l.contains(" jruby ")), "{listing}");
     let explain = switchyard(&["explain", "routes.mount"]);
     assert_eq!(explain.status.code(), Some(0));
-    assert!(text(&explain.stdout).starts_with("routes.mount (warning; targets: ruby, jruby, spinel)"));
+    let page = text(&explain.stdout);
+    assert!(page.starts_with("# routes.mount\n\n**warning** · targets: ruby, jruby, spinel\n"), "{page}");
+    for section in ["## What triggers it", "## Why", "## Example", "## Fix", "## Silencing it"] {
+        assert!(page.contains(section), "{section} missing from {page}");
+    }
     let missing = switchyard(&["explain", "mount"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("did you mean routes.mount"), "{}", text(&missing.stderr));
+}
+
+#[test]
+fn docs_rules_md_is_what_rules_markdown_prints() {
+    let book = switchyard(&["rules", "--format", "markdown"]);
+    assert_eq!(book.status.code(), Some(0));
+    let committed = std::fs::read_to_string(repo_root().join("docs/rules.md")).unwrap();
+    assert!(text(&book.stdout) == committed, "docs/rules.md is stale: run `cargo run -- rules --format markdown > docs/rules.md`");
 }
 
 #[test]

@@ -2,6 +2,8 @@
 
 mod support;
 
+use std::str::FromStr;
+
 use serde_json::{Value, json};
 use support::{Client, copy_dir, repo_root, uri};
 
@@ -115,6 +117,11 @@ fn erb_templates_report_broken_ruby_at_the_tag() {
     let broken = client.diagnostics(&form_uri, Some(2));
     assert!(!broken.is_empty());
     assert!(broken.iter().all(|d| d["code"] == "views.template-parse-error"), "{broken:?}");
+    // Each links its rule's page, written by the server where the client can open it.
+    let href = broken[0]["codeDescription"]["href"].as_str().expect("a codeDescription");
+    let page = tower_lsp_server::ls_types::Uri::from_str(href).ok().and_then(|u| u.to_file_path().map(|p| p.into_owned())).unwrap();
+    let text = std::fs::read_to_string(&page).unwrap();
+    assert!(text.starts_with("# views.template-parse-error\n"), "{text}");
     assert_eq!(client.shutdown().code(), Some(0));
 }
 
@@ -217,7 +224,10 @@ fn switchyard_toml_and_editor_rules_shape_what_is_shown() {
             "workspaceFolders": [{"uri": uri(&app), "name": "app"}],
             "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}},
             // The editor's own setting wins over the file for the rules it names.
-            "initializationOptions": {"rules": {"model.association-option-ignored": "info"}}
+            "initializationOptions": {
+                "rules": {"model.association-option-ignored": "info"},
+                "ruleDocs": "https://docs.example.test/rules#{id}"
+            }
         }),
     );
     client.notify("initialized", json!({}));
@@ -232,6 +242,8 @@ fn switchyard_toml_and_editor_rules_shape_what_is_shown() {
     assert!(comment_rules.contains(&("model.association-option-ignored".to_owned(), 3)), "{comment_rules:?}");
     assert!(comment_rules.iter().all(|(rule, severity)| rule != "model.association-option-ignored" || *severity == 3));
     assert_eq!(client.diagnostics(&tag, None), Vec::<Value>::new(), "nothing to show for tag.rb: its one rule is off");
+    // The team's own docs, from initializationOptions.ruleDocs.
+    assert_eq!(comment_diagnostics[0]["codeDescription"]["href"], json!(format!("https://docs.example.test/rules#{}", comment_rules[0].0)));
 
     // The file changes on disk: the app is shown again under the new settings.
     std::fs::write(app.join("switchyard.toml"), "targets = [\"ruby\"]\n").unwrap();
@@ -256,6 +268,30 @@ fn switchyard_toml_and_editor_rules_shape_what_is_shown() {
     client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": toml, "type": 2}]}));
     assert_eq!(client.diagnostics(&toml, None), Vec::<Value>::new());
     assert_eq!(client.diagnostics(&comment, None), Vec::<Value>::new(), "excluded");
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}
+
+#[test]
+fn editing_a_concern_rechecks_the_controllers_that_call_its_macros() {
+    let app = copy_dir(&repo_root().join("tests/fixtures/apps/rules"), "concern-macros");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    let controller = uri(&app.join("app/controllers/reports_controller.rb"));
+    let codes = |diagnostics: &[Value]| -> Vec<String> { diagnostics.iter().map(|d| d["code"].as_str().unwrap().to_owned()).collect() };
+    // After the cold index: `guard_feature :reports` is not expanded (its body sets an attribute).
+    let before = client.diagnostics(&controller, None);
+    assert_eq!(codes(&before), ["controller.concern-macro-not-expanded"], "{before:?}");
+    assert_eq!(before[0]["range"]["start"]["line"], 4);
+    // Line 13 of the concern is `      self.guarded_feature = name`: without it the macro is filter DSL.
+    let concern = client.open(&app.join("app/controllers/concerns/feature_gate.rb"), "ruby", 1);
+    client.change(
+        &concern,
+        2,
+        json!([{"range": {"start": {"line": 12, "character": 0}, "end": {"line": 13, "character": 0}}, "text": ""}]),
+    );
+    let after = client.diagnostics(&controller, None);
+    assert_eq!(codes(&after), Vec::<String>::new(), "{after:?}");
     assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
 }

@@ -1,5 +1,6 @@
 //! The index of each fixture app (and the bundled example) as `switchyard index --format json` prints
-//! it, compared with a snapshot under `tests/fixtures/snapshots/`. `UPDATE_EXPECT=1 cargo test`
+//! it, and its findings as `switchyard --check --format json` prints them for all three targets
+//! (whole-app checks included), compared with snapshots under `tests/fixtures/snapshots/`. `UPDATE_EXPECT=1 cargo test`
 //! rewrites the snapshots; review the diff like code.
 
 mod support;
@@ -23,6 +24,25 @@ fn check(app: &str, snapshot: ExpectFile) {
     let (stdout, stderr, code) = index_json(app);
     assert_eq!(code, Some(0), "{stderr}");
     snapshot.assert_eq(&stdout);
+}
+
+fn findings(app: &str, snapshot: ExpectFile) {
+    let output = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .args(["--check", "--format", "json", "--target", "ruby", "--target", "jruby", "--target", "spinel"])
+        .arg(repo_root().join(app))
+        .output()
+        .expect("run switchyard --check");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+    snapshot.assert_eq(&String::from_utf8(output.stdout).unwrap());
+}
+
+#[test]
+fn findings_of_every_app() {
+    findings("examples/blog", expect_file!["../../tests/fixtures/snapshots/blog.check.jsonl"]);
+    findings("tests/fixtures/apps/shop", expect_file!["../../tests/fixtures/snapshots/shop.check.jsonl"]);
+    findings("tests/fixtures/apps/monorepo", expect_file!["../../tests/fixtures/snapshots/monorepo.check.jsonl"]);
+    findings("tests/fixtures/apps/rules", expect_file!["../../tests/fixtures/snapshots/rules.check.jsonl"]);
 }
 
 #[test]

@@ -9,6 +9,7 @@ export interface InitializationOptions {
   rules: Record<string, string>;
   roundhouse: { binary?: string; checkout?: string };
   inlayHints: Record<string, boolean>;
+  ruleDocs?: string;
 }
 
 const HINT_KINDS = ["associations", "validations", "scopes", "filters", "routes", "rules"];
@@ -29,10 +30,13 @@ export function initializationOptions(settings: SettingsReader): InitializationO
   for (const [kind, on] of Object.entries(settings.get<Record<string, unknown>>("inlayHints", {}))) {
     if (HINT_KINDS.includes(kind) && typeof on === "boolean") inlayHints[kind] = on;
   }
+  // A URL with `{id}` (the team's hosted docs/rules.md); otherwise the server's own pages.
+  const ruleDocs = settings.get<string>("ruleDocs", "").trim();
   return {
     targets,
     rules,
     roundhouse: { ...(binary ? { binary } : {}), ...(checkout ? { checkout } : {}) },
     inlayHints,
+    ...(ruleDocs.includes("{id}") ? { ruleDocs } : {}),
   };
 }

@@ -17,6 +17,7 @@ test("settings become initializationOptions, invalid values dropped", () => {
       "roundhouse.binary": " /opt/roundhouse ",
       "roundhouse.checkout": "",
       inlayHints: { scopes: false, colors: false, routes: "no" },
+      ruleDocs: "https://docs.example.test/rules#{id}",
     }),
   );
   assert.deepEqual(options, {
@@ -24,7 +25,12 @@ test("settings become initializationOptions, invalid values dropped", () => {
     rules: { "routes.mount": "off" },
     roundhouse: { binary: "/opt/roundhouse" },
     inlayHints: { scopes: false },
+    ruleDocs: "https://docs.example.test/rules#{id}",
   });
+});
+
+test("a rule-docs URL without {id} is not sent", () => {
+  assert.equal(initializationOptions(reader({ ruleDocs: "https://docs.example.test/rules" })).ruleDocs, undefined);
 });
 
 test("no valid target leaves the choice to switchyard.toml", () => {

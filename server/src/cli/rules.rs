@@ -4,11 +4,15 @@
 use std::io::Write;
 
 use super::Outcome;
-use crate::roundhouse::catalogue::{RULES, rule, severity_meaning};
+use crate::roundhouse::catalogue::{RULES, rule};
 
-pub fn rules() -> Result<Outcome, String> {
+pub fn rules(markdown: bool) -> Result<Outcome, String> {
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| format!("cannot write output: {e}");
+    if markdown {
+        out.write_all(crate::roundhouse::rule_docs::book().as_bytes()).map_err(io)?;
+        return Ok(Outcome::Clean);
+    }
     let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
     writeln!(out, "{:<width$}  {:<8} {:<18} reported", "rule", "severity", "targets").map_err(io)?;
     for r in RULES {
@@ -40,20 +44,7 @@ pub fn explain(id: &str) -> Result<Outcome, String> {
             if close.is_empty() { "`switchyard rules` lists them".to_owned() } else { format!("did you mean {}?", close.join(", ")) };
         return Err(format!("no rule `{id}`: {hint}"));
     };
-    let targets: Vec<&str> = r.targets.iter().map(|t| t.as_str()).collect();
-    let text = format!(
-        "{id} ({severity}; targets: {targets})\n\nWhat triggers it: {trigger}\n\nSeverity {severity}: {meaning}\n\n{status}\n\nSuppress one line with `# switchyard:disable {id}` at its end, or `# switchyard:disable-next-line {id}` above it.\n",
-        id = r.id,
-        severity = r.severity.as_str(),
-        targets = targets.join(", "),
-        trigger = r.trigger.replace("\\|", "|"),
-        meaning = severity_meaning(r.severity),
-        status = if r.implemented {
-            "Switchyard reports it in the editor and in `switchyard --check`."
-        } else {
-            "Switchyard does not report it yet."
-        },
-    );
+    let text = crate::roundhouse::rule_docs::page(r, 1);
     std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
     Ok(Outcome::Clean)
 }

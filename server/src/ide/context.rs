@@ -24,6 +24,8 @@ pub struct AppContext {
     pub controllers: HashMap<String, (Arc<FileFacts>, usize)>,
     /// Module name → public method names (concerns and other mixins defined in the app).
     pub modules: HashMap<String, Vec<String>>,
+    /// Module name → its class-side methods (the macros a controller may call).
+    pub macros: HashMap<String, Vec<crate::rails::concern_macros::ConcernMacro>>,
     /// Template logical paths: `posts/show`.
     pub templates: HashSet<String>,
     /// The app's files, for checks that walk them.
@@ -44,6 +46,9 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
     for definition in &facts.definitions {
         out.push(format!("{:?} {} <{:?}", definition.kind, definition.name, definition.superclass));
         out.extend(definition.methods.iter().map(|m| format!("  {} {:?} {}", m.name, m.visibility, m.singleton)));
+    }
+    for m in &facts.concern_macros {
+        out.push(format!("macro {}.{} {:?} {:?}", m.module, m.name, m.params, m.body));
     }
     for model in &facts.models {
         out.push(format!("model {}", model.class_name));
@@ -80,7 +85,11 @@ impl AppContext {
         let mut controllers = HashMap::new();
         let mut modules: HashMap<String, Vec<String>> = HashMap::new();
         let mut templates = HashSet::new();
+        let mut macros: HashMap<String, Vec<crate::rails::concern_macros::ConcernMacro>> = HashMap::new();
         for file in &files {
+            for m in &file.concern_macros {
+                macros.entry(m.module.clone()).or_default().push(m.clone());
+            }
             for definition in &file.definitions {
                 method_names.extend(definition.methods.iter().map(|m| m.name.clone()));
                 if definition.kind == crate::syntax::outline::NamespaceKind::Module {
@@ -114,6 +123,7 @@ impl AppContext {
             method_names,
             controllers,
             modules,
+            macros,
             templates,
             files,
             collisions: std::sync::OnceLock::new(),
@@ -132,6 +142,36 @@ impl AppContext {
     /// `admin/posts` → `Admin::PostsController`.
     pub fn controller_class(controller_path: &str) -> String {
         format!("{}Controller", inflect::camelize(controller_path))
+    }
+
+    /// The modules a controller includes, its in-app ancestors' included.
+    pub fn included_modules(&self, class_name: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut current = class_name.to_owned();
+        for _ in 0..16 {
+            let Some(controller) = self.controller(&current) else { break };
+            for module in controller.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|v| v.as_name())
+            {
+                if !out.iter().any(|m| m == module) {
+                    out.push(module.to_owned());
+                }
+            }
+            match controller.superclass.as_deref() {
+                Some(superclass) if superclass != current => current = superclass.to_owned(),
+                _ => break,
+            }
+        }
+        out
+    }
+
+    /// The class-side method `name` of a module the app defines (`Guard`, or `Admin::Guard` when
+    /// included by its last name only).
+    pub fn module_macro(&self, module: &str, name: &str) -> Option<&crate::rails::concern_macros::ConcernMacro> {
+        let find = |key: &str| self.macros.get(key).and_then(|ms| ms.iter().find(|m| m.name == name));
+        find(module).or_else(|| {
+            let suffix = format!("::{module}");
+            self.macros.keys().filter(|k| k.ends_with(&suffix)).find_map(|k| find(k))
+        })
     }
 
     /// Whether `action` is defined on the controller, its superclasses or included modules: `Some(true)`

@@ -58,6 +58,12 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
         }
     }
     if !context.has_routes_file {
+        for file in &context.files {
+            let unexpanded = unexpanded_macros(file, context);
+            if !unexpanded.is_empty() {
+                out.entry(file.path.clone()).or_default().extend(unexpanded);
+            }
+        }
         for (path, diagnostics) in context.output_collisions() {
             out.entry(path.clone()).or_default().extend(diagnostics.iter().cloned());
         }
@@ -81,6 +87,12 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
             out.entry(file.path.clone()).or_default().extend(missing);
         }
     }
+    for file in &context.files {
+        let unexpanded = unexpanded_macros(file, context);
+        if !unexpanded.is_empty() {
+            out.entry(file.path.clone()).or_default().extend(unexpanded);
+        }
+    }
     for (file, diagnostics) in missing_actions(context) {
         out.entry(context.root.join(file)).or_default().extend(diagnostics);
     }
@@ -97,11 +109,40 @@ pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     if file.template.is_some() {
         found.extend(context.output_collisions().get(&file.path).into_iter().flatten().cloned());
     }
+    found.extend(unexpanded_macros(file, context));
     if context.has_routes_file {
         found.extend(unknown_route_helpers(file, context));
         found.extend(missing_templates(file, context));
     }
     found
+}
+
+/// `controller.concern-macro-not-expanded`: a class-body call of a class method of a module the
+/// controller (or an ancestor) includes, which Roundhouse cannot expand into filters.
+fn unexpanded_macros(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for controller in &file.controllers {
+        let modules = context.included_modules(&controller.class_name);
+        if modules.is_empty() {
+            continue;
+        }
+        for call in controller.macros.iter().filter(|c| !c.block && !c.name.contains('.')) {
+            let Some(found) = modules.iter().find_map(|m| context.module_macro(m, &call.name)) else { continue };
+            let args = crate::rails::concern_macros::call_args(&call.arguments, &call.options);
+            let Some(why) = crate::rails::concern_macros::not_expanded(found, &args) else { continue };
+            let rule = "controller.concern-macro-not-expanded";
+            out.push(Diagnostic {
+                span: call.span,
+                severity: roundhouse::catalogue::rule(rule).map_or(Severity::Warning, |r| r.severity),
+                rule,
+                message: format!(
+                    "Roundhouse does not expand `{}` from `{}` into filters: {why}. The call is dropped, so nothing it sets up runs in the emitted controller. Declare the filters here (`before_action …`), or keep the macro to filter calls with symbol targets.",
+                    call.name, found.module
+                ),
+            });
+        }
+    }
+    out
 }
 
 /// `render "form"`, `render partial: "shared/nav"`, `render :edit` naming a template the app does not
@@ -354,6 +395,48 @@ mod tests {
                 app/controllers/posts_controller.rb:6 rails.missing-template No partial `posts/_sidebar` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
                 app/views/posts/new.html.erb:2 rails.missing-template No partial `posts/_frm` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
                 app/views/posts/new.html.erb:4 rails.missing-template No partial `comments/_coment` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn concern_macros_that_are_not_filter_dsl() {
+        check(
+            r#"
+            #- /app/controllers/concerns/authentication.rb
+            module Authentication
+              extend ActiveSupport::Concern
+
+              class_methods do
+                def allow_unauthenticated_access(**options)
+                  skip_before_action :require_authentication, **options
+                end
+
+                def require_sudo_mode(**options)
+                  before_action :require_sudo, **options
+                  helper_method :sudo?
+                end
+              end
+            end
+            #- /app/controllers/application_controller.rb
+            class ApplicationController < ActionController::Base
+              include Authentication
+            end
+            #- /app/controllers/sessions_controller.rb
+            class SessionsController < ApplicationController
+              allow_unauthenticated_access only: %i[new create]
+              allow_unauthenticated_access if: :trusted_network?
+              require_sudo_mode only: :destroy
+              rate_limit to: 10, within: 3.minutes
+            end
+            #- /app/controllers/reports_controller.rb
+            class ReportsController < ActionController::Base
+              require_sudo_mode only: :destroy
+            end
+        "#,
+            expect![[r#"
+                app/controllers/sessions_controller.rb:3 controller.concern-macro-not-expanded Roundhouse does not expand `allow_unauthenticated_access` from `Authentication` into filters: a filter in it has an `if:`/`unless:` condition. The call is dropped, so nothing it sets up runs in the emitted controller. Declare the filters here (`before_action …`), or keep the macro to filter calls with symbol targets.
+                app/controllers/sessions_controller.rb:4 controller.concern-macro-not-expanded Roundhouse does not expand `require_sudo_mode` from `Authentication` into filters: its body holds `helper_method :sudo?`, which is not filter DSL. The call is dropped, so nothing it sets up runs in the emitted controller. Declare the filters here (`before_action …`), or keep the macro to filter calls with symbol targets.
             "#]],
         );
     }

@@ -58,7 +58,8 @@ pub fn range(line_index: &LineIndex, span: Span) -> lsp::Range {
     lsp::Range { start: position(line_index, span.start), end: position(line_index, span.end) }
 }
 
-pub fn diagnostic(line_index: &LineIndex, d: &Diagnostic) -> lsp::Diagnostic {
+/// A diagnostic for the client; `doc` is the link to its rule's page (`codeDescription`).
+pub fn diagnostic(line_index: &LineIndex, d: &Diagnostic, doc: Option<lsp::Uri>) -> lsp::Diagnostic {
     lsp::Diagnostic {
         range: range(line_index, d.span),
         severity: Some(match d.severity {
@@ -67,6 +68,7 @@ pub fn diagnostic(line_index: &LineIndex, d: &Diagnostic) -> lsp::Diagnostic {
             Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
         }),
         code: Some(lsp::NumberOrString::String(d.rule.to_owned())),
+        code_description: doc.map(|href| lsp::CodeDescription { href }),
         source: Some("switchyard".to_owned()),
         message: d.message.clone(),
         ..lsp::Diagnostic::default()

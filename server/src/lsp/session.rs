@@ -37,6 +37,9 @@ pub struct Session {
     configs: Mutex<HashMap<PathBuf, crate::config::Config>>,
     /// The editor's rule severities (`initializationOptions.rules`), over the apps' own.
     editor_rules: Mutex<std::collections::BTreeMap<String, crate::config::RuleLevel>>,
+    /// Where a rule's documentation is, `{id}` standing for the rule: the pages written into the cache
+    /// directory at start, or `initializationOptions.ruleDocs`. `None`: no links.
+    rule_docs: Mutex<Option<String>>,
     /// Inlay-hint kinds turned off (`initializationOptions.inlayHints.<kind> = false`).
     pub hints_off: Mutex<Vec<String>>,
     /// Set when an app's context was rebuilt: other files' hints may have changed.
@@ -143,6 +146,17 @@ impl Session {
 
     pub fn set_editor_rules(&self, rules: std::collections::BTreeMap<String, crate::config::RuleLevel>) {
         *lock(&self.editor_rules) = rules;
+    }
+
+    pub fn set_rule_docs(&self, template: Option<String>) {
+        *lock(&self.rule_docs) = template;
+    }
+
+    /// The link to a rule's documentation, for a rule the catalogue has.
+    pub fn rule_doc(&self, rule: &str) -> Option<tower_lsp_server::ls_types::Uri> {
+        crate::roundhouse::catalogue::rule(rule)?;
+        let template = lock(&self.rule_docs).clone()?;
+        template.replace("{id}", rule).parse().ok()
     }
 
     pub fn set_targets(&self, targets: Vec<crate::roundhouse::tree::Target>) {

@@ -2,6 +2,7 @@
 //! kind of file. `extract` turns one parsed file into its `FileFacts`; it never fails: broken code
 //! yields the facts that could be read plus syntax diagnostics.
 
+pub mod concern_macros;
 pub mod config;
 pub mod controller;
 pub mod inflect;
@@ -74,6 +75,9 @@ pub struct FileFacts {
     /// Permitted-parameter lists in controller methods (for `<X>Params` classes).
     #[serde(skip)]
     pub permits: Vec<permits::PermitList>,
+    /// Class-side methods of modules: the macros a controller may call (`require_sudo_mode`).
+    #[serde(skip)]
+    pub concern_macros: Vec<concern_macros::ConcernMacro>,
     /// In a test file: the first `< TestBase` / `< ActionDispatch::IntegrationTest` in its text (comments
     /// included), which moves it into the Spinel tree's AOT lane.
     #[serde(skip)]
@@ -209,6 +213,7 @@ impl FileFacts {
             constants: Vec::new(),
             suppressions: Vec::new(),
             permits: Vec::new(),
+            concern_macros: Vec::new(),
             aot_marker: None,
         }
     }
@@ -368,6 +373,9 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             facts.config = Some(config::extract(&outline, tree.root_node(), ruby_text, kind == Some(FileKind::Initializer)));
         }
         _ => {}
+    }
+    if kind.is_some_and(FileKind::is_app_code) {
+        facts.concern_macros = concern_macros::extract(&outline.items, tree, ruby_text);
     }
     facts.outline = outline;
     let found = crate::roundhouse::facts_rules::check(&facts, text);

@@ -391,7 +391,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "controller",
         trigger: "a controller calls a class method of an included concern as a class-body macro (`require_sudo_mode`, `guard_feature :x`) whose body holds statements other than filter DSL (`before_action …`): Roundhouse does not expand it and its effect is lost; report at the call in the controller",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "controller.json-format-dropped",
@@ -479,7 +479,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "views",
         trigger: "inside a `<%= … do %>` output block: a code tag that opens a block Roundhouse does not count (two openers in one tag; statements after the `do \\|x\\|` line of a multi-line tag; an opener keyword not first, `<% x = if c %>`; a keyword followed by a newline; a trailing `# comment` after the opener), or a closing tag that is not exactly `end` / `end if …` (`<% end\\n} %>`, `<% end, error: true } %>`) — Roundhouse pairs `end`s by text and closes the wrong block (erb-compile T2a/T2b)",
-        implemented: false,
+        implemented: true,
     },
     Rule {
         id: "views.output-tag-comment-or-heredoc",

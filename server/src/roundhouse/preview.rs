@@ -502,19 +502,9 @@ fn application_config(out: &mut Out, config: &crate::rails::config::ConfigFacts,
     }
 }
 
-/// Opens or closes a Ruby block: +1 for `… do |x|`, `if c`, `unless c`, `case x`, `while c`, `begin`;
-/// -1 for `end`; 0 otherwise (including `else`, `elsif`, modifiers).
+/// Roundhouse's stack effect of a code tag: +1 for an opener it counts, -1 for `end` / `end if …`.
 fn block_delta(code: &str) -> i32 {
-    let code = code.trim();
-    let first = code.split_whitespace().next().unwrap_or("");
-    if first == "end" || code.starts_with("end.") || code.starts_with("end)") {
-        return -1;
-    }
-    let opens = matches!(first, "if" | "unless" | "case" | "while" | "until" | "begin" | "for")
-        || code.ends_with(" do")
-        || code.split(" do |").nth(1).is_some_and(|rest| rest.trim_end().ends_with('|'))
-        || code.ends_with(" do|");
-    i32::from(opens)
+    if super::erb_pairing::pops(code) { -1 } else { i32::from(super::erb_pairing::opens_pass(code)) }
 }
 
 /// A template as the function Roundhouse compiles it to: `io = String.new`, HTML as appends, output
@@ -598,7 +588,7 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
                 "output_directive" => {
                     let code = ivar(&code());
                     let raw = text.get(node.byte_range()).is_some_and(|t| t.starts_with("<%=="));
-                    if block_delta(&code) > 0 {
+                    if super::erb_pairing::is_block_expr(&code) {
                         stack.push(true);
                         body.from(line, format!("io << ({}", code));
                     } else if raw {

@@ -1,6 +1,7 @@
 //! Template rules that need the ERB layer (`shared/reference/erb-compile.md`): text that Roundhouse's
 //! compiler turns into Ruby (`#{` in plain text), output tags it cannot close (a heredoc or a trailing
-//! comment inside `<%= %>`), and tags that never close.
+//! comment inside `<%= %>`), tags that never close, and tags Roundhouse pairs differently from Ruby
+//! (`erb_pairing`).
 
 use super::catalogue;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -79,6 +80,21 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {
             }
             _ => {}
         }
+    }
+    for m in super::erb_pairing::check(text, parsed) {
+        let opened = format!("`<%= {} %>` (line {})", m.output_line_text, m.output.start.line + 1);
+        let message = match m.cause {
+            super::erb_pairing::Cause::Uncounted => format!(
+                "Roundhouse pairs `end`s by text: it does not count the block this tag opens, so the `end` meant for it closes {opened} and the compiled template does not parse. Put one block opener per tag, each tag ending in `do`/`do |x|` or starting with `if`/`unless`/`case` followed by its condition on the same line."
+            ),
+            super::erb_pairing::Cause::Closer => format!(
+                "Roundhouse closes {opened} only at a tag that is exactly `end` (or `end if …`); this closing tag is passed through and the block is never closed, so the compiled template does not parse. Capture the block first (`<% body = capture do %>…<% end %>`) and pass the variable."
+            ),
+            super::erb_pairing::Cause::OverCounted => format!(
+                "Roundhouse counts this tag as opening a block, but it closes it itself; the `end` of {opened} then closes the wrong block and the compiled template does not parse. Write the condition as a modifier or a ternary (`<% b if a %>`), or split it across tags."
+            ),
+        };
+        push(&mut out, "views.output-block-pairing", m.span, message);
     }
     out
 }

@@ -36,6 +36,8 @@ impl Client {
     pub fn spawn() -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard"))
             .env("SWITCHYARD_LOG", "warn")
+            // The rule pages diagnostics link to are written here, not into the user's cache.
+            .env("XDG_CACHE_HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -26,8 +26,11 @@ impl Publish {
     /// Switchyard's diagnostics for the file, then the compiler's last ones (exact previews).
     pub fn of(session: &Session, facts: &FileFacts, diagnostics: &[Diagnostic], version: Option<i32>) -> Option<Publish> {
         let uri = convert::uri_of(&facts.path)?;
-        let mut diagnostics: Vec<_> =
-            session.shown(&facts.path, diagnostics).iter().map(|d| convert::diagnostic(&facts.line_index, d)).collect();
+        let mut diagnostics: Vec<_> = session
+            .shown(&facts.path, diagnostics)
+            .iter()
+            .map(|d| convert::diagnostic(&facts.line_index, d, session.rule_doc(d.rule)))
+            .collect();
         diagnostics.extend(session.exact_for(&facts.path));
         Some(Publish { uri, diagnostics, version })
     }

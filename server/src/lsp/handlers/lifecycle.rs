@@ -61,11 +61,33 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
         .map(|rules| rules.iter().filter_map(|(id, level)| Some((id.clone(), crate::config::RuleLevel::parse(level.as_str()?)?))).collect())
         .unwrap_or_default();
     backend.session.set_editor_rules(rules);
+    backend.session.set_rule_docs(rule_docs(params.initialization_options.as_ref()));
     Ok(InitializeResult {
         capabilities: capabilities::server_capabilities(),
         server_info: Some(capabilities::server_info()),
         ..Default::default()
     })
+}
+
+/// Where diagnostics link their rule: `initializationOptions.ruleDocs` (a URL with `{id}`, for a team
+/// that hosts docs/rules.md), else one page per rule written into the user's cache directory (a few
+/// kilobytes, rewritten only when this version's text differs); `null` or a failed write: no links.
+fn rule_docs(options: Option<&serde_json::Value>) -> Option<String> {
+    match options.and_then(|o| o.get("ruleDocs")) {
+        Some(serde_json::Value::String(template)) if template.contains("{id}") => return Some(template.clone()),
+        Some(serde_json::Value::Null) => return None,
+        Some(other) => {
+            tracing::warn!("initializationOptions.ruleDocs must be a URL with `{{id}}` in it, not {other}: using the built-in pages")
+        }
+        None => {}
+    }
+    let dir = crate::roundhouse::rule_docs::pages_dir();
+    if let Err(e) = crate::roundhouse::rule_docs::write_pages(&dir) {
+        tracing::warn!("cannot write the rule pages into {}: {e}; diagnostics carry no rule links", dir.display());
+        return None;
+    }
+    let base = convert::uri_of(&dir)?.to_string();
+    Some(format!("{}/{{id}}.md", base.trim_end_matches('/')))
 }
 
 pub async fn initialized(backend: &Backend) {
