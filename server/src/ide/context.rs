@@ -26,6 +26,8 @@ pub struct AppContext {
     pub modules: HashMap<String, Vec<String>>,
     /// Module name → its class-side methods (the macros a controller may call).
     pub macros: HashMap<String, Vec<crate::rails::concern_macros::ConcernMacro>>,
+    /// `(controller path, action)` of every route a browser GET reaches: `("posts", "show")`.
+    pub get_actions: HashSet<(String, String)>,
     /// Template logical paths: `posts/show`.
     pub templates: HashSet<String>,
     /// The app's files, for checks that walk them.
@@ -112,6 +114,12 @@ impl AppContext {
                 templates.insert(template.logical_path.clone());
             }
         }
+        let get_actions = table
+            .routes
+            .iter()
+            .filter(|r| r.verb.is_empty() || r.verb.split('|').any(|v| v == "GET"))
+            .filter_map(|r| Some((r.controller.clone()?, r.action.clone()?)))
+            .collect();
         let has_routes_file = files.iter().any(|f| f.relative_path == "config/routes.rb");
         let has_schema_file = files.iter().any(|f| f.relative_path == "db/schema.rb");
         AppContext {
@@ -124,6 +132,7 @@ impl AppContext {
             controllers,
             modules,
             macros,
+            get_actions,
             templates,
             files,
             collisions: std::sync::OnceLock::new(),

@@ -82,7 +82,8 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
         if !unknown.is_empty() {
             out.entry(file.path.clone()).or_default().extend(unknown);
         }
-        let missing = missing_templates(file, context);
+        let mut missing = missing_templates(file, context);
+        missing.extend(implicit_renders(file, context));
         if !missing.is_empty() {
             out.entry(file.path.clone()).or_default().extend(missing);
         }
@@ -113,8 +114,64 @@ pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     if context.has_routes_file {
         found.extend(unknown_route_helpers(file, context));
         found.extend(missing_templates(file, context));
+        found.extend(implicit_renders(file, context));
     }
     found
+}
+
+/// Calls that answer the request, so an action that makes one does not rely on the implicit render.
+const RESPONDERS: &[&str] = &[
+    "render",
+    "redirect_to",
+    "redirect_back",
+    "redirect_back_or_to",
+    "head",
+    "respond_to",
+    "respond_with",
+    "send_data",
+    "send_file",
+    "super",
+    "yield",
+];
+
+/// `rails.missing-template` for the implicit render: an action a browser GET reaches that answers
+/// nothing itself and has no template. Rails raises ActionController::MissingExactTemplate there;
+/// Roundhouse's emitted controller answers 204 No Content. Silent when the action calls any method
+/// the app defines (it may render), for API controllers, and where an inherited controller's folder
+/// or `application/` could hold the template.
+fn implicit_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for controller in &file.controllers {
+        if !matches!(controller.superclass.as_deref(), Some("ApplicationController" | "ActionController::Base")) {
+            continue;
+        }
+        if controller.superclass.as_deref() == Some("ApplicationController")
+            && context.controller("ApplicationController").is_some_and(|c| c.superclass.as_deref() != Some("ActionController::Base"))
+        {
+            continue;
+        }
+        let Some(path) = controller.class_name.strip_suffix("Controller").map(crate::rails::inflect::underscore) else { continue };
+        for (action, calls) in &controller.action_calls {
+            let quiet = calls.iter().any(|c| RESPONDERS.contains(&c.as_str()) || context.method_names.contains(c));
+            if quiet
+                || !context.get_actions.contains(&(path.clone(), action.clone()))
+                || context.templates.contains(&format!("{path}/{action}"))
+                || context.templates.contains(&format!("application/{action}"))
+            {
+                continue;
+            }
+            let Some(summary) = controller.actions.iter().find(|a| &a.name == action) else { continue };
+            out.push(Diagnostic {
+                span: summary.name_span,
+                severity: Severity::Warning,
+                rule: MISSING_TEMPLATE,
+                message: format!(
+                    "`{action}` answers nothing itself and there is no template `{path}/{action}`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action."
+                ),
+            });
+        }
+    }
+    out
 }
 
 /// `controller.concern-macro-not-expanded`: a class-body call of a class method of a module the
@@ -400,6 +457,56 @@ mod tests {
     }
 
     #[test]
+    fn implicit_renders_without_a_template() {
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              resources :posts, only: [:index, :show, :new, :create]
+              get "feed", to: "posts#feed"
+              get "stats", to: "posts#stats"
+              post "ping", to: "posts#ping"
+              resources :tokens, only: :index
+            end
+            #- /app/controllers/application_controller.rb
+            class ApplicationController < ActionController::Base
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              def index; end
+              def show
+                @post = Post.find(params[:id])
+              end
+              def new
+                load_form
+              end
+              def create; end
+              def feed
+                respond_to { |format| format.rss }
+              end
+              def stats = head(:no_content)
+              def ping; end
+
+              private
+
+              def load_form
+                @post = Post.new
+              end
+            end
+            #- /app/controllers/tokens_controller.rb
+            class TokensController < ActionController::API
+              def index; end
+            end
+            #- /app/views/posts/index.html.erb
+            <h1>Posts</h1>
+        "#,
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+            "#]],
+        );
+    }
+
+    #[test]
     fn concern_macros_that_are_not_filter_dsl() {
         check(
             r#"
@@ -489,6 +596,7 @@ mod tests {
         "#
             ),
             expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
                 app/views/pages/about.html.erb:1 rails.unknown-route-helper No route is named `pots`, so `pots_url` is undefined (NameError when this runs). Did you mean `posts_url`?
                 config/routes.rb:3 rails.missing-action No PagesController in the app for `about`: the route raises a routing error when requested.
             "#]],
@@ -500,6 +608,7 @@ mod tests {
         check(
             ROUTES,
             expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
                 config/routes.rb:3 rails.missing-action No PagesController in the app for `about`: the route raises a routing error when requested.
             "#]],
         );
@@ -507,7 +616,9 @@ mod tests {
             &format!(
                 "{ROUTES}\n#- /app/views/pages/about.html.erb\n<h1>About</h1>\n#- /app/controllers/pages_controller.rb\nclass PagesController < ApplicationController\nend\n"
             ),
-            expect![[""]],
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+            "#]],
         );
         // A concern from outside the app may define the action: no guess.
         check(
@@ -527,6 +638,7 @@ mod tests {
             end
             "#,
             expect![[r#"
+                app/controllers/posts_controller.rb:2 rails.missing-template `index` answers nothing itself and there is no template `posts/index`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
                 config/routes.rb:2 rails.missing-action The controller has no `destroy` action and no template for it: the route raises AbstractController::ActionNotFound.
             "#]],
         );
@@ -563,6 +675,8 @@ mod tests {
             end
             "#,
             expect![[r#"
+                app/controllers/photos_controller.rb:2 rails.missing-template `index` answers nothing itself and there is no template `photos/index`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+                app/controllers/photos_controller.rb:3 rails.missing-template `search` answers nothing itself and there is no template `photos/search`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
                 config/routes.rb:10 routes.missing-target Roundhouse drops a `get` route without `to:` outside `resources` (Rails would infer the controller from the path). Name the target: `to: "controller#action"`.
                 config/routes.rb:11 routes.mount Roundhouse drops `mount`: the mounted app's routes do not exist in the compiled app.
                 config/routes.rb:13 routes.draw-missing `draw(:missing)` but there is no config/routes/missing.rb: Roundhouse stops the compile (and Rails raises).

@@ -212,6 +212,8 @@ pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagn
     }
     for diagnostic in diagnostics.iter().filter(|d| !d.rule.starts_with("syntax.") && d.rule != "views.template-parse-error") {
         let fate = match diagnostic.severity {
+            // Wiring checks: Rails itself fails there, whatever Roundhouse does.
+            _ if diagnostic.rule.starts_with("rails.") => "fails at run time",
             Severity::Error => "not compiled",
             Severity::Warning => "dropped or changed",
             Severity::Info => "note",
@@ -402,7 +404,7 @@ mod tests {
             2: Association User.find(author_id) · author_id: bigint, null: false
             3: Association SELECT … FROM comments WHERE post_id = ? · destroy cascades
             4: Association read at run time (through/polymorphic)
-            4: Rule ⚠ rails.unknown-association · dropped or changed
+            4: Rule ⚠ rails.unknown-association · fails at run time
             5: Validation 2 checks in validate
             6: Validation 0 checks in validate · 1 not enforced
             6: Rule ⚠ model.validation-ignored · dropped or changed
@@ -420,6 +422,9 @@ mod tests {
             2: Filter inlined into show, edit
             3: Filter never applied
             3: Rule ⚠ controller.after-around-filter · dropped or changed
+            4: Rule ⚠ rails.missing-template · fails at run time
+            5: Rule ⚠ rails.missing-template · fails at run time
+            6: Rule ⚠ rails.missing-template · fails at run time
         "#]]
         .assert_eq(&hints(&fixture, "app/controllers/posts_controller.rb"));
         expect_test::expect![[r#"
@@ -428,7 +433,7 @@ mod tests {
             3: Route POST /posts/:id/archive(.:format) → posts#archive · archive_post_path
             4: Route GET /posts/drafts(.:format) → posts#drafts · drafts_posts_path
             6: Route GET /about(.:format) → pages#about · about_path
-            6: Rule ⚠ rails.missing-action · dropped or changed
+            6: Rule ⚠ rails.missing-action · fails at run time
             7: Rule ⚠ routes.mount · dropped or changed
         "#]]
         .assert_eq(&hints(&fixture, "config/routes.rb"));

@@ -143,7 +143,7 @@ fn module_macros(ns: &Namespace, module: &str, tree: &Tree, text: &str, out: &mu
             _ => Vec::new(),
         };
         for def in defs {
-            if let Some(node) = method_node(tree, def.span) {
+            if let Some(node) = crate::syntax::enclosing(tree, def.span, &["method", "singleton_method"]) {
                 out.push(ConcernMacro {
                     module: module.to_owned(),
                     name: def.name.clone(),
@@ -160,16 +160,6 @@ fn method(item: &Item) -> Option<&MethodDef> {
     match item {
         Item::Method(def) => Some(def),
         _ => None,
-    }
-}
-
-fn method_node(tree: &Tree, span: Span) -> Option<Node<'_>> {
-    let mut node = tree.root_node().descendant_for_byte_range(span.start_byte, span.end_byte)?;
-    loop {
-        if matches!(node.kind(), "method" | "singleton_method") {
-            return Some(node);
-        }
-        node = node.parent()?;
     }
 }
 

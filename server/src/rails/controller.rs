@@ -24,6 +24,10 @@ pub struct Controller {
     pub concerns: Vec<Macro>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub macros: Vec<Macro>,
+    /// For each action, the receiver-less names its body calls (and `super`/`yield`), sorted: whether it
+    /// responds itself (`render`, `redirect_to`, `head`…) or relies on the implicit render.
+    #[serde(skip)]
+    pub action_calls: Vec<(String, Vec<String>)>,
     pub span: Span,
     #[serde(skip)]
     pub name_span: Span,
@@ -65,6 +69,7 @@ pub fn extract(namespace: &Namespace) -> Controller {
         layout: None,
         concerns: Vec::new(),
         macros: Vec::new(),
+        action_calls: Vec::new(),
         span: namespace.span,
         name_span: namespace.name_span,
     };
@@ -107,4 +112,37 @@ pub fn extract(namespace: &Namespace) -> Controller {
         }
     }
     controller
+}
+
+/// The receiver-less names a method's body calls (and `super`/`yield`), sorted and unique.
+pub fn calls_in(tree: &tree_sitter::Tree, text: &str, span: Span) -> Vec<String> {
+    let Some(method) = crate::syntax::enclosing(tree, span, &["method"]) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut cursor = method.walk();
+    'walk: loop {
+        let node = cursor.node();
+        match node.kind() {
+            "call" if node.child_by_field_name("receiver").is_none() => {
+                if let Some(name) = node.child_by_field_name("method").and_then(|m| text.get(m.byte_range())) {
+                    out.push(name.to_owned());
+                }
+            }
+            "identifier" if node.parent().is_some_and(|p| p.kind() != "call" && p.kind() != "method") => {
+                out.extend(text.get(node.byte_range()).map(str::to_owned));
+            }
+            "super" | "yield" => out.push(node.kind().to_owned()),
+            _ => {}
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }

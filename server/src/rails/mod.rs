@@ -363,6 +363,10 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
                 })
                 .map(controller::extract)
                 .collect();
+            for controller in &mut facts.controllers {
+                controller.action_calls =
+                    controller.actions.iter().map(|a| (a.name.clone(), controller::calls_in(tree, ruby_text, a.span))).collect();
+            }
             let ranges: Vec<(String, std::ops::Range<usize>)> =
                 facts.controllers.iter().map(|c| (c.class_name.clone(), c.span.start_byte..c.span.end_byte)).collect();
             facts.permits = permits::extract(tree.root_node(), ruby_text, &ranges);

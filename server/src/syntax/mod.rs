@@ -59,3 +59,14 @@ impl Serialize for Span {
 pub fn text_of<'a>(node: Node<'_>, text: &'a str) -> &'a str {
     text.get(node.byte_range()).unwrap_or("")
 }
+
+/// The node of one of `kinds` at `span` (the smallest one covering it).
+pub fn enclosing<'t>(tree: &'t tree_sitter::Tree, span: Span, kinds: &[&str]) -> Option<tree_sitter::Node<'t>> {
+    let mut node = tree.root_node().descendant_for_byte_range(span.start_byte, span.end_byte)?;
+    loop {
+        if kinds.contains(&node.kind()) {
+            return Some(node);
+        }
+        node = node.parent()?;
+    }
+}
