@@ -295,3 +295,25 @@ fn editing_a_concern_rechecks_the_controllers_that_call_its_macros() {
     assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
 }
+
+#[test]
+fn haml_templates_are_read_as_they_are_edited() {
+    let app = repo_root().join("tests/fixtures/apps/shop");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let index = client.open(&app.join("app/views/products/index.html.haml"), "haml", 1);
+    assert_eq!(client.diagnostics(&index, Some(1)), Vec::<Value>::new());
+    // Line 4 is `    = link_to product.name, product_path(product)`: misspell the helper.
+    client.change(&index, 2, json!([{"range": {"start": {"line": 3, "character": 30}, "end": {"line": 3, "character": 33}}, "text": ""}]));
+    let found = client.diagnostics(&index, Some(2));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "rails.unknown-route-helper");
+    assert_eq!(found[0]["range"], json!({"start": {"line": 3, "character": 28}, "end": {"line": 3, "character": 37}}));
+    // Hover on the helper of the layout names its route.
+    let layout = client.open(&app.join("app/views/layouts/application.html.haml"), "haml", 1);
+    let hover = client.request("textDocument/hover", json!({"textDocument": {"uri": layout}, "position": {"line": 6, "character": 30}}));
+    let text = hover["result"]["contents"]["value"].as_str().unwrap_or_default().to_owned();
+    assert!(text.contains("/products"), "{hover}");
+    assert_eq!(client.shutdown().code(), Some(0));
+}

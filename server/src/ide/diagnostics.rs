@@ -604,6 +604,45 @@ mod tests {
     }
 
     #[test]
+    fn haml_templates_are_checked_at_the_exact_code() {
+        let fixture = Fixture::new(&format!(
+            "{ROUTES}{}",
+            r##"
+        #- /app/views/posts/index.html.haml
+        %h1 Posts
+        - @posts.each do |post|
+          %li{data: {url: post_path(post)}}= link_to post.title, pots_path
+          - if post.draft?
+            = render "posts/draft_badge", post: post
+        %p See #{link_to "the archive", archive_url}
+        -# = link_to "old", ancient_path
+        :javascript
+          var url = "#{feed_path}";
+        "##
+        ));
+        let snapshot = fixture.index.snapshot();
+        let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let diagnostics = app_diagnostics(&context);
+        let haml = fixture.root.join("app/views/posts/index.html.haml");
+        let mut found: Vec<(u32, String)> = diagnostics[&haml]
+            .iter()
+            .map(|d| (d.span.start.line, format!("{}:{}-{} {}", d.span.start.line + 1, d.span.start.col + 1, d.span.end.col + 1, d.rule)))
+            .collect();
+        found.sort();
+        let found: Vec<String> = found.into_iter().map(|(_, f)| f).collect();
+        // Filters interpolate too; a `-#` comment is no code.
+        assert_eq!(
+            found,
+            [
+                "3:58-67 rails.unknown-route-helper",
+                "5:7-45 rails.missing-template",
+                "6:33-44 rails.unknown-route-helper",
+                "9:16-25 rails.unknown-route-helper",
+            ]
+        );
+    }
+
+    #[test]
     fn missing_controllers_and_actions_but_not_implicit_templates_or_concern_actions() {
         check(
             ROUTES,

@@ -4,6 +4,7 @@
 //! It knows Ruby and ERB, not Rails: `rails` interprets what this layer reads.
 
 mod errors;
+pub mod haml;
 mod line_index;
 pub mod outline;
 pub mod parse;

@@ -17,7 +17,7 @@ pub enum Language {
     Ruby,
     /// `.erb`: ERB layer plus a masked Ruby copy.
     Erb,
-    /// `.haml`: recognized as a template; its Ruby is not parsed yet.
+    /// `.haml`: a masked Ruby copy of its code (`syntax::haml`), without block structure.
     Haml,
     /// Other template engines (`.slim`, `.rabl`): recognized, not parsed.
     OtherTemplate,
@@ -30,13 +30,15 @@ impl Language {
 }
 
 /// The trees of one file. `ruby` is the Ruby tree: of the file itself, or of the masked copy of an
-/// ERB template (positions map 1:1 to the template).
+/// ERB or HAML template (positions map 1:1 to the template).
 pub struct ParsedFile {
     pub language: Language,
     pub ruby: Option<Tree>,
     pub erb: Option<Tree>,
     ruby_input: Option<String>,
     erb_input: Option<String>,
+    /// A HAML template's code ranges.
+    haml_code: Vec<std::ops::Range<usize>>,
 }
 
 thread_local! {
@@ -69,18 +71,25 @@ impl ParsedFile {
             Language::Ruby => {
                 let old = previous.and_then(|p| Some((p.ruby.as_ref()?, p.ruby_input.as_deref()?)));
                 let (ruby, ruby_input) = parse_ruby_layer(text.to_owned(), old);
-                ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None }
+                ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code: Vec::new() }
             }
             Language::Erb => {
                 let old_erb = previous.and_then(|p| Some((p.erb.as_ref()?, p.erb_input.as_deref()?)));
                 let erb = ERB_PARSER.with(|p| incremental(&mut p.borrow_mut(), text, old_erb));
                 let Some(erb) = erb else {
-                    return ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None };
+                    return ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code: Vec::new() };
                 };
                 let code_ranges = erb_code_ranges(&erb);
                 if code_ranges.is_empty() {
                     // No Ruby at all: nothing to parse.
-                    return ParsedFile { language, ruby: None, erb: Some(erb), ruby_input: None, erb_input: Some(text.to_owned()) };
+                    return ParsedFile {
+                        language,
+                        ruby: None,
+                        erb: Some(erb),
+                        ruby_input: None,
+                        erb_input: Some(text.to_owned()),
+                        haml_code: Vec::new(),
+                    };
                 }
                 let masked = mask_template(text, &erb);
                 let old_ruby = previous.and_then(|p| Some((p.ruby.as_ref()?, p.ruby_input.as_deref()?)));
@@ -94,9 +103,20 @@ impl ParsedFile {
                     ruby = Some(fallback);
                     ruby_input = None;
                 }
-                ParsedFile { language, ruby, erb: Some(erb), ruby_input, erb_input: Some(text.to_owned()) }
+                ParsedFile { language, ruby, erb: Some(erb), ruby_input, erb_input: Some(text.to_owned()), haml_code: Vec::new() }
             }
-            Language::Haml | Language::OtherTemplate => ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None },
+            Language::Haml => {
+                let (masked, haml_code) = super::haml::mask(text);
+                if haml_code.is_empty() {
+                    return ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code };
+                }
+                let old_ruby = previous.and_then(|p| Some((p.ruby.as_ref()?, p.ruby_input.as_deref()?)));
+                let (ruby, ruby_input) = parse_ruby_layer(masked, old_ruby);
+                ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code }
+            }
+            Language::OtherTemplate => {
+                ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code: Vec::new() }
+            }
         }
     }
 
@@ -105,6 +125,7 @@ impl ParsedFile {
         match (self.language, &self.erb) {
             (Language::Ruby, _) => true,
             (Language::Erb, Some(erb)) => erb_code_ranges(erb).iter().any(|r| r.start_byte <= offset && offset <= r.end_byte),
+            (Language::Haml, _) => self.haml_code.iter().any(|r| r.start <= offset && offset <= r.end),
             _ => false,
         }
     }
@@ -113,7 +134,7 @@ impl ParsedFile {
     /// template, code bytes identical) so a node's text never includes template markup.
     pub fn ruby_text<'a>(&'a self, source: &'a str) -> &'a str {
         match self.language {
-            Language::Erb => self.ruby_input.as_deref().unwrap_or(source),
+            Language::Erb | Language::Haml => self.ruby_input.as_deref().unwrap_or(source),
             _ => source,
         }
     }
