@@ -22,6 +22,8 @@ pub struct AppContext {
     pub method_names: HashSet<String>,
     /// Controller class name → (file, index in its `controllers`).
     pub controllers: HashMap<String, (Arc<FileFacts>, usize)>,
+    /// Model class name → (file, index in its `models`).
+    pub models: HashMap<String, (Arc<FileFacts>, usize)>,
     /// Module name → public method names (concerns and other mixins defined in the app).
     pub modules: HashMap<String, Vec<String>>,
     /// Module name → its class-side methods (the macros a controller may call).
@@ -53,8 +55,10 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
         out.push(format!("macro {}.{} {:?} {:?}", m.module, m.name, m.params, m.body));
     }
     for model in &facts.models {
-        out.push(format!("model {}", model.class_name));
+        out.push(format!("model {} <{:?} {}", model.class_name, model.superclass, model.concerns.len()));
         out.extend(model.methods.iter().map(|m| format!("  {}", m.name)));
+        out.extend(model.associations.iter().map(|a| format!("  association {}", a.name)));
+        out.extend(model.scopes.iter().map(|s| format!("  scope {}", s.name)));
     }
     for controller in &facts.controllers {
         out.push(format!("controller {} <{:?}", controller.class_name, controller.superclass));
@@ -85,6 +89,7 @@ impl AppContext {
         helper_names.extend(table.helpers.iter().map(|h| h.name.clone()));
         let mut method_names = HashSet::new();
         let mut controllers = HashMap::new();
+        let mut models = HashMap::new();
         let mut modules: HashMap<String, Vec<String>> = HashMap::new();
         let mut templates = HashSet::new();
         let mut macros: HashMap<String, Vec<crate::rails::concern_macros::ConcernMacro>> = HashMap::new();
@@ -103,8 +108,9 @@ impl AppContext {
                     modules.entry(definition.name.clone()).or_default().extend(public);
                 }
             }
-            for model in &file.models {
+            for (i, model) in file.models.iter().enumerate() {
                 method_names.extend(model.methods.iter().map(|m| m.name.clone()));
+                models.insert(model.class_name.clone(), (Arc::clone(file), i));
             }
             for (i, controller) in file.controllers.iter().enumerate() {
                 method_names.extend(controller.actions.iter().chain(&controller.private_methods).map(|m| m.name.clone()));
@@ -130,6 +136,7 @@ impl AppContext {
             helper_names,
             method_names,
             controllers,
+            models,
             modules,
             macros,
             get_actions,
@@ -142,6 +149,10 @@ impl AppContext {
     /// Templates that write the same emitted file, by template path (see `ide::tree::output_collisions`).
     pub fn output_collisions(&self) -> &BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>> {
         self.collisions.get_or_init(|| super::tree::output_collisions(self))
+    }
+
+    pub fn model(&self, class_name: &str) -> Option<&crate::rails::model::Model> {
+        self.models.get(class_name).map(|(file, i)| &file.models[*i])
     }
 
     pub fn controller(&self, class_name: &str) -> Option<&Controller> {

@@ -57,13 +57,13 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
             out.entry(file.path.clone()).or_default().extend(file.migration_verbs.iter().cloned());
         }
     }
-    if !context.has_routes_file {
-        for file in &context.files {
-            let unexpanded = unexpanded_macros(file, context);
-            if !unexpanded.is_empty() {
-                out.entry(file.path.clone()).or_default().extend(unexpanded);
-            }
+    for file in &context.files {
+        let found = routeless_checks(file, context);
+        if !found.is_empty() {
+            out.entry(file.path.clone()).or_default().extend(found);
         }
+    }
+    if !context.has_routes_file {
         for (path, diagnostics) in context.output_collisions() {
             out.entry(path.clone()).or_default().extend(diagnostics.iter().cloned());
         }
@@ -88,12 +88,6 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
             out.entry(file.path.clone()).or_default().extend(missing);
         }
     }
-    for file in &context.files {
-        let unexpanded = unexpanded_macros(file, context);
-        if !unexpanded.is_empty() {
-            out.entry(file.path.clone()).or_default().extend(unexpanded);
-        }
-    }
     for (file, diagnostics) in missing_actions(context) {
         out.entry(context.root.join(file)).or_default().extend(diagnostics);
     }
@@ -110,13 +104,87 @@ pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     if file.template.is_some() {
         found.extend(context.output_collisions().get(&file.path).into_iter().flatten().cloned());
     }
-    found.extend(unexpanded_macros(file, context));
+    found.extend(routeless_checks(file, context));
     if context.has_routes_file {
         found.extend(unknown_route_helpers(file, context));
         found.extend(missing_templates(file, context));
         found.extend(implicit_renders(file, context));
     }
     found
+}
+
+/// The whole-app checks of one file that do not need the routes.
+fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut found = unexpanded_macros(file, context);
+    found.extend(unknown_association_loads(file, context));
+    found
+}
+
+/// Methods that keep a relation on its model: a load after them names that model's associations.
+const RELATION_METHODS: &[&str] = &[
+    "all",
+    "where",
+    "not",
+    "rewhere",
+    "order",
+    "reorder",
+    "limit",
+    "offset",
+    "select",
+    "distinct",
+    "group",
+    "having",
+    "unscoped",
+    "references",
+    "readonly",
+    "lock",
+    "none",
+    "includes",
+    "preload",
+    "eager_load",
+    "joins",
+    "left_joins",
+    "left_outer_joins",
+    "strict_loading",
+    "page",
+    "per",
+];
+
+/// `rails.unknown-association` on `Post.includes(:comentz)` anywhere in the app: the model is the
+/// constant the relation starts at, when every method between keeps it there (relation methods, the
+/// model's scopes). Models that include modules or inherit from another model are left alone, as
+/// are unknown constants.
+fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for load in &file.association_loads {
+        let Some(model) = context.model(&load.model) else { continue };
+        let inherits = model.superclass.as_deref().is_some_and(|s| !matches!(s, "ApplicationRecord" | "ActiveRecord::Base"));
+        if inherits || !model.concerns.is_empty() {
+            continue;
+        }
+        let keeps_model = |m: &String| RELATION_METHODS.contains(&m.as_str()) || model.scopes.iter().any(|s| &s.name == m);
+        if !load.chain.iter().all(keeps_model) {
+            continue;
+        }
+        for (name, span) in &load.names {
+            if model.associations.iter().any(|a| &a.name == name) {
+                continue;
+            }
+            let hint = closest(name, model.associations.iter().map(|a| a.name.as_str()))
+                .map(|n| format!(" Did you mean `:{n}`?"))
+                .unwrap_or_default();
+            out.push(Diagnostic {
+                span: *span,
+                severity: roundhouse::catalogue::rule("rails.unknown-association").map_or(Severity::Warning, |r| r.severity),
+                rule: "rails.unknown-association",
+                message: format!(
+                    "`{}(:{name})` names no association of {}: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs.{hint}",
+                    load.method, model.class_name
+                ),
+            });
+        }
+    }
+    out
 }
 
 /// Calls that answer the request, so an action that makes one does not rely on the implicit render.
@@ -502,6 +570,42 @@ mod tests {
         "#,
             expect![[r#"
                 app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn association_loads_name_the_models_associations() {
+        check(
+            r#"
+            #- /app/models/post.rb
+            class Post < ApplicationRecord
+              has_many :comments
+              belongs_to :author
+              scope :published, -> { where(published: true) }
+            end
+            #- /app/models/comment.rb
+            class Comment < ApplicationRecord
+              include Reactable
+              belongs_to :post
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              def index
+                @posts = Post.published.includes(:comentz, :author).order(:id)
+                @drafts = Post.where(published: false).preload(author: :profile)
+                @recent = Post.first.comments.includes(:anything)
+                @odd = Comment.includes(:reactions)
+                @joined = Post.joins(:tags)
+              end
+            end
+            #- /app/views/posts/index.html.erb
+            <% Post.eager_load(:autor).each do |post| %><%= post.id %><% end %>
+        "#,
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.unknown-association `includes(:comentz)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs. Did you mean `:comments`?
+                app/controllers/posts_controller.rb:7 rails.unknown-association `joins(:tags)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs.
+                app/views/posts/index.html.erb:1 rails.unknown-association `eager_load(:autor)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs. Did you mean `:author`?
             "#]],
         );
     }

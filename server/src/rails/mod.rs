@@ -75,6 +75,9 @@ pub struct FileFacts {
     /// Permitted-parameter lists in controller methods (for `<X>Params` classes).
     #[serde(skip)]
     pub permits: Vec<permits::PermitList>,
+    /// `Post.includes(:comments)` and the like, checked against the model's associations.
+    #[serde(skip)]
+    pub association_loads: Vec<references::AssociationLoad>,
     /// Class-side methods of modules: the macros a controller may call (`require_sudo_mode`).
     #[serde(skip)]
     pub concern_macros: Vec<concern_macros::ConcernMacro>,
@@ -214,6 +217,7 @@ impl FileFacts {
             suppressions: Vec::new(),
             permits: Vec::new(),
             concern_macros: Vec::new(),
+            association_loads: Vec::new(),
             aot_marker: None,
         }
     }
@@ -333,6 +337,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     facts.route_helper_calls = references.route_helpers;
     facts.constants = references.constants;
     facts.render_calls = references.renders;
+    facts.association_loads = references.association_loads;
     if let Some(template) = facts.template.as_mut() {
         template.ivars_read = references.ivars_read;
         template.helpers_called = references.helper_calls;

@@ -65,6 +65,21 @@ pub struct RenderCall {
     pub span: Span,
 }
 
+/// `Post.published.includes(:comments, author: :profile)`: a load of associations on a relation that
+/// starts at a constant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssociationLoad {
+    /// The constant the chain starts at: `Post`, `Admin::Report`.
+    pub model: String,
+    /// The methods between the constant and the load (`published`): a load is checked only when they
+    /// keep the relation on that model.
+    pub chain: Vec<String>,
+    /// `includes`, `preload`, `eager_load`, `joins`, `left_joins`, `left_outer_joins`.
+    pub method: String,
+    /// The associations named at the top level (symbols, and the keys of a hash), with their spans.
+    pub names: Vec<(String, Span)>,
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct References {
     pub route_helpers: Vec<Reference>,
@@ -75,6 +90,54 @@ pub struct References {
     pub helper_calls: Vec<String>,
     /// Constants named (`Markly`, `SQLite3::Database`), sorted and unique.
     pub constants: Vec<String>,
+    pub association_loads: Vec<AssociationLoad>,
+}
+
+const LOAD_METHODS: [&str; 6] = ["includes", "preload", "eager_load", "joins", "left_joins", "left_outer_joins"];
+
+/// `Post.where(…).includes(:comments)`: the constant the receiver chain starts at, the methods in
+/// between, and the associations named.
+fn association_load(call: Node<'_>, text: &str) -> Option<AssociationLoad> {
+    let method = text_of(call.child_by_field_name("method")?, text);
+    if !LOAD_METHODS.contains(&method) {
+        return None;
+    }
+    let mut chain = Vec::new();
+    let mut receiver = call.child_by_field_name("receiver")?;
+    while receiver.kind() == "call" {
+        chain.push(text_of(receiver.child_by_field_name("method")?, text).to_owned());
+        receiver = receiver.child_by_field_name("receiver")?;
+    }
+    if !matches!(receiver.kind(), "constant" | "scope_resolution") {
+        return None;
+    }
+    chain.reverse();
+    let arguments = call.child_by_field_name("arguments")?;
+    let mut names = Vec::new();
+    let mut cursor = arguments.walk();
+    for argument in arguments.named_children(&mut cursor) {
+        match argument.kind() {
+            "simple_symbol" => names.push((text_of(argument, text).trim_start_matches(':').to_owned(), Span::of(argument))),
+            "pair" => {
+                let key = argument.child_by_field_name("key")?;
+                if matches!(key.kind(), "hash_key_symbol" | "simple_symbol") {
+                    names.push((text_of(key, text).trim_start_matches(':').to_owned(), Span::of(key)));
+                }
+            }
+            "hash" => {
+                let mut inner = argument.walk();
+                for pair in argument.named_children(&mut inner).filter(|p| p.kind() == "pair") {
+                    if let Some(key) = pair.child_by_field_name("key").filter(|k| matches!(k.kind(), "hash_key_symbol" | "simple_symbol")) {
+                        names.push((text_of(key, text).trim_start_matches(':').to_owned(), Span::of(key)));
+                    }
+                }
+            }
+            // A variable, a string, an array: not read.
+            _ => return None,
+        }
+    }
+    let model = text_of(receiver, text).trim_start_matches("::").to_owned();
+    (!names.is_empty()).then(|| AssociationLoad { model, chain, method: method.to_owned(), names })
 }
 
 pub fn extract(root: Node<'_>, text: &str) -> References {
@@ -104,6 +167,9 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                 if is_route_helper(name) {
                     references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
                 }
+            }
+            "call" => {
+                references.association_loads.extend(association_load(node, text));
             }
             "instance_variable" if !is_assigned(node) => {
                 read.insert(text_of(node, text).to_owned());
