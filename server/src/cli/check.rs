@@ -206,6 +206,13 @@ fn sarif_result(facts: &FileFacts, d: &Diagnostic, path: &str) -> serde_json::Va
     result
 }
 
+/// A rule's help as plain text: why, then the fix (`switchyard explain` has the example).
+fn help_text(r: &catalogue::Rule) -> String {
+    let prose = crate::roundhouse::rule_docs::prose(r.id).unwrap_or_default();
+    let fix: Vec<&str> = prose.fix.lines().filter(|l| !l.starts_with("```") && !l.trim().is_empty()).map(str::trim).collect();
+    format!("{} Fix: {} (`switchyard explain {}` has an example.)", prose.why, fix.join(" "), r.id)
+}
+
 /// The SARIF log: the tool with every rule of the catalogue (help text included), and the results.
 fn sarif_log(results: Vec<serde_json::Value>) -> serde_json::Value {
     let rules: Vec<serde_json::Value> = catalogue::RULES
@@ -216,7 +223,7 @@ fn sarif_log(results: Vec<serde_json::Value>) -> serde_json::Value {
                 "id": r.id,
                 "shortDescription": {"text": format!("{}: {}", r.id, trigger.replace('`', ""))},
                 "fullDescription": {"text": format!("{} {}", trigger.replace('`', ""), catalogue::severity_meaning(r.severity))},
-                "help": {"text": format!("Run `switchyard explain {}`.", r.id), "markdown": format!("{trigger}\n\nRun `switchyard explain {}`.", r.id)},
+                "help": {"text": help_text(r), "markdown": crate::roundhouse::rule_docs::page(r, 2)},
                 "defaultConfiguration": {"level": sarif_level(r.severity)},
                 "properties": {"targets": r.targets.iter().map(|t| t.as_str()).collect::<Vec<_>>()}
             })
