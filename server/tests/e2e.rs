@@ -317,3 +317,46 @@ fn haml_templates_are_read_as_they_are_edited() {
     assert!(text.contains("/products"), "{hover}");
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+#[test]
+fn quick_fixes_rewrite_or_silence_a_finding() {
+    let app = repo_root().join("examples/blog");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let tag = client.open(&app.join("app/models/tag.rb"), "ruby", 1);
+    client.diagnostics(&tag, Some(1));
+    // Append `alias label name` as the model's last line but one.
+    let lines = std::fs::read_to_string(app.join("app/models/tag.rb")).unwrap().lines().count() as u32;
+    client.change(&tag, 2, json!([{"range": {"start": {"line": lines - 1, "character": 0}, "end": {"line": lines - 1, "character": 0}}, "text": "  alias label name\n"}]));
+    let found = client.diagnostics(&tag, Some(2));
+    let alias = found.iter().find(|d| d["code"] == "syntax.alias-keyword").expect("the alias is reported");
+    let response = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": tag}, "range": alias["range"], "context": {"diagnostics": [alias]}}),
+    );
+    let actions = response["result"].as_array().unwrap();
+    let titles: Vec<&str> =
+        actions.iter().filter(|a| a["diagnostics"][0]["code"] == "syntax.alias-keyword").map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Write `alias_method :label, :name`",
+            "Disable `syntax.alias-keyword` for this line",
+            "Disable `syntax.alias-keyword` for this file"
+        ]
+    );
+    let rewrite = &actions[0];
+    assert_eq!(rewrite["kind"], "quickfix");
+    assert_eq!(rewrite["isPreferred"], true);
+    let edit = &rewrite["edit"]["changes"][tag.as_str()][0];
+    assert_eq!(edit["newText"], "alias_method :label, :name");
+    assert_eq!(edit["range"], alias["range"]);
+    // A client that asks only for refactorings gets none.
+    let refactors = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": tag}, "range": alias["range"], "context": {"diagnostics": [], "only": ["refactor"]}}),
+    );
+    assert_eq!(refactors["result"], Value::Null);
+    assert_eq!(client.shutdown().code(), Some(0));
+}

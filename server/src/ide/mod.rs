@@ -3,6 +3,7 @@
 
 pub mod context;
 pub mod diagnostics;
+pub mod fixes;
 pub mod inlay;
 pub mod preview;
 pub mod routes;

@@ -57,6 +57,7 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> { handlers::hover::hover(self, params).await }
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> { handlers::definition::definition(self, params).await }
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> { handlers::definition::references(self, params).await }
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> { handlers::code_action::code_action(self, params).await }
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> { handlers::code_lens::code_lens(self, params).await }
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> { handlers::completion::completion(self, params).await }
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> { handlers::code_lens::execute_command(self, params).await }

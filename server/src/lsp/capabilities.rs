@@ -16,6 +16,10 @@ pub fn server_capabilities() -> ServerCapabilities {
         inlay_hint_provider: Some(OneOf::Left(true)),
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
         code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
         completion_provider: Some(CompletionOptions { trigger_characters: Some(vec!["_".to_owned()]), ..CompletionOptions::default() }),
         execute_command_provider: Some(ExecuteCommandOptions {

@@ -1,5 +1,6 @@
 //! One file per LSP method family.
 
+pub mod code_action;
 pub mod code_lens;
 pub mod completion;
 pub mod custom;

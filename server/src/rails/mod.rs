@@ -235,13 +235,13 @@ pub struct Suppression {
 
 /// `# switchyard:disable rule-a rule-b` at the end of a line silences that line; on a line of its own
 /// among the comments at the top of the file, the whole file; `# switchyard:disable-next-line rule`
-/// silences the next line. ERB comments (`<%# switchyard:disable … %>`) work the same way.
+/// silences the next line. ERB and HAML comments (`<%# switchyard:disable … %>`, `-# …`) work the same way.
 fn suppressions(text: &str, line_index: &LineIndex) -> Vec<Suppression> {
     let mut out = Vec::new();
     let mut in_header = true;
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim();
-        let is_comment = trimmed.starts_with('#') || trimmed.starts_with("<%#");
+        let is_comment = trimmed.starts_with('#') || trimmed.starts_with("<%#") || trimmed.starts_with("-#");
         if let Some(at) = line.find("switchyard:disable") {
             let rest = &line[at + "switchyard:disable".len()..];
             let (next_line, rest) = match rest.strip_prefix("-next-line") {
@@ -306,7 +306,14 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             }
         });
     }
+    // Template text rules hold for a template with no Ruby at all (`#{` in plain HTML).
+    let template_rules = if parsed.language == Language::Erb && kind == Some(FileKind::View) {
+        crate::roundhouse::template_rules::check(text, parsed)
+    } else {
+        Vec::new()
+    };
     let Some(tree) = parsed.ruby.as_ref() else {
+        facts.diagnostics.extend(template_rules);
         // Templates Switchyard does not parse still have file-level findings (their engine, their format).
         let found = crate::roundhouse::facts_rules::check(&facts, text);
         facts.diagnostics.extend(found);
@@ -328,9 +335,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     if compiled {
         facts.diagnostics.extend(crate::roundhouse::syntax_rules::check(tree, ruby_text));
     }
-    if parsed.language == Language::Erb && kind == Some(FileKind::View) {
-        facts.diagnostics.extend(crate::roundhouse::template_rules::check(text, parsed));
-    }
+    facts.diagnostics.extend(template_rules);
 
     let outline = Outline::new(tree, ruby_text);
     let references = references::extract(tree.root_node(), ruby_text);

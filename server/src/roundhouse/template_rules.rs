@@ -47,7 +47,8 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {
                         );
                     }
                 }
-                if let Some(at) = source.find("<%") {
+                // `<%%` is the literal tag (views.literal-tag), not an opening one.
+                if let Some(at) = source.match_indices("<%").map(|(i, _)| i).find(|&i| !source[i..].starts_with("<%%")) {
                     let start = node.start_byte() + at;
                     push(
                         &mut out,
