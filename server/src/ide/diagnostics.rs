@@ -173,15 +173,14 @@ fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diag
             let hint = closest(name, model.associations.iter().map(|a| a.name.as_str()))
                 .map(|n| format!(" Did you mean `:{n}`?"))
                 .unwrap_or_default();
-            out.push(Diagnostic {
-                span: *span,
-                severity: roundhouse::catalogue::rule("rails.unknown-association").map_or(Severity::Warning, |r| r.severity),
-                rule: "rails.unknown-association",
-                message: format!(
+            out.push(roundhouse::catalogue::finding(
+                "rails.unknown-association",
+                *span,
+                format!(
                     "`{}(:{name})` names no association of {}: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs.{hint}",
                     load.method, model.class_name
                 ),
-            });
+            ));
         }
     }
     out
@@ -255,16 +254,14 @@ fn unexpanded_macros(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             let Some(found) = modules.iter().find_map(|m| context.module_macro(m, &call.name)) else { continue };
             let args = crate::rails::concern_macros::call_args(&call.arguments, &call.options);
             let Some(why) = crate::rails::concern_macros::not_expanded(found, &args) else { continue };
-            let rule = "controller.concern-macro-not-expanded";
-            out.push(Diagnostic {
-                span: call.span,
-                severity: roundhouse::catalogue::rule(rule).map_or(Severity::Warning, |r| r.severity),
-                rule,
-                message: format!(
+            out.push(roundhouse::catalogue::finding(
+                "controller.concern-macro-not-expanded",
+                call.span,
+                format!(
                     "Roundhouse does not expand `{}` from `{}` into filters: {why}. The call is dropped, so nothing it sets up runs in the emitted controller. Declare the filters here (`before_action …`), or keep the macro to filter calls with symbol targets.",
                     call.name, found.module
                 ),
-            });
+            ));
         }
     }
     out

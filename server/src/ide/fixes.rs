@@ -168,6 +168,14 @@ mod tests {
             .collect()
     }
 
+    /// What the editor shows for `text` as `app/models/post.rb` (suppressions applied).
+    fn shown_in_model(text: &str) -> Vec<Diagnostic> {
+        let parsed = ParsedFile::parse(Language::Ruby, text);
+        let path = "app/models/post.rb";
+        let facts = crate::rails::extract(path.into(), path.to_owned(), Some(crate::rails::project::FileKind::Model), text, &parsed);
+        crate::ide::diagnostics::file_diagnostics(&facts, &[])
+    }
+
     #[test]
     fn rewrites() {
         let model = "class Post < ApplicationRecord\n  def label = \"Post #@title\"\n  alias summary to_s\nend\n";
@@ -192,15 +200,7 @@ mod tests {
         assert_eq!(fixed[2].1, format!("# switchyard:disable syntax.alias-keyword\n{model}"));
         // Each fix, applied, silences the finding.
         for (_, text) in &fixed {
-            let parsed = ParsedFile::parse(Language::Ruby, text);
-            let facts = crate::rails::extract(
-                "app/models/post.rb".into(),
-                "app/models/post.rb".to_owned(),
-                Some(crate::rails::project::FileKind::Model),
-                text,
-                &parsed,
-            );
-            let shown = crate::ide::diagnostics::file_diagnostics(&facts, &[]);
+            let shown = shown_in_model(text);
             assert!(shown.iter().all(|d| d.rule != "syntax.alias-keyword"), "{text}: {shown:?}");
         }
         let view = "<ul>\n  <p>#{x}</p>\n</ul>\n";
@@ -216,15 +216,7 @@ mod tests {
     #[test]
     fn unused_suppressions_are_removed() {
         let text = "class Post < ApplicationRecord\n  # switchyard:disable-next-line syntax.undef\n  has_many :comments\n  scope :x, -> { all } # switchyard:disable model.scope-body\nend\n";
-        let parsed = ParsedFile::parse(Language::Ruby, text);
-        let facts = crate::rails::extract(
-            "app/models/post.rb".into(),
-            "app/models/post.rb".to_owned(),
-            Some(crate::rails::project::FileKind::Model),
-            text,
-            &parsed,
-        );
-        let shown = crate::ide::diagnostics::file_diagnostics(&facts, &[]);
+        let shown = shown_in_model(text);
         let unused: Vec<&Diagnostic> = shown.iter().filter(|d| d.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION).collect();
         assert_eq!(unused.len(), 2);
         let apply = |d: &Diagnostic| {

@@ -118,30 +118,18 @@ pub fn extract(namespace: &Namespace) -> Controller {
 pub fn calls_in(tree: &tree_sitter::Tree, text: &str, span: Span) -> Vec<String> {
     let Some(method) = crate::syntax::enclosing(tree, span, &["method"]) else { return Vec::new() };
     let mut out = Vec::new();
-    let mut cursor = method.walk();
-    'walk: loop {
-        let node = cursor.node();
-        match node.kind() {
-            "call" if node.child_by_field_name("receiver").is_none() => {
-                if let Some(name) = node.child_by_field_name("method").and_then(|m| text.get(m.byte_range())) {
-                    out.push(name.to_owned());
-                }
-            }
-            "identifier" if node.parent().is_some_and(|p| p.kind() != "call" && p.kind() != "method") => {
-                out.extend(text.get(node.byte_range()).map(str::to_owned));
-            }
-            "super" | "yield" => out.push(node.kind().to_owned()),
-            _ => {}
-        }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
+    crate::syntax::for_each_node(method, |node| match node.kind() {
+        "call" if node.child_by_field_name("receiver").is_none() => {
+            if let Some(name) = node.child_by_field_name("method").and_then(|m| text.get(m.byte_range())) {
+                out.push(name.to_owned());
             }
         }
-    }
+        "identifier" if node.parent().is_some_and(|p| p.kind() != "call" && p.kind() != "method") => {
+            out.extend(text.get(node.byte_range()).map(str::to_owned));
+        }
+        "super" | "yield" => out.push(node.kind().to_owned()),
+        _ => {}
+    });
     out.sort();
     out.dedup();
     out

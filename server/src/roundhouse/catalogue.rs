@@ -599,6 +599,12 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
 
+/// A finding of catalogue rule `rule`, at the rule's own severity.
+pub fn finding(rule: &'static str, span: crate::syntax::Span, message: String) -> crate::diagnostic::Diagnostic {
+    let severity = self::rule(rule).map_or(Severity::Warning, |r| r.severity);
+    crate::diagnostic::Diagnostic { span, severity, rule, message }
+}
+
 /// What the severities mean, for `explain`.
 pub fn severity_meaning(severity: Severity) -> &'static str {
     match severity {

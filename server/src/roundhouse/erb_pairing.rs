@@ -192,28 +192,18 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Mispairing> {
 
 /// Adds each Ruby nesting token to the tag it sits in.
 fn nesting_events(root: tree_sitter::Node<'_>, tags: &mut [Tag]) {
-    let mut cursor = root.walk();
-    'walk: loop {
-        let node = cursor.node();
-        if node.child_count() == 0
-            && let Some(delta) = nesting_delta(node)
-        {
-            let at = node.start_byte();
-            let index = tags.partition_point(|t| t.code_end <= at);
-            if let Some(tag) = tags.get_mut(index).filter(|t| t.code_start <= at) {
-                tag.net += delta;
-                tag.closes_first.get_or_insert(delta < 0);
-            }
+    crate::syntax::for_each_node(root, |node| {
+        if node.child_count() != 0 {
+            return;
         }
-        if cursor.goto_first_child() {
-            continue;
+        let Some(delta) = nesting_delta(node) else { return };
+        let at = node.start_byte();
+        let index = tags.partition_point(|t| t.code_end <= at);
+        if let Some(tag) = tags.get_mut(index).filter(|t| t.code_start <= at) {
+            tag.net += delta;
+            tag.closes_first.get_or_insert(delta < 0);
         }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
+    });
 }
 
 /// +1 for a token that opens a nesting level in Ruby, -1 for one that closes one.

@@ -2,7 +2,7 @@
 //! Spinel rules of `shared/spec/rules.md`. Each diagnostic sits on the construct's own span.
 
 use super::catalogue;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
 use crate::syntax::Span;
@@ -70,8 +70,7 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
 pub const MIGRATION_VERB: &str = "schema.migration-verb";
 
 fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
-    let severity = catalogue::rule(rule).map_or(Severity::Warning, |r| r.severity);
-    out.push(Diagnostic { span, severity, rule, message });
+    out.push(catalogue::finding(rule, span, message));
 }
 
 const ASSOCIATION_OPTIONS_IGNORED: &[&str] =

@@ -4,12 +4,11 @@
 //! (`erb_pairing`).
 
 use super::catalogue;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::syntax::{ParsedFile, Span};
 
 fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
-    let severity = catalogue::rule(rule).map_or(Severity::Warning, |r| r.severity);
-    out.push(Diagnostic { span, severity, rule, message });
+    out.push(catalogue::finding(rule, span, message));
 }
 
 pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {

@@ -71,3 +71,20 @@ pub fn enclosing<'t>(tree: &'t tree_sitter::Tree, span: Span, kinds: &[&str]) ->
         node = node.parent()?;
     }
 }
+
+/// Calls `visit` on every node under `root` (itself included), in document order: one `TreeCursor`
+/// walk, no recursion and no allocation.
+pub fn for_each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        visit(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() || cursor.node() == root {
+                return;
+            }
+        }
+    }
+}
