@@ -65,6 +65,9 @@
 ; `a.b, c = 1, 2`
 (left_assignment_list (call) @syntax.multi-assign-target)
 
+; `a, *b, c = arr`, `*a, b = arr`: a target after the splat
+(left_assignment_list (rest_assignment) . (_)) @syntax.multi-assign-target
+
 ; `m[i, j] += 1`
 (operator_assignment
   left: (element_reference object: (_) . (_) . (_)) @syntax.multi-index-assign)

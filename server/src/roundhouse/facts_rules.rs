@@ -178,6 +178,26 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                         "Roundhouse accepts only `def`s inside a model's `class << self`: move other statements out.".to_owned(),
                     );
                 }
+                crate::syntax::outline::Item::Namespace(nested)
+                    if is_model
+                        && matches!(
+                            nested.kind,
+                            crate::syntax::outline::NamespaceKind::Class | crate::syntax::outline::NamespaceKind::Module
+                        ) =>
+                {
+                    let name = nested.name.rsplit("::").next().unwrap_or(&nested.name);
+                    push(
+                        &mut out,
+                        "syntax.nested-definition",
+                        nested.span,
+                        format!(
+                            "Roundhouse's ingest rejects a class or module defined inside a model's body: `{name}` in {}. Instead, define it in its own file (`{}/{}.rb`).",
+                            namespace.name,
+                            crate::rails::inflect::underscore(&namespace.name),
+                            crate::rails::inflect::underscore(name)
+                        ),
+                    );
+                }
                 crate::syntax::outline::Item::Method(def) if is_model && (def.parameters.contains('*') || def.parameters.contains('&')) => {
                     push(
                         &mut out,
@@ -655,6 +675,13 @@ mod tests {
               class << self
                 attr_accessor :book
               end
+              class Entry < ApplicationRecord
+              end
+            end
+            #- /app/models/importer.rb
+            class Importer
+              class Row
+              end
             end
             #- /lib/registry.rb
             class Registry
@@ -682,6 +709,7 @@ mod tests {
                 "app/models/event.rb:6 model.method-parameters-dropped",
                 "app/models/hasher.rb:1 jruby.c-extension",
                 "app/models/ledger.rb:2 model.singleton-class-statement",
+                "app/models/ledger.rb:5 syntax.nested-definition",
                 "app/models/post.rb:10 model.validation-option-ignored",
                 "app/models/post.rb:12 model.callback-form",
                 "app/models/post.rb:13 model.unsupported-macro",

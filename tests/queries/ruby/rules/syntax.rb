@@ -69,6 +69,10 @@ post.title, count = "x", 1
 # <- syntax.multi-assign-target
 title, count = "x", 1
 # <- !syntax.multi-assign-target
+first, *middle, last = words
+# <- syntax.multi-assign-target
+first, *rest = words
+# <- !syntax.multi-assign-target
 grid[row, col] += 1
 # <- syntax.multi-index-assign
 grid[row] += 1
