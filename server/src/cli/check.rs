@@ -296,5 +296,8 @@ fn write_summary(
     for (rule, n) in counts {
         writeln!(out, "  {n:>4}  {rule}")?;
     }
+    if let Some(rule) = counts.keys().find(|r| crate::roundhouse::catalogue::rule(r).is_some()) {
+        writeln!(out, "`switchyard explain <rule>` says why and how to fix each (`switchyard explain {rule}`).")?;
+    }
     Ok(())
 }

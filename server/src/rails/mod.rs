@@ -322,16 +322,15 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     let ruby_text = parsed.ruby_text(text);
     let error_rule =
         if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };
-    // A HAML template's masked Ruby has its block structure taken out: read for references, not held
-    // to Ruby's syntax or Roundhouse's ingest.
-    let haml = parsed.language == Language::Haml;
-    if !haml {
+    // A HAML template's masked Ruby has its block structure taken out: not held to Ruby's syntax, only
+    // to the expression-level rules of Roundhouse's ingest.
+    if parsed.language != Language::Haml {
         facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
     }
     // Only code Roundhouse compiles is held to its ingest (initializers and environments are read for
     // config keys alone; a Rakefile not at all).
-    let compiled = !haml
-        && kind.is_some_and(|k| k.is_app_code() || matches!(k, FileKind::View | FileKind::Routes | FileKind::Schema | FileKind::Test));
+    let compiled =
+        kind.is_some_and(|k| k.is_app_code() || matches!(k, FileKind::View | FileKind::Routes | FileKind::Schema | FileKind::Test));
     if compiled {
         facts.diagnostics.extend(crate::roundhouse::syntax_rules::check(tree, ruby_text));
     }

@@ -3,10 +3,10 @@
 //!
 //! HAML closes blocks by indentation, not `end`, and there is no room for an `end` in a same-length
 //! copy; so block structure is taken out instead: a trailing `do |x|` is blanked, and a leading
-//! `if`/`elsif`/`unless`/`case`/`when`/`while`/`until`/`for`/`rescue` becomes a call (`p  cond`), an
-//! `else`/`begin`/`ensure` nothing. Every code line is then a statement of its own: what a reader of
-//! calls, helpers, renders and instance variables needs, not what Roundhouse compiles (so no syntax
-//! rules run on it).
+//! `if`/`elsif`/`unless`/`case`/`when`/`while`/`until`/`rescue` becomes a call (`p  cond`), a `for x
+//! in` header and an `else`/`begin`/`ensure` nothing. Every code line is then a statement of its own:
+//! what a reader of calls, helpers, renders and instance variables needs, and the expression-level
+//! `syntax.*` rules; not Ruby's syntax errors (the block structure is gone).
 //!
 //! Code is: `- code`, `= code` (and `!=`, `&=`, `~`), an element's `= code` after its name and
 //! attributes, its `{…}` attribute hash, `#{…}` in plain text, `:ruby` filter bodies, and the lines a
@@ -17,7 +17,7 @@ use std::ops::Range;
 
 /// Keywords that open or continue a block, and what they become: a call to `p` of the same length
 /// (keeping the condition an expression) or nothing.
-const BLOCK_KEYWORDS: [(&str, bool); 13] = [
+const BLOCK_KEYWORDS: [(&str, bool); 12] = [
     ("if", true),
     ("elsif", true),
     ("unless", true),
@@ -25,7 +25,6 @@ const BLOCK_KEYWORDS: [(&str, bool); 13] = [
     ("when", true),
     ("while", true),
     ("until", true),
-    ("for", true),
     ("rescue", true),
     ("in", true),
     ("else", false),
@@ -154,6 +153,14 @@ fn statement(text: &str, masked: &mut Vec<u8>, start: usize, end: usize, ranges:
         return;
     }
     copy(masked, start..end, ranges);
+    // `for x in xs`: only the collection is an expression (`p x in xs` would read as a pattern match).
+    if let Some(rest) = code.strip_prefix("for ")
+        && let Some(at) = rest.find(" in ")
+    {
+        let header = "for ".len() + at + " in ".len();
+        masked[start..start + header].fill(b' ');
+        return strip_do(code, start, end, masked);
+    }
     // A leading block keyword.
     for (keyword, call) in BLOCK_KEYWORDS {
         let after = code.strip_prefix(keyword);
@@ -165,7 +172,11 @@ fn statement(text: &str, masked: &mut Vec<u8>, start: usize, end: usize, ranges:
             break;
         }
     }
-    // A trailing `do` / `do |x|`.
+    strip_do(code, start, end, masked);
+}
+
+/// Blanks a trailing `do` / `do |x|`.
+fn strip_do(code: &str, start: usize, end: usize, masked: &mut [u8]) {
     let mut body = code.trim_end();
     if let Some(before) = body.strip_suffix('|')
         && let Some(open) = before.rfind('|')
@@ -296,6 +307,17 @@ mod tests {
             masked(text),
             "     @post.title\n       {class: state, data: {url: post_path(@post)}};        current_user.name;\n  p  @post.published?\n    link_to \"Edit\", edit_post_path(@post)\n\n\n  form_with model: @post\n    f.text_field :title,\n    placeholder: \"Title\"\n\n\n\n            1;\n\n  total = @post.comments.count"
         );
+    }
+
+    #[test]
+    fn syntax_rules_read_haml_code_without_false_alarms() {
+        let text = "- for post in @posts do\n  %p= \"By #@author\"\n  - case post.state\n  - in :draft\n    %em draft\n%p= `uptime`\n";
+        let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Haml, text);
+        let found: Vec<String> = crate::roundhouse::syntax_rules::check(parsed.ruby.as_ref().unwrap(), parsed.ruby_text(text))
+            .iter()
+            .map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule))
+            .collect();
+        assert_eq!(found, ["2:11 syntax.embedded-variable", "6:5 syntax.backtick-command"]);
     }
 
     #[test]
