@@ -5,6 +5,7 @@ import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -18,6 +19,8 @@ import {
   PublishDiagnosticsNotification,
   PublishDiagnosticsParams,
   HoverRequest,
+  CodeActionRequest,
+  CodeAction,
   ShutdownRequest,
   ExitNotification,
   WorkDoneProgressCreateRequest,
@@ -36,7 +39,9 @@ const uri = (file: string) => pathToFileURL(file).toString();
 
 test("initialize, diagnostics, hover, switchyard/routes, shutdown", { timeout: 60_000 }, async () => {
   assert.ok(fs.existsSync(binary), `build the server first: ${binary}`);
-  const server = spawn(binary, [], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, SWITCHYARD_LOG: "warn" } });
+  // The rule pages the server writes go to a scratch cache, not the user's.
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), "switchyard-cache-"));
+  const server = spawn(binary, [], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, SWITCHYARD_LOG: "warn", XDG_CACHE_HOME: cache } });
   const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)));
   const connection = createProtocolConnection(new StreamMessageReader(server.stdout), new StreamMessageWriter(server.stdin));
   connection.onRequest(WorkDoneProgressCreateRequest.type, () => null);
@@ -80,6 +85,20 @@ test("initialize, diagnostics, hover, switchyard/routes, shutdown", { timeout: 6
   const broken = await diagnosticsFor(post, 2);
   assert.ok(broken.diagnostics.length > 0);
   assert.equal(broken.diagnostics[0].code, "syntax.parse-error");
+  // The rule's page, written by the server, is the diagnostic's codeDescription.
+  const href = broken.diagnostics[0].codeDescription?.href ?? "";
+  assert.match(href, /^file:\/\/.*\/syntax\.parse-error\.md$/);
+  assert.match(fs.readFileSync(new URL(href), "utf8"), /^# syntax\.parse-error\n/);
+  // Quick fixes for it: a comment silencing the line or the file.
+  const actions = (await connection.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: uri(post) },
+    range: broken.diagnostics[0].range,
+    context: { diagnostics: [broken.diagnostics[0]] },
+  })) as CodeAction[];
+  assert.deepEqual(
+    actions.map((a) => a.title),
+    ["Disable `syntax.parse-error` for this line", "Disable `syntax.parse-error` for this file"],
+  );
 
   // The routes table, as the "Show routes" document renders it. Asked until the first index is done.
   const expected = fs.readFileSync(path.join(repo, "tests/fixtures/routes/apps/blog.expected.txt"), "utf8");
