@@ -319,6 +319,15 @@ mod tests {
     }
 
     #[test]
+    fn every_prefix_of_a_template_being_typed_is_checked_without_a_panic() {
+        let text = "<%= form_with model: @é do |f| %>\n<% [1].each { |x| %><%= x %><% } %>\n<% if a then b end %><%- end -%>\n<%= c do %><% end\n} %>é";
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let parsed = ParsedFile::parse(Language::Erb, &text[..end]);
+            let _ = check(&text[..end], &parsed);
+        }
+    }
+
+    #[test]
     fn nested_output_blocks_and_ordinary_templates() {
         let text = "<%= form_with model: @post do |f| %>\n  <%= f.fields_for :tags do |t| %>\n    <%= t.text_field :name %>\n  <% end %>\n  <% if @post.errors.any? %>\n    <% @post.errors.each do |e| %><%= e %><% end %>\n  <% end %>\n<% end %>\n";
         assert_eq!(causes(text), []);

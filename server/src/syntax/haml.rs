@@ -321,6 +321,16 @@ mod tests {
     }
 
     #[test]
+    fn every_prefix_of_a_template_being_typed_is_masked_without_a_panic() {
+        let text = "%p.é{a: \"ü{\", b: [1, (2)]}(x=1)[@r]<= f(\"#{é}\",\n  g) \\\n- for a in b do |x|\n  ~ \"#{\"\n!= `é`\n&= y\n==#{z} é\n:ruby\n  é = 1\n-#\n  x\n#{\n%\n.\n-\n=\n!\n&\n";
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let (masked, ranges) = mask(&text[..end]);
+            assert_eq!(masked.len(), end);
+            assert!(ranges.iter().all(|r| r.end <= end && text.is_char_boundary(r.start) && text.is_char_boundary(r.end)));
+        }
+    }
+
+    #[test]
     fn masked_haml_parses_as_ruby() {
         let text = "- @posts.each do |post|\n  %li{id: dom_id(post)}= link_to post.title, post\n  - case post.state\n  - when :draft, :hidden\n    %em= t(\".draft\")\n  - else\n    = render \"posts/meta\", post: post\n%p.note Posted #{time_ago_in_words(@at)} ago\n";
         let (masked, ranges) = mask(text);
