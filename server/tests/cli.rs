@@ -195,6 +195,8 @@ fn rules_and_explain_document_the_catalogue() {
     for section in ["## What triggers it", "## Why", "## Example", "## Fix", "## Silencing it"] {
         assert!(page.contains(section), "{section} missing from {page}");
     }
+    let own = text(&switchyard(&["explain", "switchyard.unused-suppression"]).stdout);
+    assert!(own.starts_with("# switchyard.unused-suppression\n\n**info** · Switchyard's own"), "{own}");
     let missing = switchyard(&["explain", "mount"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("did you mean routes.mount"), "{}", text(&missing.stderr));

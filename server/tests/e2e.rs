@@ -258,6 +258,7 @@ fn switchyard_toml_and_editor_rules_shape_what_is_shown() {
     let on_file = client.diagnostics(&toml, None);
     assert_eq!(on_file.len(), 1, "one diagnostic on the file: {on_file:?}");
     assert_eq!(on_file[0]["code"], "switchyard.config");
+    assert_eq!(on_file[0]["codeDescription"]["href"], "https://docs.example.test/rules#switchyard.config");
     assert_eq!(on_file[0]["range"]["start"]["line"], 0);
     let message = client.wait_for(|m| m["method"] == "window/showMessage");
     let text = message["params"]["message"].as_str().unwrap();

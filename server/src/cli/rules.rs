@@ -33,6 +33,10 @@ pub fn rules(markdown: bool) -> Result<Outcome, String> {
 }
 
 pub fn explain(id: &str) -> Result<Outcome, String> {
+    if let Some(page) = crate::roundhouse::rule_docs::own_page(id) {
+        std::io::stdout().lock().write_all(page.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+        return Ok(Outcome::Clean);
+    }
     let Some(r) = rule(id) else {
         let close: Vec<&str> = RULES
             .iter()

@@ -152,9 +152,11 @@ impl Session {
         *lock(&self.rule_docs) = template;
     }
 
-    /// The link to a rule's documentation, for a rule the catalogue has.
+    /// The link to a rule's documentation (a catalogue rule or one of Switchyard's own).
     pub fn rule_doc(&self, rule: &str) -> Option<tower_lsp_server::ls_types::Uri> {
-        crate::roundhouse::catalogue::rule(rule)?;
+        if crate::roundhouse::catalogue::rule(rule).is_none() && crate::roundhouse::rule_docs::own_page(rule).is_none() {
+            return None;
+        }
         let template = lock(&self.rule_docs).clone()?;
         template.replace("{id}", rule).parse().ok()
     }

@@ -71,7 +71,12 @@ pub fn page(rule: &Rule, level: usize) -> String {
             let _ = writeln!(out, "{sub} {heading}\n\n{text}\n");
         }
     }
-    let _ = writeln!(out, "{sub} Severity\n\n{}: {}\n", rule.severity.as_str(), severity_meaning(rule.severity));
+    let meaning = if rule.family == "rails" {
+        "a wiring check that needs no compiler: Rails itself fails here when the code runs, whatever the target."
+    } else {
+        severity_meaning(rule.severity)
+    };
+    let _ = writeln!(out, "{sub} Severity\n\n{}: {meaning}\n", rule.severity.as_str());
     let _ = writeln!(
         out,
         "{sub} Silencing it\n\n`# switchyard:disable {id}` at the end of the line, `# switchyard:disable-next-line {id}` above it, \
@@ -80,6 +85,35 @@ pub fn page(rule: &Rule, level: usize) -> String {
         id = rule.id
     );
     out
+}
+
+/// Switchyard's own diagnostics, outside the catalogue (they are about Switchyard's settings, not about
+/// Roundhouse): id and page body.
+pub const OWN: &[(&str, &str)] = &[
+    (
+        crate::diagnostic::rule::UNUSED_SUPPRESSION,
+        "**info** · Switchyard's own\n\nA `# switchyard:disable` comment that silences nothing: no finding of the rules it names is on \
+         its line (or, for a file-wide comment, in the file), or an id it names is no rule. It may have outlived the code it was \
+         written for.\n\n## Fix\n\nRemove the comment (the quick fix does), or correct the rule id (`switchyard rules` lists them).\n",
+    ),
+    (
+        "switchyard.config",
+        "**error** · Switchyard's own\n\nThe app's `switchyard.toml` has a mistake on this line: an unknown key, target, rule or level, \
+         or a glob that does not parse. Until it is fixed the app is checked with the defaults (targets ruby and jruby, every \
+         rule at its own level, no excludes).\n\n## Fix\n\nSee the message; the settings are `targets = [\"ruby\", \"jruby\", \
+         \"spinel\"]`, `exclude = [\"glob\", …]` and `[rules]` `\"rule.id\" = \"off\" | \"info\" | \"warning\" | \"error\"`.\n",
+    ),
+];
+
+/// The page of one of Switchyard's own diagnostics.
+pub fn own_page(id: &str) -> Option<String> {
+    own_page_at(id, 1)
+}
+
+fn own_page_at(id: &str, level: usize) -> Option<String> {
+    let (id, body) = OWN.iter().find(|(own, _)| *own == id)?;
+    let body = body.replace("## ", &format!("{} ", "#".repeat(level + 1)));
+    Some(format!("{} {id}\n\n{body}", "#".repeat(level)))
 }
 
 /// Every rule's page, in catalogue order: `docs/rules.md`.
@@ -97,6 +131,11 @@ pub fn book() -> String {
         out.push_str(&page(rule, 3));
         out.push('\n');
     }
+    out.push_str("## switchyard (Switchyard's own)\n\n");
+    for (id, _) in OWN {
+        out.extend(own_page_at(id, 3));
+        out.push('\n');
+    }
     out.truncate(out.trim_end().len());
     out.push('\n');
     out
@@ -105,9 +144,9 @@ pub fn book() -> String {
 /// Writes one page per rule into `dir` (`<id>.md`), leaving files that already say the same alone.
 pub fn write_pages(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    for rule in RULES {
-        let path = dir.join(format!("{}.md", rule.id));
-        let text = page(rule, 1);
+    let pages = RULES.iter().map(|rule| (rule.id, page(rule, 1))).chain(OWN.iter().filter_map(|(id, _)| Some((*id, own_page(id)?))));
+    for (id, text) in pages {
+        let path = dir.join(format!("{id}.md"));
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             std::fs::write(&path, text)?;
         }
@@ -157,7 +196,7 @@ mod tests {
         let written = std::fs::metadata(&path).unwrap().modified().unwrap();
         write_pages(&dir).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), written);
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), RULES.len());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), RULES.len() + OWN.len());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -37,8 +37,12 @@ impl Publish {
 
     /// What to show on an app's `switchyard.toml` after reading it: nothing, or the mistake on its
     /// line (the app then runs on defaults).
-    pub fn config(root: &Path, result: &Result<(), (std::path::PathBuf, crate::config::ConfigError)>) -> Option<Publish> {
-        use tower_lsp_server::ls_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
+    pub fn config(
+        session: &Session,
+        root: &Path,
+        result: &Result<(), (std::path::PathBuf, crate::config::ConfigError)>,
+    ) -> Option<Publish> {
+        use tower_lsp_server::ls_types::{CodeDescription, Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
         let Err((path, error)) = result else {
             return Publish::clear(&root.join(crate::config::FILE_NAME));
         };
@@ -47,6 +51,7 @@ impl Publish {
             range: Range::new(Position::new(line, 0), Position::new(line + 1, 0)),
             severity: Some(DiagnosticSeverity::ERROR),
             code: Some(NumberOrString::String("switchyard.config".to_owned())),
+            code_description: session.rule_doc("switchyard.config").map(|href| CodeDescription { href }),
             source: Some("switchyard".to_owned()),
             message: format!("{}; Switchyard uses its defaults for this app until it is fixed.", error.message),
             ..Default::default()

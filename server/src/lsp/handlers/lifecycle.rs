@@ -191,7 +191,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         let read = session.reload_config(&app.root);
         if let Err((path, error)) = &read {
             config_errors.push(format!("{}: {error}", path.display()));
-            publishes.extend(Publish::config(&app.root, &read));
+            publishes.extend(Publish::config(&session, &app.root, &read));
         }
         publishes.extend(refresh_app(&session, &app.root, None));
     }

@@ -30,7 +30,7 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
                     if let Err((path, error)) = &read {
                         config_errors.push(format!("{}: {error}", path.display()));
                     }
-                    publishes.extend(Publish::config(root, &read));
+                    publishes.extend(Publish::config(session, root, &read));
                     session.forget_published_under(root);
                     publishes.extend(super::diagnostics::refresh_app(session, root, None));
                 }
