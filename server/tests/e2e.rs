@@ -316,6 +316,14 @@ fn haml_templates_are_read_as_they_are_edited() {
     let hover = client.request("textDocument/hover", json!({"textDocument": {"uri": layout}, "position": {"line": 6, "character": 30}}));
     let text = hover["result"]["contents"]["value"].as_str().unwrap_or_default().to_owned();
     assert!(text.contains("/products"), "{hover}");
+    // Route helpers complete in HAML code (line 7: `    = link_to "Products", products_path`), not in its text.
+    let completion =
+        client.request("textDocument/completion", json!({"textDocument": {"uri": layout}, "position": {"line": 6, "character": 31}}));
+    let labels: Vec<&str> = completion["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"products_path"), "{labels:?}");
+    let in_text =
+        client.request("textDocument/completion", json!({"textDocument": {"uri": layout}, "position": {"line": 1, "character": 5}}));
+    assert!(in_text["result"].is_null(), "{in_text}");
     assert_eq!(client.shutdown().code(), Some(0));
 }
 
