@@ -70,6 +70,20 @@ local got = vim.wait(20000, function()
 end, 50)
 check("diagnostic for a broken edit", got, vim.inspect(vim.diagnostic.get(post)))
 
+-- Its quick fixes, through the client: a comment silencing the line or the file.
+local titles = {}
+local action_params = {
+  textDocument = { uri = vim.uri_from_bufnr(post) },
+  range = { start = { line = 21, character = 0 }, ["end"] = { line = 21, character = 17 } },
+  context = { diagnostics = {} },
+}
+for _, response in pairs(vim.lsp.buf_request_sync(post, "textDocument/codeAction", action_params, 5000) or {}) do
+  for _, action in ipairs(response.result or {}) do
+    table.insert(titles, action.title)
+  end
+end
+check("quick fixes for the syntax error", vim.tbl_contains(titles, "Disable `syntax.parse-error` for this line"), vim.inspect(titles))
+
 -- Repair it: the syntax error clears (the model's Roundhouse warnings stay).
 vim.api.nvim_buf_set_lines(post, 21, 22, false, { "  def to_param" })
 local cleared = vim.wait(20000, function()
