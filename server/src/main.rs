@@ -32,6 +32,10 @@ struct Args {
     /// Only these rules (repeatable).
     #[arg(long = "rule", value_name = "RULE", requires = "check")]
     rules: Vec<String>,
+    /// Apply the safe fixes (`"#@x"` → `"#{@x}"`, `alias` → `alias_method`, text `#{` escaped, unused
+    /// suppressions removed) to the files, then report what is left.
+    #[arg(long, requires = "check")]
+    fix: bool,
     /// Exit with 1 when a finding is at or above this severity.
     #[arg(long, value_enum, default_value_t = FailLevel::Error, requires = "check")]
     fail_level: FailLevel,
@@ -179,7 +183,7 @@ fn main() -> ExitCode {
             let targets: Vec<_> = args.targets.iter().map(|t| (*t).into()).collect();
             cli::check(
                 &args.path.unwrap_or_else(|| PathBuf::from(".")),
-                &cli::CheckOptions { format, fail_level, targets, rules: args.rules },
+                &cli::CheckOptions { format, fail_level, targets, rules: args.rules, fix: args.fix },
             )
         }
         // LSP: exit code 0 when `shutdown` came before `exit`, 1 otherwise (as the protocol asks).

@@ -261,3 +261,39 @@ fn switchyard_toml_sets_the_targets_and_rule_levels() {
     assert!(stderr.contains("switchyard.toml: line 2: no rule `syntax.for-loops`"), "{stderr}");
     let _ = std::fs::remove_dir_all(&app);
 }
+
+#[test]
+fn fix_applies_the_safe_fixes_and_reports_what_is_left() {
+    let app = std::env::temp_dir().join(format!("switchyard-cli-{}-fix", std::process::id()));
+    let _ = std::fs::remove_dir_all(&app);
+    copy_recursive(&repo_root().join("tests/fixtures/apps/rules"), &app);
+    std::fs::write(
+        app.join("app/models/note.rb"),
+        "class Note < ApplicationRecord\n  has_many :tags # switchyard:disable syntax.undef\nend\n",
+    )
+    .unwrap();
+    let app_arg = app.to_str().unwrap();
+    let rules_of = |output: &Output| -> Vec<String> {
+        text(&output.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["rule"].as_str().unwrap().to_owned()).collect()
+    };
+    let before = switchyard(&["--check", app_arg, "--format", "json", "--target", "ruby"]);
+    let before_rules = rules_of(&before);
+    for rule in ["syntax.alias-keyword", "syntax.embedded-variable", "switchyard.unused-suppression"] {
+        assert!(before_rules.iter().any(|r| r == rule), "{rule} in {before_rules:?}");
+    }
+    let fixed = switchyard(&["--check", app_arg, "--format", "json", "--target", "ruby", "--fix"]);
+    assert_eq!(text(&fixed.stderr), "switchyard: fixed 3 findings in 3 files\n");
+    let after = rules_of(&fixed);
+    for rule in ["syntax.alias-keyword", "syntax.embedded-variable", "switchyard.unused-suppression"] {
+        assert!(!after.iter().any(|r| r == rule), "{rule} still in {after:?}");
+    }
+    // What has no safe fix is still reported, and still fails the check.
+    assert!(after.iter().any(|r| r == "syntax.for-loop"), "{after:?}");
+    assert_eq!(fixed.status.code(), Some(1));
+    let report = std::fs::read_to_string(app.join("app/models/report.rb")).unwrap();
+    assert!(report.contains("  alias_method :summary, :to_s\n"), "{report}");
+    let show = std::fs::read_to_string(app.join("app/views/reports/show.html.erb")).unwrap();
+    assert!(show.starts_with("<h1><%= \"Report #{@title}\" %></h1>"), "{show}");
+    assert_eq!(std::fs::read_to_string(app.join("app/models/note.rb")).unwrap(), "class Note < ApplicationRecord\n  has_many :tags\nend\n");
+    let _ = std::fs::remove_dir_all(&app);
+}

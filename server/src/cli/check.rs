@@ -49,6 +49,8 @@ pub struct CheckOptions {
     pub targets: Vec<Target>,
     /// Only these rules, when given.
     pub rules: Vec<String>,
+    /// Apply the safe fixes first (`--fix`), then report what is left.
+    pub fix: bool,
 }
 
 pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
@@ -85,6 +87,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     for app in index.apps() {
         derived.extend(app_diagnostics(&AppContext::new(&index, &app.root, &snapshot)));
     }
+    let mut fixed = (0, 0);
     for facts in &snapshot {
         let config = index.app_for(&facts.path).and_then(|app| configs.get(&app.root)).unwrap_or(&no_config);
         if config.excludes(&facts.relative_path) {
@@ -95,6 +98,15 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
             .filter_map(|d| selected(config, d))
             .collect();
         if diagnostics.is_empty() || !facts.path.starts_with(&scope) {
+            continue;
+        }
+        if options.fix {
+            let text = std::fs::read_to_string(&facts.path).map_err(|e| format!("{}: {e}", facts.path.display()))?;
+            let (new_text, applied) = crate::ide::fixes::apply_safe(&text, facts.language, &diagnostics);
+            if applied > 0 {
+                std::fs::write(&facts.path, new_text).map_err(|e| format!("cannot write {}: {e}", facts.path.display()))?;
+                fixed = (fixed.0 + applied, fixed.1 + 1);
+            }
             continue;
         }
         let app_root = index.app_for(&facts.path).map(|a| app_relative_to(&a.root, &base)).unwrap_or_default();
@@ -119,6 +131,14 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
             };
             written.map_err(|e| format!("cannot write output: {e}"))?;
         }
+    }
+    if options.fix {
+        drop(out);
+        let (findings, files) = fixed;
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        eprintln!("switchyard: fixed {findings} finding{} in {files} file{}", plural(findings), plural(files));
+        // What is left, read again from the fixed files.
+        return check(path, &CheckOptions { fix: false, rules: options.rules.clone(), targets: options.targets.clone(), ..*options });
     }
     if options.format == CheckFormat::Sarif {
         serde_json::to_writer_pretty(&mut out, &sarif_log(sarif_results)).map_err(|e| format!("cannot write output: {e}"))?;

@@ -20,6 +20,8 @@ pub struct Fix {
     pub edits: Vec<Edit>,
     /// The fix an editor may apply on its own ("fix all", save actions).
     pub preferred: bool,
+    /// Meaning-preserving, so `switchyard --check --fix` applies it (a guessed name is not).
+    pub safe: bool,
 }
 
 /// The fixes for `diagnostic` in `text`. A rewrite is only offered when the text at the span still
@@ -40,7 +42,7 @@ pub fn fixes(text: &str, language: Language, diagnostic: &Diagnostic) -> Vec<Fix
 }
 
 fn replace(title: String, start: usize, end: usize, new_text: String) -> Option<Fix> {
-    Some(Fix { title, edits: vec![Edit { start, end, new_text }], preferred: true })
+    Some(Fix { title, edits: vec![Edit { start, end, new_text }], preferred: true, safe: true })
 }
 
 fn rewrite(text: &str, diagnostic: &Diagnostic, found: &str) -> Option<Fix> {
@@ -68,7 +70,8 @@ fn rewrite(text: &str, diagnostic: &Diagnostic, found: &str) -> Option<Fix> {
             let suggestion = diagnostic.message.split("Did you mean `").nth(1)?.split('`').next()?;
             // A symbol is suggested as `:name`; a hash key is written without the colon.
             let suggestion = if found.starts_with(':') { suggestion } else { suggestion.trim_start_matches(':') };
-            replace(format!("Change to `{suggestion}`"), start, end, suggestion.to_owned())
+            // A guess: offered, never applied unasked.
+            replace(format!("Change to `{suggestion}`"), start, end, suggestion.to_owned()).map(|fix| Fix { safe: false, ..fix })
         }
         crate::diagnostic::rule::UNUSED_SUPPRESSION => {
             let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
@@ -114,13 +117,18 @@ fn disable_line(text: &str, language: Language, diagnostic: &Diagnostic) -> Opti
         if let Some(at) = previous.find("switchyard:disable-next-line") {
             let end = previous.trim_end().trim_end_matches("%>").trim_end().len().max(at);
             let insert = previous_start + end;
-            return Some(Fix { title, edits: vec![Edit { start: insert, end: insert, new_text: format!(" {rule}") }], preferred: false });
+            return Some(Fix {
+                title,
+                edits: vec![Edit { start: insert, end: insert, new_text: format!(" {rule}") }],
+                preferred: false,
+                safe: false,
+            });
         }
     }
     let line = &text[line_start..];
     let indent: String = line.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
     let new_text = format!("{indent}{}\n", comment(language, &format!("switchyard:disable-next-line {rule}")));
-    Some(Fix { title, edits: vec![Edit { start: line_start, end: line_start, new_text }], preferred: false })
+    Some(Fix { title, edits: vec![Edit { start: line_start, end: line_start, new_text }], preferred: false, safe: false })
 }
 
 fn disable_file(text: &str, language: Language, rule: &str) -> Fix {
@@ -136,12 +144,40 @@ fn disable_file(text: &str, language: Language, rule: &str) -> Fix {
         if let Some(at) = line.find("switchyard:disable").filter(|&at| !line[at..].starts_with("switchyard:disable-next-line")) {
             let end = line.trim_end().trim_end_matches("%>").trim_end().len().max(at);
             let insert = offset + end;
-            return Fix { title, edits: vec![Edit { start: insert, end: insert, new_text: format!(" {rule}") }], preferred: false };
+            return Fix {
+                title,
+                edits: vec![Edit { start: insert, end: insert, new_text: format!(" {rule}") }],
+                preferred: false,
+                safe: false,
+            };
         }
         offset += line.len();
     }
     let new_text = format!("{}\n", comment(language, &format!("switchyard:disable {rule}")));
-    Fix { title, edits: vec![Edit { start: 0, end: 0, new_text }], preferred: false }
+    Fix { title, edits: vec![Edit { start: 0, end: 0, new_text }], preferred: false, safe: false }
+}
+
+/// `text` with the safe fixes of `diagnostics` applied (overlapping ones skipped), and how many.
+pub fn apply_safe(text: &str, language: Language, diagnostics: &[Diagnostic]) -> (String, usize) {
+    let mut edits: Vec<Edit> = diagnostics
+        .iter()
+        .filter_map(|d| fixes(text, language, d).into_iter().find(|f| f.safe))
+        .filter(|f| f.edits.len() == 1)
+        .flat_map(|f| f.edits)
+        .collect();
+    edits.sort_by_key(|e| (e.start, e.end));
+    let mut out = text.to_owned();
+    let mut applied = 0;
+    let mut floor = usize::MAX;
+    for edit in edits.iter().rev() {
+        if edit.end > floor {
+            continue;
+        }
+        out.replace_range(edit.start..edit.end, &edit.new_text);
+        floor = edit.start;
+        applied += 1;
+    }
+    (out, applied)
 }
 
 #[cfg(test)]
