@@ -136,7 +136,8 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         drop(out);
         let (findings, files) = fixed;
         let plural = |n: usize| if n == 1 { "" } else { "s" };
-        eprintln!("switchyard: fixed {findings} finding{} in {files} file{}", plural(findings), plural(files));
+        writeln!(std::io::stderr(), "switchyard: fixed {findings} finding{} in {files} file{}", plural(findings), plural(files))
+            .map_err(|e| format!("cannot write output: {e}"))?;
         // What is left, read again from the fixed files.
         return check(path, &CheckOptions { fix: false, rules: options.rules.clone(), targets: options.targets.clone(), ..*options });
     }
