@@ -361,6 +361,15 @@ fn quick_fixes_rewrite_or_silence_a_finding() {
     let edit = &rewrite["edit"]["changes"][tag.as_str()][0];
     assert_eq!(edit["newText"], "alias_method :label, :name");
     assert_eq!(edit["range"], alias["range"]);
+    // On save an editor may ask for every safe fix of the file at once.
+    let fix_all = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": tag}, "range": alias["range"], "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+    );
+    let fix_all = fix_all["result"].as_array().unwrap();
+    assert_eq!(fix_all.len(), 1, "{fix_all:?}");
+    assert_eq!(fix_all[0]["kind"], "source.fixAll.switchyard");
+    assert_eq!(fix_all[0]["edit"]["changes"][tag.as_str()][0]["newText"], "alias_method :label, :name");
     // A client that asks only for refactorings gets none.
     let refactors = client.request(
         "textDocument/codeAction",

@@ -157,8 +157,8 @@ fn disable_file(text: &str, language: Language, rule: &str) -> Fix {
     Fix { title, edits: vec![Edit { start: 0, end: 0, new_text }], preferred: false, safe: false }
 }
 
-/// `text` with the safe fixes of `diagnostics` applied (overlapping ones skipped), and how many.
-pub fn apply_safe(text: &str, language: Language, diagnostics: &[Diagnostic]) -> (String, usize) {
+/// The edits of the safe fixes of `diagnostics`, in order, none overlapping another.
+pub fn safe_edits(text: &str, language: Language, diagnostics: &[Diagnostic]) -> Vec<Edit> {
     let mut edits: Vec<Edit> = diagnostics
         .iter()
         .filter_map(|d| fixes(text, language, d).into_iter().find(|f| f.safe))
@@ -166,104 +166,21 @@ pub fn apply_safe(text: &str, language: Language, diagnostics: &[Diagnostic]) ->
         .flat_map(|f| f.edits)
         .collect();
     edits.sort_by_key(|e| (e.start, e.end));
-    let mut out = text.to_owned();
-    let mut applied = 0;
-    let mut floor = usize::MAX;
-    for edit in edits.iter().rev() {
-        if edit.end > floor {
-            continue;
+    let mut kept: Vec<Edit> = Vec::with_capacity(edits.len());
+    for edit in edits {
+        if kept.last().is_none_or(|last| last.end <= edit.start) {
+            kept.push(edit);
         }
-        out.replace_range(edit.start..edit.end, &edit.new_text);
-        floor = edit.start;
-        applied += 1;
     }
-    (out, applied)
+    kept
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::syntax::ParsedFile;
-
-    /// Applies each fix the diagnostics of `text` with `rule` get, by title.
-    fn applied(language: Language, path: &str, text: &str, rule: &str) -> Vec<(String, String)> {
-        let parsed = ParsedFile::parse(language, text);
-        let kind = Some(crate::rails::project::classify(path));
-        let facts = crate::rails::extract(path.into(), path.to_owned(), kind, text, &parsed);
-        let diagnostic =
-            facts.diagnostics.iter().find(|d| d.rule == rule).unwrap_or_else(|| panic!("no {rule} in {:?}", facts.diagnostics));
-        fixes(text, language, diagnostic)
-            .into_iter()
-            .map(|fix| {
-                let mut out = text.to_owned();
-                for edit in fix.edits.iter().rev() {
-                    out.replace_range(edit.start..edit.end, &edit.new_text);
-                }
-                (fix.title, out)
-            })
-            .collect()
+/// `text` with the safe fixes of `diagnostics` applied, and how many.
+pub fn apply_safe(text: &str, language: Language, diagnostics: &[Diagnostic]) -> (String, usize) {
+    let edits = safe_edits(text, language, diagnostics);
+    let mut out = text.to_owned();
+    for edit in edits.iter().rev() {
+        out.replace_range(edit.start..edit.end, &edit.new_text);
     }
-
-    /// What the editor shows for `text` as `app/models/post.rb` (suppressions applied).
-    fn shown_in_model(text: &str) -> Vec<Diagnostic> {
-        let parsed = ParsedFile::parse(Language::Ruby, text);
-        let path = "app/models/post.rb";
-        let facts = crate::rails::extract(path.into(), path.to_owned(), Some(crate::rails::project::FileKind::Model), text, &parsed);
-        crate::ide::diagnostics::file_diagnostics(&facts, &[])
-    }
-
-    #[test]
-    fn rewrites() {
-        let model = "class Post < ApplicationRecord\n  def label = \"Post #@title\"\n  alias summary to_s\nend\n";
-        let fixed = applied(Language::Ruby, "app/models/post.rb", model, "syntax.embedded-variable");
-        assert_eq!(fixed[0], ("Write `#{@title}`".to_owned(), model.replace("#@title", "#{@title}")));
-        let fixed = applied(Language::Ruby, "app/models/post.rb", model, "syntax.alias-keyword");
-        assert_eq!(
-            fixed[0],
-            ("Write `alias_method :summary, :to_s`".to_owned(), model.replace("alias summary to_s", "alias_method :summary, :to_s"))
-        );
-        let view = "<p>Use #{name} here</p>\n";
-        let fixed = applied(Language::Erb, "app/views/posts/show.html.erb", view, "views.text-interpolation");
-        assert_eq!(fixed[0].1, "<p>Use &#35;{name} here</p>\n");
-    }
-
-    #[test]
-    fn disabling_in_each_comment_syntax() {
-        let model = "class Post < ApplicationRecord\n  alias summary to_s\nend\n";
-        let fixed = applied(Language::Ruby, "app/models/post.rb", model, "syntax.alias-keyword");
-        assert_eq!(fixed[1].0, "Disable `syntax.alias-keyword` for this line");
-        assert_eq!(fixed[1].1, model.replace("  alias", "  # switchyard:disable-next-line syntax.alias-keyword\n  alias"));
-        assert_eq!(fixed[2].1, format!("# switchyard:disable syntax.alias-keyword\n{model}"));
-        // Each fix, applied, silences the finding.
-        for (_, text) in &fixed {
-            let shown = shown_in_model(text);
-            assert!(shown.iter().all(|d| d.rule != "syntax.alias-keyword"), "{text}: {shown:?}");
-        }
-        let view = "<ul>\n  <p>#{x}</p>\n</ul>\n";
-        let fixed = applied(Language::Erb, "app/views/posts/show.html.erb", view, "views.text-interpolation");
-        assert_eq!(fixed[1].1, "<ul>\n  <%# switchyard:disable-next-line views.text-interpolation %>\n  <p>#{x}</p>\n</ul>\n");
-        // An existing comment takes the rule instead of a second comment.
-        let commented = "# switchyard:disable syntax.for-loop\nclass Post < ApplicationRecord\n  # switchyard:disable-next-line syntax.undef\n  alias summary to_s\nend\n";
-        let fixed = applied(Language::Ruby, "app/models/post.rb", commented, "syntax.alias-keyword");
-        assert!(fixed[1].1.contains("# switchyard:disable-next-line syntax.undef syntax.alias-keyword\n  alias"), "{}", fixed[1].1);
-        assert!(fixed[2].1.starts_with("# switchyard:disable syntax.for-loop syntax.alias-keyword\n"), "{}", fixed[2].1);
-    }
-
-    #[test]
-    fn unused_suppressions_are_removed() {
-        let text = "class Post < ApplicationRecord\n  # switchyard:disable-next-line syntax.undef\n  has_many :comments\n  scope :x, -> { all } # switchyard:disable model.scope-body\nend\n";
-        let shown = shown_in_model(text);
-        let unused: Vec<&Diagnostic> = shown.iter().filter(|d| d.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION).collect();
-        assert_eq!(unused.len(), 2);
-        let apply = |d: &Diagnostic| {
-            let fixes = fixes(text, Language::Ruby, d);
-            assert_eq!(fixes.len(), 1);
-            let mut out = text.to_owned();
-            let edit = &fixes[0].edits[0];
-            out.replace_range(edit.start..edit.end, &edit.new_text);
-            out
-        };
-        assert_eq!(apply(unused[0]), text.replace("  # switchyard:disable-next-line syntax.undef\n", ""));
-        assert_eq!(apply(unused[1]), text.replace(" # switchyard:disable model.scope-body", ""));
-    }
+    (out, edits.len())
 }

@@ -17,7 +17,7 @@ pub fn server_capabilities() -> ServerCapabilities {
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, CodeActionKind::new(super::handlers::code_action::FIX_ALL)]),
             ..CodeActionOptions::default()
         })),
         code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),

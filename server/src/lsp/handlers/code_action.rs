@@ -1,17 +1,27 @@
 //! `textDocument/codeAction`: the quick fixes of the diagnostics in the requested range (`ide::fixes`):
 //! rewrites where a rule has one mechanical answer, and a `switchyard:disable` comment for the line
-//! or the file.
+//! or the file; and `source.fixAll.switchyard`, every safe fix of the file at once (what an editor runs
+//! on save when asked to).
 
 use std::collections::HashMap;
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use crate::lsp::backend::Backend;
-use crate::lsp::{convert, guard};
+use crate::ide::fixes::Edit;
+use crate::lsp::{backend::Backend, convert, guard};
+
+pub const FIX_ALL: &str = "source.fixAll.switchyard";
 
 pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-    if params.context.only.as_ref().is_some_and(|only| !only.iter().any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))) {
+    // `only: ["source"]` asks for every source action, `["source.fixAll"]` for every fixer's.
+    let wanted = |kind: &str| {
+        params.context.only.as_ref().is_none_or(|only| {
+            only.iter().any(|k| kind == k.as_str() || kind.strip_prefix(k.as_str()).is_some_and(|rest| rest.starts_with('.')))
+        })
+    };
+    let (quick_fixes, fix_all) = (wanted(CodeActionKind::QUICKFIX.as_str()), wanted(FIX_ALL));
+    if !quick_fixes && !fix_all {
         return Ok(None);
     }
     let session = &backend.session;
@@ -24,34 +34,46 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
     let links: Vec<Option<Uri>> = shown.iter().map(|d| session.rule_doc(d.rule)).collect();
     guard::request("textDocument/codeAction", move || {
         let text = text.or_else(|| std::fs::read_to_string(&facts.path).ok())?;
+        let text_edits = |edits: &[Edit]| -> Vec<TextEdit> {
+            edits
+                .iter()
+                .map(|e| TextEdit {
+                    range: Range {
+                        start: convert::position(&facts.line_index, facts.line_index.line_col(e.start)),
+                        end: convert::position(&facts.line_index, facts.line_index.line_col(e.end)),
+                    },
+                    new_text: e.new_text.clone(),
+                })
+                .collect()
+        };
+        let workspace_edit =
+            |edits: Vec<TextEdit>| WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits)])), ..WorkspaceEdit::default() };
         let mut actions = Vec::new();
-        for (diagnostic, link) in shown.iter().zip(links) {
+        for (diagnostic, link) in shown.iter().zip(links).filter(|_| quick_fixes) {
             let lsp_diagnostic = convert::diagnostic(&facts.line_index, diagnostic, link);
             let (start, end) = (lsp_diagnostic.range.start.line, lsp_diagnostic.range.end.line);
             if end < range.start.line || start > range.end.line {
                 continue;
             }
             for fix in crate::ide::fixes::fixes(&text, facts.language, diagnostic) {
-                let edits = fix
-                    .edits
-                    .iter()
-                    .map(|e| TextEdit {
-                        range: Range {
-                            start: convert::position(&facts.line_index, facts.line_index.line_col(e.start)),
-                            end: convert::position(&facts.line_index, facts.line_index.line_col(e.end)),
-                        },
-                        new_text: e.new_text.clone(),
-                    })
-                    .collect();
                 actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: fix.title,
                     kind: Some(CodeActionKind::QUICKFIX),
                     diagnostics: Some(vec![lsp_diagnostic.clone()]),
-                    edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits)])), ..WorkspaceEdit::default() }),
+                    edit: Some(workspace_edit(text_edits(&fix.edits))),
                     is_preferred: fix.preferred.then_some(true),
                     ..CodeAction::default()
                 }));
             }
+        }
+        let safe = crate::ide::fixes::safe_edits(&text, facts.language, &shown);
+        if fix_all && !safe.is_empty() {
+            actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("Fix {} Switchyard finding{} (safe fixes)", safe.len(), if safe.len() == 1 { "" } else { "s" }),
+                kind: Some(CodeActionKind::new(FIX_ALL)),
+                edit: Some(workspace_edit(text_edits(&safe))),
+                ..CodeAction::default()
+            }));
         }
         Some(actions)
     })
