@@ -202,7 +202,7 @@ fn element(text: &str, masked: &mut Vec<u8>, start: usize, end: usize, ranges: &
     loop {
         match bytes.get(at) {
             Some(b'{') if at < end => {
-                let close = closing(text, at, b'{', b'}');
+                let close = closing(text, at, b'{', b'}', at + MULTI_LINE_LIMIT);
                 let inner_end = close.unwrap_or(end).min(end);
                 copy(masked, at..(inner_end + 1).min(end), ranges);
                 let Some(close) = close.filter(|c| *c < end) else { return true };
@@ -212,11 +212,11 @@ fn element(text: &str, masked: &mut Vec<u8>, start: usize, end: usize, ranges: &
                     masked[at] = b';';
                 }
             }
-            Some(b'(') if at < end => match closing(text, at, b'(', b')') {
+            Some(b'(') if at < end => match closing(text, at, b'(', b')', at + MULTI_LINE_LIMIT) {
                 Some(close) if close < end => at = close + 1,
                 _ => return false,
             },
-            Some(b'[') if at < end => match closing(text, at, b'[', b']') {
+            Some(b'[') if at < end => match closing(text, at, b'[', b']', at + MULTI_LINE_LIMIT) {
                 Some(close) if close < end => at = close + 1,
                 _ => return false,
             },
@@ -251,21 +251,25 @@ fn interpolations(text: &str, masked: &mut Vec<u8>, start: usize, end: usize, ra
             at = open + 1;
             continue;
         }
-        let Some(close) = closing(text, open, b'{', b'}').filter(|c| *c < end) else { return };
+        let Some(close) = closing(text, open, b'{', b'}', end) else { return };
         copy(masked, open + 1..close, ranges);
         masked[close] = b';';
         at = close + 1;
     }
 }
 
-/// The matching closer of the bracket at `open`, skipping quoted strings (on any line: attribute
+/// How far an attribute hash may run over lines: an unclosed `{` being typed must not make every
+/// keystroke scan the rest of a long template.
+const MULTI_LINE_LIMIT: usize = 8 * 1024;
+
+/// The matching closer of the bracket at `open` before `limit`, skipping quoted strings (attribute
 /// hashes may span lines).
-fn closing(text: &str, open: usize, opener: u8, closer: u8) -> Option<usize> {
+fn closing(text: &str, open: usize, opener: u8, closer: u8, limit: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut quote: Option<u8> = None;
     let mut i = open;
-    while i < bytes.len() {
+    while i < bytes.len().min(limit) {
         let b = bytes[i];
         match quote {
             Some(q) => {
