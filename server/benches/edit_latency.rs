@@ -19,6 +19,7 @@ use serde_json::json;
 use support::Client;
 
 const WARMUP: usize = 20;
+const REBUILDS: usize = 120;
 const MEASURED: usize = 400;
 
 fn model_300_lines() -> String {
@@ -146,6 +147,37 @@ fn measure(label: &str, app: &std::path::Path) {
         ms(h(0.9)),
         ms(h(0.99)),
         ms(*hint_latencies.last().unwrap())
+    );
+
+    // Edits that change what the file contributes to its app: typing into a method's name rebuilds the
+    // app's context and re-checks every file of the app.
+    let (def_line, def_text) = text.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("def amount_")).unwrap();
+    let name_end = def_text.find('(').unwrap() as u32;
+    let base = (WARMUP + MEASURED) as i64 + 2;
+    let mut rebuilds = Vec::new();
+    for step in 0..REBUILDS {
+        let version = base + step as i64;
+        let change = if step % 2 == 0 {
+            json!([{"range": {"start": {"line": def_line, "character": name_end}, "end": {"line": def_line, "character": name_end}}, "text": "x"}])
+        } else {
+            json!([{"range": {"start": {"line": def_line, "character": name_end}, "end": {"line": def_line, "character": name_end + 1}}, "text": ""}])
+        };
+        let start = Instant::now();
+        client.change(&uri, version, change);
+        client.diagnostics(&uri, Some(version));
+        if step >= WARMUP {
+            rebuilds.push(start.elapsed());
+        }
+    }
+    rebuilds.sort();
+    let r = |q: f64| rebuilds[((rebuilds.len() as f64 * q) as usize).min(rebuilds.len() - 1)];
+    println!(
+        "{label:<14} method-name edits (whole-app re-check), {} edits: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
+        rebuilds.len(),
+        ms(r(0.5)),
+        ms(r(0.9)),
+        ms(r(0.99)),
+        ms(*rebuilds.last().unwrap())
     );
     assert_eq!(client.shutdown().code(), Some(0));
 }

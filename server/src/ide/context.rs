@@ -15,7 +15,7 @@ pub struct AppContext {
     pub has_routes_file: bool,
     /// Whether `db/schema.rb` exists (without it, Roundhouse folds `db/migrate`).
     pub has_schema_file: bool,
-    pub table: RouteTable,
+    pub table: std::sync::Arc<RouteTable>,
     /// Route names and `direct` helper names: `post` for `post_path`.
     pub helper_names: HashSet<String>,
     /// Every method name defined in the app: a `def avatar_path` is no route helper to flag.
@@ -82,8 +82,7 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
 
 impl AppContext {
     pub fn new(index: &Index, root: &Path, snapshot: &[Arc<FileFacts>]) -> AppContext {
-        let files: Vec<Arc<FileFacts>> =
-            snapshot.iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == root)).cloned().collect();
+        let files: Vec<Arc<FileFacts>> = snapshot.iter().filter(|f| index.in_app(&f.path, root)).cloned().collect();
         let table = index.route_table(root, snapshot);
         let mut helper_names: HashSet<String> = table.routes.iter().filter_map(|r| r.name.clone()).collect();
         helper_names.extend(table.helpers.iter().map(|h| h.name.clone()));

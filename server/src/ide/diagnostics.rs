@@ -49,47 +49,35 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagno
     diagnostics
 }
 
-/// The whole-app diagnostics of every file of the app, by path (files with none are absent).
+/// The whole-app diagnostics of every file of the app, by path (files with none are absent). The
+/// per-file checks run in parallel: this is what an edit that changes the app's context waits for.
 pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>> {
-    let mut out: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
-    if !context.has_schema_file {
-        for file in context.files.iter().filter(|f| !f.migration_verbs.is_empty()) {
-            out.entry(file.path.clone()).or_default().extend(file.migration_verbs.iter().cloned());
-        }
-    }
-    for file in &context.files {
-        let found = routeless_checks(file, context);
-        if !found.is_empty() {
-            out.entry(file.path.clone()).or_default().extend(found);
-        }
-    }
-    if !context.has_routes_file {
-        for (path, diagnostics) in context.output_collisions() {
-            out.entry(path.clone()).or_default().extend(diagnostics.iter().cloned());
-        }
-        return out;
-    }
+    use rayon::prelude::*;
     let drawn: Vec<&str> =
         context.files.iter().filter_map(|f| f.relative_path.strip_prefix("config/routes/")?.strip_suffix(".rb")).collect();
-    for file in &context.files {
-        if let Some(routes) = &file.routes {
-            let found = roundhouse::routes::check(&routes.calls, &|name| drawn.contains(&name));
-            if !found.is_empty() {
-                out.entry(file.path.clone()).or_default().extend(found);
+    let per_file: Vec<(PathBuf, Vec<Diagnostic>)> = context
+        .files
+        .par_iter()
+        .map(|file| {
+            let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
+            found.extend(routeless_checks(file, context));
+            if context.has_routes_file {
+                if let Some(routes) = &file.routes {
+                    found.extend(roundhouse::routes::check(&routes.calls, &|name| drawn.contains(&name)));
+                }
+                found.extend(unknown_route_helpers(file, context));
+                found.extend(missing_templates(file, context));
+                found.extend(implicit_renders(file, context));
             }
+            (file.path.clone(), found)
+        })
+        .filter(|(_, found)| !found.is_empty())
+        .collect();
+    let mut out: HashMap<PathBuf, Vec<Diagnostic>> = per_file.into_iter().collect();
+    if context.has_routes_file {
+        for (file, diagnostics) in missing_actions(context) {
+            out.entry(context.root.join(file)).or_default().extend(diagnostics);
         }
-        let unknown = unknown_route_helpers(file, context);
-        if !unknown.is_empty() {
-            out.entry(file.path.clone()).or_default().extend(unknown);
-        }
-        let mut missing = missing_templates(file, context);
-        missing.extend(implicit_renders(file, context));
-        if !missing.is_empty() {
-            out.entry(file.path.clone()).or_default().extend(missing);
-        }
-    }
-    for (file, diagnostics) in missing_actions(context) {
-        out.entry(context.root.join(file)).or_default().extend(diagnostics);
     }
     for (path, diagnostics) in context.output_collisions() {
         out.entry(path.clone()).or_default().extend(diagnostics.iter().cloned());

@@ -35,10 +35,9 @@ pub fn class_hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Op
 
 /// Templates that land in the same emitted file: the last one Roundhouse writes wins.
 pub fn output_collisions(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
-    let app = AppFacts::new(&context.files);
     let mut by_path: BTreeMap<String, Vec<&FileFacts>> = BTreeMap::new();
     for file in context.files.iter().filter(|f| f.template.is_some()) {
-        for path in map_file(file, &app).target(Target::Ruby).map(|t| t.paths.clone()).unwrap_or_default() {
+        for path in crate::roundhouse::tree::template_paths(file) {
             by_path.entry(path).or_default().push(file);
         }
     }

@@ -37,10 +37,16 @@ impl std::fmt::Display for FileError {
     }
 }
 
+/// An app's last expanded route table and the routes files it was expanded from (by identity: facts
+/// are replaced, never changed, so the same `Arc`s mean the same routes).
+type RouteTableMemo = (Vec<Arc<FileFacts>>, Arc<crate::rails::route_table::RouteTable>);
+
 #[derive(Default)]
 pub struct Index {
     apps: RwLock<Vec<RailsApp>>,
     files: DashMap<PathBuf, Arc<FileFacts>>,
+    /// By app root: an edit that leaves the routes files alone (most edits) reuses the expansion.
+    route_tables: std::sync::Mutex<std::collections::HashMap<PathBuf, RouteTableMemo>>,
 }
 
 /// What a cold index did, for progress messages, `--check` and benchmarks.
@@ -82,6 +88,11 @@ impl Index {
     pub fn app_for(&self, path: &Path) -> Option<RailsApp> {
         let apps = self.apps.read().ok()?;
         project::owning_app(path, &apps).cloned()
+    }
+
+    /// Whether `path` belongs to the app rooted at `root` (`app_for` without the copy).
+    pub fn in_app(&self, path: &Path, root: &Path) -> bool {
+        self.apps.read().is_ok_and(|apps| project::owning_app(path, &apps).is_some_and(|app| app.root == root))
     }
 
     pub fn get(&self, path: &Path) -> Option<Arc<FileFacts>> {
@@ -229,10 +240,22 @@ impl Index {
 impl Index {
     /// The expanded routes of the app rooted at `root`: its `config/routes.rb` and the files under
     /// `config/routes/` that `draw` names.
-    pub fn route_table(&self, root: &Path, snapshot: &[Arc<FileFacts>]) -> crate::rails::route_table::RouteTable {
+    pub fn route_table(&self, root: &Path, snapshot: &[Arc<FileFacts>]) -> Arc<crate::rails::route_table::RouteTable> {
+        let in_app: Vec<Arc<FileFacts>> = snapshot.iter().filter(|f| f.routes.is_some() && self.in_app(&f.path, root)).cloned().collect();
+        let same = |cached: &[Arc<FileFacts>]| cached.len() == in_app.len() && cached.iter().zip(&in_app).all(|(a, b)| Arc::ptr_eq(a, b));
+        let mut memo = self.route_tables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((sources, table)) = memo.get(root)
+            && same(sources)
+        {
+            return Arc::clone(table);
+        }
+        let table = Arc::new(Self::expand_routes(&in_app));
+        memo.insert(root.to_path_buf(), (in_app, Arc::clone(&table)));
+        table
+    }
+
+    fn expand_routes(in_app: &[Arc<FileFacts>]) -> crate::rails::route_table::RouteTable {
         use crate::rails::route_table::{RouteSources, expand};
-        let in_app: Vec<&Arc<FileFacts>> =
-            snapshot.iter().filter(|f| f.routes.is_some() && self.app_for(&f.path).is_some_and(|a| a.root == root)).collect();
         let Some(main) = in_app.iter().find(|f| f.relative_path == "config/routes.rb") else { return Default::default() };
         let drawn = in_app
             .iter()

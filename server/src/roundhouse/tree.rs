@@ -475,6 +475,12 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
     }
 }
 
+/// The files a template writes in the CRuby tree (what `views.output-collision` compares): a
+/// template's place depends on its path alone.
+pub fn template_paths(facts: &FileFacts) -> Vec<String> {
+    view_entry(&facts.relative_path).target(Target::Ruby).map(|t| t.paths.clone()).unwrap_or_default()
+}
+
 fn view_entry(source: &str) -> TreeEntry {
     let Some(name) = source.strip_prefix("app/views/") else { return no_tree(source, "not under app/views") };
     if let Some(stem) = name.strip_suffix(".jbuilder") {

@@ -119,8 +119,11 @@ pub fn refresh_app(session: &Session, root: &Path, always: Option<&Path>) -> Vec
     let derived = app_diagnostics(&context);
     let versions: Vec<(std::path::PathBuf, i32)> = session.documents().iter().map(|(path, doc)| (path.clone(), doc.version)).collect();
     let mut publishes = Vec::new();
-    for facts in &context.files {
-        let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+    let all: Vec<Vec<Diagnostic>> = {
+        use rayon::prelude::*;
+        context.files.par_iter().map(|facts| file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice))).collect()
+    };
+    for (facts, diagnostics) in context.files.iter().zip(all) {
         let changed = session.record_published(&facts.path, &diagnostics);
         if changed || always == Some(facts.path.as_path()) {
             let version = versions.iter().find(|(p, _)| *p == facts.path).map(|(_, v)| *v);
