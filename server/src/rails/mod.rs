@@ -333,6 +333,17 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         kind.is_some_and(|k| k.is_app_code() || matches!(k, FileKind::View | FileKind::Routes | FileKind::Schema | FileKind::Test));
     if compiled {
         facts.diagnostics.extend(crate::roundhouse::syntax_rules::check(tree, ruby_text));
+        if parsed.language == Language::Haml {
+            for range in crate::syntax::haml::for_loops(text) {
+                let span = Span {
+                    start_byte: range.start,
+                    end_byte: range.end,
+                    start: facts.line_index.line_col(range.start),
+                    end: facts.line_index.line_col(range.end),
+                };
+                facts.diagnostics.push(crate::roundhouse::syntax_rules::finding("syntax.for-loop", span, &text[range]));
+            }
+        }
     }
     facts.diagnostics.extend(template_rules);
 

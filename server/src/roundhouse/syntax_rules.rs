@@ -64,6 +64,12 @@ fn message(rule: &str, text: &str) -> String {
     format!("{consequence} {what}: `{snippet}`. Instead, {instead}.")
 }
 
+/// A finding of a `syntax.*` rule found outside the query (a HAML `for` loop), with the rule's message.
+pub fn finding(rule: &'static str, span: Span, snippet: &str) -> Diagnostic {
+    let severity = catalogue::rule(rule).map_or(Severity::Error, |r| r.severity);
+    Diagnostic { span, severity, rule, message: message(rule, snippet) }
+}
+
 fn diagnostic(rule: &'static str, node: Node<'_>, text: &str) -> Diagnostic {
     let severity = catalogue::rule(rule).map_or(Severity::Error, |r| r.severity);
     Diagnostic { span: Span::of(node), severity, rule, message: message(rule, text_of(node, text)) }

@@ -121,6 +121,22 @@ enum Body {
     Text,
 }
 
+/// The `for … in …` loops of a template's `-` lines (their masked copy keeps only the collection, so
+/// the syntax rules cannot see them): from `for` to the line's end.
+pub fn for_loops(text: &str) -> Vec<Range<usize>> {
+    line_ranges(text)
+        .into_iter()
+        .filter_map(|line| {
+            let content = &text[line.clone()];
+            let code = content.trim_start().strip_prefix('-')?;
+            let lead = content.len() - code.len();
+            let code = code.trim_start();
+            let start = line.start + lead + (content.len() - lead - code.len());
+            (code.starts_with("for ") && code.contains(" in ")).then(|| start..line.start + content.trim_end().len())
+        })
+        .collect()
+}
+
 type Copy<'a> = dyn FnMut(&mut Vec<u8>, Range<usize>, &mut Vec<Range<usize>>) + 'a;
 
 fn line_ranges(text: &str) -> Vec<Range<usize>> {
@@ -332,6 +348,13 @@ mod tests {
             assert_eq!(masked.len(), end);
             assert!(ranges.iter().all(|r| r.end <= end && text.is_char_boundary(r.start) && text.is_char_boundary(r.end)));
         }
+    }
+
+    #[test]
+    fn for_loops_are_found_on_code_lines_only() {
+        let text = "%p for a in b\n  - for post in @posts do\n    = post\n-# - for x in y\n";
+        let found: Vec<&str> = for_loops(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(found, ["for post in @posts do"]);
     }
 
     #[test]
