@@ -118,36 +118,9 @@ fn measure(label: &str, app: &std::path::Path) {
             }
         }
     }
-    preview_latencies.sort();
-    hint_latencies.sort();
-    latencies.sort();
-    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!(
-        "{label:<14} {line_count}-line model, {MEASURED} edits: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
-        ms(at(0.5)),
-        ms(at(0.9)),
-        ms(at(0.99)),
-        ms(*latencies.last().unwrap())
-    );
-    let p = |q: f64| preview_latencies[((preview_latencies.len() as f64 * q) as usize).min(preview_latencies.len() - 1)];
-    println!(
-        "{label:<14} preview after an edit, {} requests: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
-        preview_latencies.len(),
-        ms(p(0.5)),
-        ms(p(0.9)),
-        ms(p(0.99)),
-        ms(*preview_latencies.last().unwrap())
-    );
-    let h = |q: f64| hint_latencies[((hint_latencies.len() as f64 * q) as usize).min(hint_latencies.len() - 1)];
-    println!(
-        "{label:<14} inlay hints after an edit, {} requests: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
-        hint_latencies.len(),
-        ms(h(0.5)),
-        ms(h(0.9)),
-        ms(h(0.99)),
-        ms(*hint_latencies.last().unwrap())
-    );
+    report(label, &format!("{line_count}-line model, {MEASURED} edits"), latencies);
+    report(label, &format!("preview after an edit, {} requests", preview_latencies.len()), preview_latencies);
+    report(label, &format!("inlay hints after an edit, {} requests", hint_latencies.len()), hint_latencies);
 
     // Edits that change what the file contributes to its app: typing into a method's name rebuilds the
     // app's context and re-checks every file of the app.
@@ -169,15 +142,20 @@ fn measure(label: &str, app: &std::path::Path) {
             rebuilds.push(start.elapsed());
         }
     }
-    rebuilds.sort();
-    let r = |q: f64| rebuilds[((rebuilds.len() as f64 * q) as usize).min(rebuilds.len() - 1)];
-    println!(
-        "{label:<14} method-name edits (whole-app re-check), {} edits: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
-        rebuilds.len(),
-        ms(r(0.5)),
-        ms(r(0.9)),
-        ms(r(0.99)),
-        ms(*rebuilds.last().unwrap())
-    );
+    report(label, &format!("method-name edits (whole-app re-check), {} edits", rebuilds.len()), rebuilds);
     assert_eq!(client.shutdown().code(), Some(0));
+}
+
+/// Prints the median, p90, p99 and max of `latencies`.
+fn report(label: &str, what: &str, mut latencies: Vec<Duration>) {
+    latencies.sort();
+    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "{label:<14} {what}: median {:.3} ms | p90 {:.3} ms | p99 {:.3} ms | max {:.3} ms",
+        ms(at(0.5)),
+        ms(at(0.9)),
+        ms(at(0.99)),
+        ms(*latencies.last().unwrap())
+    );
 }
