@@ -49,6 +49,23 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagno
     diagnostics
 }
 
+/// Hover on a `# switchyard:disable …` comment: what each rule it names is, and what it silences.
+pub fn suppression_hover(facts: &FileFacts, offset: usize) -> Option<super::routes::Hover> {
+    let suppression = facts.suppressions.iter().find(|s| s.span.start_byte <= offset && offset <= s.span.end_byte)?;
+    let scope = match suppression.line {
+        None => "the whole file".to_owned(),
+        Some(line) if line == suppression.span.start.line => "this line".to_owned(),
+        Some(line) => format!("line {}", line + 1),
+    };
+    let mut markdown = format!("Silences, for {scope}:\n");
+    for rule in &suppression.rules {
+        let line =
+            roundhouse::rule_docs::summary(rule).unwrap_or_else(|| format!("**{rule}**: no such rule (`switchyard rules` lists them)"));
+        markdown.push_str(&format!("\n- {line}"));
+    }
+    Some(super::routes::Hover { markdown, span: suppression.span })
+}
+
 /// The whole-app diagnostics of every file of the app, by path (files with none are absent). The
 /// per-file checks run in parallel: this is what an edit that changes the app's context waits for.
 pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>> {
@@ -593,6 +610,28 @@ mod tests {
                 app/views/posts/index.html.erb:1 rails.unknown-association `eager_load(:autor)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs. Did you mean `:author`?
             "#]],
         );
+    }
+
+    #[test]
+    fn hover_on_a_suppression_names_its_rules() {
+        let fixture = Fixture::new(
+            "#- /app/models/post.rb\n# switchyard:disable syntax.for-loop\nclass Post < ApplicationRecord\n  has_many :tags # switchyard:disable model.nope\nend\n",
+        );
+        let facts = fixture.facts("app/models/post.rb");
+        let file_wide = suppression_hover(&facts, 5).expect("a hover on the header comment");
+        assert!(
+            file_wide
+                .markdown
+                .starts_with("Silences, for the whole file:\n\n- **syntax.for-loop** (error; ruby, jruby, spinel): The ingest"),
+            "{}",
+            file_wide.markdown
+        );
+        let text =
+            "# switchyard:disable syntax.for-loop\nclass Post < ApplicationRecord\n  has_many :tags # switchyard:disable model.nope\n";
+        let at = text.find("model.nope").unwrap();
+        let line = suppression_hover(&facts, at).unwrap();
+        assert_eq!(line.markdown, "Silences, for this line:\n\n- **model.nope**: no such rule (`switchyard rules` lists them)");
+        assert!(suppression_hover(&facts, text.find("has_many").unwrap()).is_none());
     }
 
     #[test]

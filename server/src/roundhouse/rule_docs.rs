@@ -116,6 +116,19 @@ fn own_page_at(id: &str, level: usize) -> Option<String> {
     Some(format!("{} {id}\n\n{body}", "#".repeat(level)))
 }
 
+/// One line on a rule, for a hover: its id, severity, targets and why.
+pub fn summary(id: &str) -> Option<String> {
+    if let Some(rule) = super::catalogue::rule(id) {
+        let targets: Vec<&str> = rule.targets.iter().map(|t| t.as_str()).collect();
+        let why = prose(id).map(|p| p.why).unwrap_or_default();
+        return Some(format!("**{id}** ({}; {}): {why}", rule.severity.as_str(), targets.join(", ")));
+    }
+    OWN.iter().find(|(own, _)| *own == id).map(|(id, body)| {
+        let text = body.split("\n\n").nth(1).unwrap_or("");
+        format!("**{id}** (Switchyard's own): {text}")
+    })
+}
+
 /// Every rule's page, in catalogue order: `docs/rules.md`.
 pub fn book() -> String {
     let mut out = String::from(

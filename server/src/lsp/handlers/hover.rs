@@ -14,7 +14,8 @@ pub async fn hover(backend: &Backend, params: HoverParams) -> Result<Option<Hove
     let cached = backend.session.cached_context(&at.root);
     guard::request("textDocument/hover", move || {
         let context = cached.unwrap_or_else(|| std::sync::Arc::new(at.context()));
-        let hover = crate::ide::routes::hover(&context, &at.facts, at.offset)
+        let hover = crate::ide::diagnostics::suppression_hover(&at.facts, at.offset)
+            .or_else(|| crate::ide::routes::hover(&context, &at.facts, at.offset))
             .or_else(|| crate::ide::inlay::hover_slice(&context, &at.index, &at.facts, text, at.offset))
             .or_else(|| crate::ide::tree::class_hover(&context, &at.facts, at.offset))?;
         Some(Hover {
