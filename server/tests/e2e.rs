@@ -376,5 +376,12 @@ fn quick_fixes_rewrite_or_silence_a_finding() {
         json!({"textDocument": {"uri": tag}, "range": alias["range"], "context": {"diagnostics": [], "only": ["refactor"]}}),
     );
     assert_eq!(refactors["result"], Value::Null);
+    // Rule ids complete in a disable comment.
+    client.change(&tag, 3, json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# switchyard:disable model.valid\n"}]));
+    client.diagnostics(&tag, Some(3));
+    let completion =
+        client.request("textDocument/completion", json!({"textDocument": {"uri": tag}, "position": {"line": 0, "character": 32}}));
+    let labels: Vec<&str> = completion["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["model.validation-ignored", "model.validation-option-ignored"]);
     assert_eq!(client.shutdown().code(), Some(0));
 }

@@ -1,5 +1,5 @@
 //! `textDocument/completion`: route helper names (`post_path`, `post_url`) with their verb and path,
-//! in Ruby files and inside the code tags of ERB templates.
+//! in Ruby files and in the code of ERB and HAML templates; rule ids in `switchyard:disable` comments.
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -18,6 +18,9 @@ pub async fn completion(backend: &Backend, params: CompletionParams) -> Result<O
         let documents = session.documents();
         let Some(document) = documents.get(&path) else { return Ok(None) };
         let Some(offset) = convert::offset(&document.rope, position.position) else { return Ok(None) };
+        if let Some(partial) = rule_id_before(&document.text, offset) {
+            return Ok(rule_ids(&partial));
+        }
         if document.parsed.in_ruby_code(offset) { word_before(&document.text, offset) } else { None }
     };
     let Some(prefix) = prefix else { return Ok(None) };
@@ -37,6 +40,39 @@ pub async fn completion(backend: &Backend, params: CompletionParams) -> Result<O
         (!items.is_empty()).then_some(CompletionResponse::Array(items))
     })
     .await
+}
+
+/// In a `switchyard:disable` comment, the rule id being typed at `offset` (possibly empty).
+fn rule_id_before(text: &str, offset: usize) -> Option<String> {
+    let before = text.get(..offset)?;
+    let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let directive = line.find("switchyard:disable")?;
+    let after = &line[directive + "switchyard:disable".len()..];
+    let after = after.strip_prefix("-next-line").unwrap_or(after);
+    // The directive itself must be complete (a space after it) before ids follow.
+    if !after.starts_with(' ') {
+        return None;
+    }
+    let start = line.rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))).map_or(0, |i| i + 1);
+    Some(line[start..].to_owned())
+}
+
+/// Every rule id starting with `partial`, with its severity and why.
+fn rule_ids(partial: &str) -> Option<CompletionResponse> {
+    let catalogue = crate::roundhouse::catalogue::RULES.iter().map(|r| r.id);
+    let own = crate::roundhouse::rule_docs::OWN.iter().map(|(id, _)| *id);
+    let items: Vec<CompletionItem> = catalogue
+        .chain(own)
+        .filter(|id| id.starts_with(partial))
+        .map(|id| CompletionItem {
+            label: id.to_owned(),
+            kind: Some(CompletionItemKind::ENUM_MEMBER),
+            documentation: crate::roundhouse::rule_docs::summary(id)
+                .map(|value| Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value })),
+            ..CompletionItem::default()
+        })
+        .collect();
+    (!items.is_empty()).then_some(CompletionResponse::Array(items))
 }
 
 /// The identifier being typed at `offset` (possibly empty: `link_to "x", |`), unless it is a method
