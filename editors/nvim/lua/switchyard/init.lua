@@ -164,17 +164,46 @@ function M.request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
--- :SwitchyardRoutes — the table `bin/rails routes` would print, in a scratch split.
-function M.routes()
+-- A scratch buffer in a new split (`command`: "botright new", "botright vnew"…).
+local function scratch_split(command, filetype, name)
+  vim.cmd(command)
+  local scratch = vim.api.nvim_get_current_buf()
+  vim.bo[scratch].buftype = "nofile"
+  vim.bo[scratch].bufhidden = "wipe"
+  vim.bo[scratch].swapfile = false
+  vim.bo[scratch].filetype = filetype
+  if name then
+    pcall(vim.api.nvim_buf_set_name, scratch, name)
+  end
+  return scratch
+end
+
+-- `lines` in a read-only scratch split.
+local function show_lines(command, filetype, name, lines)
+  local scratch = scratch_split(command, filetype, name)
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
+  vim.bo[scratch].modifiable = false
+end
+
+-- Asks the current buffer's server `method` about the buffer: `on_result` gets the answer; a failure
+-- or no answer is said (`failure`) at `level`.
+local function ask_about_buffer(method, failure, level, on_result)
   local client, bufnr = current_client()
   if not client then
     return
   end
-  M.request(client, "switchyard/routes", { uri = vim.uri_from_bufnr(bufnr) }, function(err, result)
+  M.request(client, method, { uri = vim.uri_from_bufnr(bufnr) }, function(err, result)
     if err or not result then
-      vim.notify("Switchyard: " .. (err and err.message or "no routes"), vim.log.levels.ERROR)
+      vim.notify("Switchyard: " .. (err and err.message or failure), level)
       return
     end
+    on_result(result)
+  end, bufnr)
+end
+
+-- :SwitchyardRoutes — the table `bin/rails routes` would print, in a scratch split.
+function M.routes()
+  ask_about_buffer("switchyard/routes", "no routes", vim.log.levels.ERROR, function(result)
     local lines = {}
     for _, app in ipairs(result.apps) do
       if #result.apps > 1 then
@@ -184,16 +213,8 @@ function M.routes()
         table.insert(lines, line)
       end
     end
-    vim.cmd("botright new")
-    local scratch = vim.api.nvim_get_current_buf()
-    vim.bo[scratch].buftype = "nofile"
-    vim.bo[scratch].bufhidden = "wipe"
-    vim.bo[scratch].swapfile = false
-    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
-    vim.bo[scratch].modifiable = false
-    vim.bo[scratch].filetype = "switchyard-routes"
-    pcall(vim.api.nvim_buf_set_name, scratch, "switchyard://routes")
-  end, bufnr)
+    show_lines("botright new", "switchyard-routes", "switchyard://routes", lines)
+  end)
 end
 
 -- :SwitchyardPreview — Switchyard's preview of what Roundhouse makes of the current file, in a scratch
@@ -204,14 +225,9 @@ function M.preview(target)
     return
   end
   target = (target ~= nil and target ~= "") and target or "ruby"
-  vim.cmd("botright vnew")
-  local scratch = vim.api.nvim_get_current_buf()
-  vim.bo[scratch].buftype = "nofile"
-  vim.bo[scratch].bufhidden = "wipe"
-  vim.bo[scratch].swapfile = false
-  vim.bo[scratch].filetype = "ruby"
+  local name = "switchyard://preview/" .. target .. "/" .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(source), ":t")
+  local scratch = scratch_split("botright vnew", "ruby", name)
   vim.b[scratch].switchyard_preview = true
-  pcall(vim.api.nvim_buf_set_name, scratch, "switchyard://preview/" .. target .. "/" .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(source), ":t"))
 
   local function refresh()
     if not vim.api.nvim_buf_is_valid(scratch) then
@@ -257,15 +273,7 @@ end
 
 -- :SwitchyardTree — where the current file lands in the CRuby, JVM and Spinel trees.
 function M.tree()
-  local client, bufnr = current_client()
-  if not client then
-    return
-  end
-  M.request(client, "switchyard/emittedTree", { uri = vim.uri_from_bufnr(bufnr) }, function(err, result)
-    if err or not result then
-      vim.notify("Switchyard: " .. (err and err.message or "this file is in no Rails app"), vim.log.levels.WARN)
-      return
-    end
+  ask_about_buffer("switchyard/emittedTree", "this file is in no Rails app", vim.log.levels.WARN, function(result)
     local lines = { result.source, "  " .. result.summary }
     for _, target in ipairs({ "ruby", "jruby", "spinel" }) do
       local tree = result.targets[target]
@@ -279,15 +287,8 @@ function M.tree()
     if result.note then
       table.insert(lines, "  note   " .. result.note)
     end
-    vim.cmd("botright " .. (#lines + 1) .. "new")
-    local scratch = vim.api.nvim_get_current_buf()
-    vim.bo[scratch].buftype = "nofile"
-    vim.bo[scratch].bufhidden = "wipe"
-    vim.bo[scratch].swapfile = false
-    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
-    vim.bo[scratch].modifiable = false
-    vim.bo[scratch].filetype = "switchyard-tree"
-  end, bufnr)
+    show_lines("botright " .. (#lines + 1) .. "new", "switchyard-tree", nil, lines)
+  end)
 end
 
 return M
