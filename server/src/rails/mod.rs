@@ -264,8 +264,7 @@ fn suppressions(text: &str, line_index: &LineIndex) -> Vec<Suppression> {
                 };
                 let line_start = line_index.offset(crate::syntax::LineCol { line: i as u32, col: 0 }).unwrap_or(0);
                 let end = line.trim_end().trim_end_matches("%>").trim_end().len().max(at);
-                let (start_byte, end_byte) = (line_start + at, line_start + end);
-                let span = Span { start_byte, end_byte, start: line_index.line_col(start_byte), end: line_index.line_col(end_byte) };
+                let span = line_index.span(line_start + at..line_start + end);
                 out.push(Suppression { line: target, rules, span });
             }
         }
@@ -308,7 +307,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     }
     // Template text rules hold for a template with no Ruby at all (`#{` in plain HTML).
     let template_rules = if parsed.language == Language::Erb && kind == Some(FileKind::View) {
-        crate::roundhouse::template_rules::check(text, parsed)
+        crate::roundhouse::template_rules::check(text, parsed, &facts.line_index)
     } else {
         Vec::new()
     };
@@ -335,12 +334,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         facts.diagnostics.extend(crate::roundhouse::syntax_rules::check(tree, ruby_text));
         if parsed.language == Language::Haml {
             for range in crate::syntax::haml::for_loops(text) {
-                let span = Span {
-                    start_byte: range.start,
-                    end_byte: range.end,
-                    start: facts.line_index.line_col(range.start),
-                    end: facts.line_index.line_col(range.end),
-                };
+                let span = facts.line_index.span(range.clone());
                 facts.diagnostics.push(crate::roundhouse::syntax_rules::finding("syntax.for-loop", span, &text[range]));
             }
         }

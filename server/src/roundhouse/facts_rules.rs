@@ -125,7 +125,7 @@ const KNOWN_COLUMN_TYPES: &[&str] = &[
 ];
 
 fn span_at(facts: &FileFacts, start: usize, len: usize) -> Span {
-    Span { start_byte: start, end_byte: start + len, start: facts.line_index.line_col(start), end: facts.line_index.line_col(start + len) }
+    facts.line_index.span(start..start + len)
 }
 
 pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {

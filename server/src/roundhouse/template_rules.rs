@@ -5,13 +5,13 @@
 
 use super::catalogue;
 use crate::diagnostic::Diagnostic;
-use crate::syntax::{ParsedFile, Span};
+use crate::syntax::{LineIndex, ParsedFile, Span};
 
 fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
     out.push(catalogue::finding(rule, span, message));
 }
 
-pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {
+pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let Some(erb) = &parsed.erb else { return out };
     let root = erb.root_node();
@@ -25,7 +25,7 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {
             push(
                 &mut out,
                 "views.unterminated-tag",
-                span_of(text, node.start_byte(), 2),
+                line_index.span(node.start_byte()..node.start_byte() + 2),
                 "This `<%` never closes: Rails keeps it as text, Roundhouse's ingest fails on the whole app. Close it with `%>`."
                     .to_owned(),
             );
@@ -39,7 +39,7 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {
                         push(
                             &mut out,
                             "views.text-interpolation",
-                            span_of(text, start, 2),
+                            line_index.span(start..start + 2),
                             format!(
                                 "Roundhouse writes template text as a double-quoted Ruby string: `{marker}` here becomes Ruby interpolation. Escape it (`&#35;{{`) or move it into a tag."
                             ),
@@ -52,7 +52,7 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {
                     push(
                         &mut out,
                         "views.unterminated-tag",
-                        span_of(text, start, 2),
+                        line_index.span(start..start + 2),
                         "This `<%` never closes: Rails keeps it as text, Roundhouse's ingest fails on the whole app. Close it with `%>`."
                             .to_owned(),
                     );
@@ -99,11 +99,6 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Diagnostic> {
     out
 }
 
-fn span_of(text: &str, start: usize, len: usize) -> Span {
-    let index = crate::syntax::LineIndex::new(text);
-    Span { start_byte: start, end_byte: start + len, start: index.line_col(start), end: index.line_col(start + len) }
-}
-
 /// Whether the masked Ruby has a comment node inside `start..end`.
 fn ruby_comment_in(parsed: &ParsedFile, start: usize, end: usize) -> bool {
     let Some(tree) = &parsed.ruby else { return false };
@@ -135,7 +130,10 @@ mod tests {
 
     fn rules(text: &str) -> Vec<String> {
         let parsed = ParsedFile::parse(Language::Erb, text);
-        check(text, &parsed).iter().map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule)).collect()
+        check(text, &parsed, &LineIndex::new(text))
+            .iter()
+            .map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule))
+            .collect()
     }
 
     #[test]

@@ -61,6 +61,11 @@ impl LineIndex {
         LineCol { line: line as u32, col: offset - self.line_starts[line] }
     }
 
+    /// The span of the bytes `range` (its ends clamped to the text like `line_col`'s).
+    pub fn span(&self, range: std::ops::Range<usize>) -> super::Span {
+        super::Span { start_byte: range.start, end_byte: range.end, start: self.line_col(range.start), end: self.line_col(range.end) }
+    }
+
     /// Byte offset of a line and byte column; `None` past the end of the text.
     pub fn offset(&self, pos: LineCol) -> Option<usize> {
         let start = *self.line_starts.get(pos.line as usize)?;

@@ -38,10 +38,7 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
             edits
                 .iter()
                 .map(|e| TextEdit {
-                    range: Range {
-                        start: convert::position(&facts.line_index, facts.line_index.line_col(e.start)),
-                        end: convert::position(&facts.line_index, facts.line_index.line_col(e.end)),
-                    },
+                    range: convert::range(&facts.line_index, facts.line_index.span(e.start..e.end)),
                     new_text: e.new_text.clone(),
                 })
                 .collect()
