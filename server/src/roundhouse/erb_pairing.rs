@@ -18,19 +18,10 @@ const KEYWORDS: [&str; 10] = ["if", "unless", "while", "until", "for", "case", "
 
 /// The code ends like a block opener: `… do`, `… do |x|`, `… {`, `… { |x|` (or is just `do`).
 pub fn is_block_expr(code: &str) -> bool {
-    let mut code = code.trim_end();
-    if code == "do" {
-        return true;
-    }
-    if let Some(before) = code.strip_suffix('|')
-        && let Some(open) = before.rfind('|')
-    {
-        code = before[..open].trim_end();
-    }
-    if code.ends_with('{') {
-        return true;
-    }
-    code.strip_suffix("do").is_some_and(|before| before.ends_with(|c: char| c.is_whitespace() || c == ')'))
+    // Roundhouse's pattern wants whitespace or `)` before a `do` with parameters; a bare `do` counts too.
+    code.trim_end() == "do"
+        || crate::syntax::without_block_params(code).ends_with('{')
+        || crate::syntax::trailing_do(code).is_some_and(|at| at > 0)
 }
 
 /// A code tag Roundhouse counts as opening a block.

@@ -193,17 +193,8 @@ fn statement(text: &str, masked: &mut Vec<u8>, start: usize, end: usize, ranges:
 
 /// Blanks a trailing `do` / `do |x|`.
 fn strip_do(code: &str, start: usize, end: usize, masked: &mut [u8]) {
-    let mut body = code.trim_end();
-    if let Some(before) = body.strip_suffix('|')
-        && let Some(open) = before.rfind('|')
-    {
-        body = before[..open].trim_end();
-    }
-    if let Some(before) = body.strip_suffix("do")
-        && (before.is_empty() || before.ends_with([' ', ')']))
-    {
-        let at = start + before.len();
-        masked[at..end].fill(b' ');
+    if let Some(at) = super::trailing_do(code) {
+        masked[start + at..end].fill(b' ');
     }
 }
 

@@ -88,3 +88,19 @@ pub fn for_each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
         }
     }
 }
+
+/// Where the `do` of a trailing block opener starts in `code` (`… do`, `… do |x|`, `foo(a) do`; also a
+/// bare `do`): the `do` must follow whitespace or `)`, or start the code.
+pub fn trailing_do(code: &str) -> Option<usize> {
+    let before = without_block_params(code).strip_suffix("do")?;
+    (before.is_empty() || before.ends_with(|c: char| c.is_whitespace() || c == ')')).then_some(before.len())
+}
+
+/// `code` end-trimmed, without the `|params|` of a block it opens (`each do |x|` → `each do`).
+pub fn without_block_params(code: &str) -> &str {
+    let code = code.trim_end();
+    match code.strip_suffix('|').and_then(|before| before.rfind('|').map(|open| &before[..open])) {
+        Some(before) => before.trim_end(),
+        None => code,
+    }
+}
