@@ -145,49 +145,37 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut read = BTreeSet::new();
     let mut helpers = BTreeSet::new();
     let mut constants = BTreeSet::new();
-    let mut cursor = root.walk();
-    'walk: loop {
-        let node = cursor.node();
-        match node.kind() {
-            "call" if node.child_by_field_name("receiver").is_none() => {
-                if let Some(method) = node.child_by_field_name("method").filter(|m| m.kind() == "identifier") {
-                    let name = text_of(method, text);
-                    if name == "render" {
-                        references.renders.extend(render_call(node, text));
-                    }
-                    if is_route_helper(name) {
-                        references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(method) });
-                    } else {
-                        helpers.insert(name.to_owned());
-                    }
+    crate::syntax::for_each_node(root, |node| match node.kind() {
+        "call" if node.child_by_field_name("receiver").is_none() => {
+            if let Some(method) = node.child_by_field_name("method").filter(|m| m.kind() == "identifier") {
+                let name = text_of(method, text);
+                if name == "render" {
+                    references.renders.extend(render_call(node, text));
                 }
-            }
-            "identifier" if is_value_position(node) => {
-                let name = text_of(node, text);
                 if is_route_helper(name) {
-                    references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                    references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(method) });
+                } else {
+                    helpers.insert(name.to_owned());
                 }
             }
-            "call" => {
-                references.association_loads.extend(association_load(node, text));
-            }
-            "instance_variable" if !is_assigned(node) => {
-                read.insert(text_of(node, text).to_owned());
-            }
-            "constant" | "scope_resolution" if node.parent().is_none_or(|p| p.kind() != "scope_resolution") => {
-                constants.insert(text_of(node, text).trim_start_matches("::").to_owned());
-            }
-            _ => {}
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
+        "identifier" if is_value_position(node) => {
+            let name = text_of(node, text);
+            if is_route_helper(name) {
+                references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
             }
         }
-    }
+        "call" => {
+            references.association_loads.extend(association_load(node, text));
+        }
+        "instance_variable" if !is_assigned(node) => {
+            read.insert(text_of(node, text).to_owned());
+        }
+        "constant" | "scope_resolution" if node.parent().is_none_or(|p| p.kind() != "scope_resolution") => {
+            constants.insert(text_of(node, text).trim_start_matches("::").to_owned());
+        }
+        _ => {}
+    });
     references.ivars_read = read.into_iter().collect();
     references.constants = constants.into_iter().collect();
     references.helper_calls = helpers.into_iter().collect();
