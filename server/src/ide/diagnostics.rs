@@ -163,8 +163,7 @@ fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diag
     let mut out = Vec::new();
     for load in &file.association_loads {
         let Some(model) = context.model(&load.model) else { continue };
-        let inherits = model.superclass.as_deref().is_some_and(|s| !matches!(s, "ApplicationRecord" | "ActiveRecord::Base"));
-        if inherits || !model.concerns.is_empty() {
+        if !model.declares_all_associations() {
             continue;
         }
         let keeps_model = |m: &String| RELATION_METHODS.contains(&m.as_str()) || model.scopes.iter().any(|s| &s.name == m);

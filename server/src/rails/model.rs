@@ -151,6 +151,15 @@ fn is_validation(method: &str) -> bool {
     method == "validates" || method == "validate" || method == "validates!" || method.starts_with("validates_")
 }
 
+impl Model {
+    /// Whether the associations it declares are all it has: it neither inherits from another model nor
+    /// includes a module, either of which could declare more.
+    pub fn declares_all_associations(&self) -> bool {
+        let inherits = self.superclass.as_deref().is_some_and(|s| !matches!(s, "ApplicationRecord" | "ActiveRecord::Base"));
+        !inherits && self.concerns.is_empty()
+    }
+}
+
 pub fn extract(namespace: &Namespace) -> Model {
     let mut model = Model {
         class_name: namespace.name.clone(),

@@ -15,8 +15,7 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
     static LOADS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"\b(includes|preload|eager_load|joins|left_joins|left_outer_joins)\(\s*(:\w+(?:\s*,\s*:\w+)*)\s*\)").unwrap()
     });
-    let inherits = model.superclass.as_deref().is_some_and(|s| !matches!(s, "ApplicationRecord" | "ActiveRecord::Base"));
-    if inherits || !model.concerns.is_empty() {
+    if !model.declares_all_associations() {
         return;
     }
     let known = |name: &str| model.associations.iter().any(|a| a.name == name);
