@@ -232,14 +232,13 @@ fn implicit_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 continue;
             }
             let Some(summary) = controller.actions.iter().find(|a| &a.name == action) else { continue };
-            out.push(Diagnostic {
-                span: summary.name_span,
-                severity: Severity::Warning,
-                rule: MISSING_TEMPLATE,
-                message: format!(
+            out.push(roundhouse::catalogue::finding(
+                MISSING_TEMPLATE,
+                summary.name_span,
+                format!(
                     "`{action}` answers nothing itself and there is no template `{path}/{action}`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action."
                 ),
-            });
+            ));
         }
     }
     out
