@@ -229,7 +229,8 @@ fn sarif_result(facts: &FileFacts, d: &Diagnostic, path: &str) -> serde_json::Va
 
 /// A rule's help as plain text: why, then the fix (`switchyard explain` has the example).
 fn help_text(r: &catalogue::Rule) -> String {
-    let prose = crate::roundhouse::rule_docs::prose(r.id).unwrap_or_default();
+    let none = crate::roundhouse::rule_docs::Prose::default();
+    let prose = crate::roundhouse::rule_docs::prose(r.id).unwrap_or(&none);
     let fix: Vec<&str> = prose.fix.lines().filter(|l| !l.starts_with("```") && !l.trim().is_empty()).map(str::trim).collect();
     format!("{} Fix: {} (`switchyard explain {}` has an example.)", prose.why, fix.join(" "), r.id)
 }

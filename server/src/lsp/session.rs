@@ -154,7 +154,7 @@ impl Session {
 
     /// The link to a rule's documentation (a catalogue rule or one of Switchyard's own).
     pub fn rule_doc(&self, rule: &str) -> Option<tower_lsp_server::ls_types::Uri> {
-        if crate::roundhouse::catalogue::rule(rule).is_none() && crate::roundhouse::rule_docs::own_page(rule).is_none() {
+        if !crate::roundhouse::rule_docs::documented(rule) {
             return None;
         }
         let template = lock(&self.rule_docs).clone()?;

@@ -17,9 +17,16 @@ pub struct Prose {
     pub fix: String,
 }
 
-/// The prose of `id`, if `rule_docs.md` has a section for it.
-pub fn prose(id: &str) -> Option<Prose> {
-    sections().find(|(name, _)| *name == id).map(|(_, body)| parse(body))
+/// The prose of `id`, if `rule_docs.md` has a section for it (read once).
+pub fn prose(id: &str) -> Option<&'static Prose> {
+    static BY_ID: std::sync::LazyLock<std::collections::HashMap<&'static str, Prose>> =
+        std::sync::LazyLock::new(|| sections().map(|(id, body)| (id, parse(body))).collect());
+    BY_ID.get(id)
+}
+
+/// Whether `id` has a page: a catalogue rule or one of Switchyard's own.
+pub fn documented(id: &str) -> bool {
+    super::catalogue::rule(id).is_some() || OWN.iter().any(|(own, _)| *own == id)
 }
 
 /// `(id, body)` for every `## id` section of `rule_docs.md`.
@@ -60,7 +67,8 @@ pub fn page(rule: &Rule, level: usize) -> String {
     let title = "#".repeat(level);
     let sub = "#".repeat(level + 1);
     let targets: Vec<&str> = rule.targets.iter().map(|t| t.as_str()).collect();
-    let prose = prose(rule.id).unwrap_or_default();
+    let none = Prose::default();
+    let prose = prose(rule.id).unwrap_or(&none);
     let mut out = String::new();
     let _ = writeln!(out, "{title} {}\n", rule.id);
     let status = if rule.implemented { "" } else { " · not reported by this version yet" };
@@ -120,7 +128,7 @@ fn own_page_at(id: &str, level: usize) -> Option<String> {
 pub fn summary(id: &str) -> Option<String> {
     if let Some(rule) = super::catalogue::rule(id) {
         let targets: Vec<&str> = rule.targets.iter().map(|t| t.as_str()).collect();
-        let why = prose(id).map(|p| p.why).unwrap_or_default();
+        let why = prose(id).map_or("", |p| p.why.as_str());
         return Some(format!("**{id}** ({}; {}): {why}", rule.severity.as_str(), targets.join(", ")));
     }
     OWN.iter().find(|(own, _)| *own == id).map(|(id, body)| {
