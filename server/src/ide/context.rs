@@ -165,20 +165,26 @@ impl AppContext {
 
     /// The modules a controller includes, its in-app ancestors' included.
     pub fn included_modules(&self, class_name: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut current = class_name.to_owned();
-        for _ in 0..16 {
-            let Some(controller) = self.controller(&current) else { break };
+        let mut out: Vec<String> = Vec::new();
+        for controller in self.lineage(class_name) {
             for module in controller.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|v| v.as_name())
             {
                 if !out.iter().any(|m| m == module) {
                     out.push(module.to_owned());
                 }
             }
-            match controller.superclass.as_deref() {
-                Some(superclass) if superclass != current => current = superclass.to_owned(),
-                _ => break,
-            }
+        }
+        out
+    }
+
+    /// The controller and the superclasses of it the app defines, nearest first (at most 16, so a
+    /// cycle ends).
+    fn lineage(&self, class_name: &str) -> Vec<&Controller> {
+        let mut out: Vec<&Controller> = Vec::new();
+        let mut current = self.controller(class_name);
+        while let Some(controller) = current.filter(|_| out.len() < 16) {
+            out.push(controller);
+            current = controller.superclass.as_deref().and_then(|s| self.controller(s));
         }
         out
     }
@@ -197,9 +203,8 @@ impl AppContext {
     /// or `Some(false)` when everything it inherits is known, `None` when something comes from outside
     /// the app (a gem's base class or concern) and the answer cannot be known.
     pub fn has_action(&self, class_name: &str, action: &str) -> Option<bool> {
-        let mut current = class_name.to_owned();
-        for _ in 0..16 {
-            let controller = self.controller(&current)?;
+        let lineage = self.lineage(class_name);
+        for controller in &lineage {
             if controller.actions.iter().any(|a| a.name == action) {
                 return Some(true);
             }
@@ -212,11 +217,11 @@ impl AppContext {
                     }
                 }
             }
-            match controller.superclass.as_deref() {
-                Some("ActionController::Base" | "ActionController::API") | None => return Some(false),
-                Some(superclass) => current = superclass.to_owned(),
-            }
         }
-        None
+        // Everything inherited is known only when the line ends at the framework.
+        match lineage.last()?.superclass.as_deref() {
+            Some("ActionController::Base" | "ActionController::API") | None => Some(false),
+            Some(_) => None,
+        }
     }
 }
