@@ -102,7 +102,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         }
         if options.fix {
             let text = std::fs::read_to_string(&facts.path).map_err(|e| format!("{}: {e}", facts.path.display()))?;
-            let (new_text, applied) = crate::ide::fixes::apply_safe(&text, facts.language, &diagnostics);
+            let (new_text, applied) = crate::ide::fixes::apply_safe(&text, facts, &diagnostics);
             if applied > 0 {
                 std::fs::write(&facts.path, new_text).map_err(|e| format!("cannot write {}: {e}", facts.path.display()))?;
                 fixed = (fixed.0 + applied, fixed.1 + 1);

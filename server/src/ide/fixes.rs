@@ -4,6 +4,7 @@
 //! `switchyard:disable` comment for the line or the file, written in the file's own comment syntax.
 
 use crate::diagnostic::Diagnostic;
+use crate::rails::{FileFacts, Suppression};
 use crate::syntax::Language;
 
 /// One edit, in bytes of the file's text.
@@ -26,7 +27,7 @@ pub struct Fix {
 
 /// The fixes for `diagnostic` in `text`. A rewrite is only offered when the text at the span still
 /// reads as the diagnostic says (an edit may have moved things since it was published).
-pub fn fixes(text: &str, language: Language, diagnostic: &Diagnostic) -> Vec<Fix> {
+pub fn fixes(text: &str, facts: &FileFacts, diagnostic: &Diagnostic) -> Vec<Fix> {
     let span = diagnostic.span;
     let Some(found) = text.get(span.start_byte..span.end_byte) else { return Vec::new() };
     let mut out = Vec::new();
@@ -36,8 +37,8 @@ pub fn fixes(text: &str, language: Language, diagnostic: &Diagnostic) -> Vec<Fix
     if diagnostic.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION {
         return out;
     }
-    out.extend(disable_line(text, language, diagnostic));
-    out.push(disable_file(text, language, diagnostic.rule));
+    out.extend(disable_line(text, facts, diagnostic));
+    out.push(disable_file(facts, diagnostic.rule));
     out
 }
 
@@ -103,65 +104,44 @@ fn comment(language: Language, body: &str) -> String {
     }
 }
 
-fn disable_line(text: &str, language: Language, diagnostic: &Diagnostic) -> Option<Fix> {
-    if matches!(language, Language::OtherTemplate) {
+/// Adds `rule` to an existing `switchyard:disable` comment.
+fn join(suppression: &Suppression, title: String, rule: &str) -> Fix {
+    let at = suppression.span.end_byte;
+    Fix { title, edits: vec![Edit { start: at, end: at, new_text: format!(" {rule}") }], preferred: false, safe: false }
+}
+
+fn disable_line(text: &str, facts: &FileFacts, diagnostic: &Diagnostic) -> Option<Fix> {
+    if matches!(facts.language, Language::OtherTemplate) {
         return None;
     }
     let rule = diagnostic.rule;
-    let line_start = text[..diagnostic.span.start_byte].rfind('\n').map_or(0, |i| i + 1);
+    let line = diagnostic.span.start.line;
     let title = format!("Disable `{rule}` for this line");
     // A `disable-next-line` comment right above: add the rule to it.
-    if line_start > 0 {
-        let previous_start = text[..line_start - 1].rfind('\n').map_or(0, |i| i + 1);
-        let previous = &text[previous_start..line_start - 1];
-        if let Some(at) = previous.find("switchyard:disable-next-line") {
-            let end = previous.trim_end().trim_end_matches("%>").trim_end().len().max(at);
-            let insert = previous_start + end;
-            return Some(Fix {
-                title,
-                edits: vec![Edit { start: insert, end: insert, new_text: format!(" {rule}") }],
-                preferred: false,
-                safe: false,
-            });
-        }
+    if let Some(above) = facts.suppressions.iter().find(|s| s.line == Some(line) && s.span.start.line + 1 == line) {
+        return Some(join(above, title, rule));
     }
-    let line = &text[line_start..];
-    let indent: String = line.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-    let new_text = format!("{indent}{}\n", comment(language, &format!("switchyard:disable-next-line {rule}")));
+    let line_start = text[..diagnostic.span.start_byte].rfind('\n').map_or(0, |i| i + 1);
+    let indent: String = text[line_start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+    let new_text = format!("{indent}{}\n", comment(facts.language, &format!("switchyard:disable-next-line {rule}")));
     Some(Fix { title, edits: vec![Edit { start: line_start, end: line_start, new_text }], preferred: false, safe: false })
 }
 
-fn disable_file(text: &str, language: Language, rule: &str) -> Fix {
+fn disable_file(facts: &FileFacts, rule: &str) -> Fix {
     let title = format!("Disable `{rule}` for this file");
     // A file-wide comment among the first lines: add the rule to it.
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
-        let is_comment = trimmed.starts_with('#') || trimmed.starts_with("<%#") || trimmed.starts_with("-#");
-        if !is_comment {
-            break;
-        }
-        if let Some(at) = line.find("switchyard:disable").filter(|&at| !line[at..].starts_with("switchyard:disable-next-line")) {
-            let end = line.trim_end().trim_end_matches("%>").trim_end().len().max(at);
-            let insert = offset + end;
-            return Fix {
-                title,
-                edits: vec![Edit { start: insert, end: insert, new_text: format!(" {rule}") }],
-                preferred: false,
-                safe: false,
-            };
-        }
-        offset += line.len();
+    if let Some(file_wide) = facts.suppressions.iter().find(|s| s.line.is_none()) {
+        return join(file_wide, title, rule);
     }
-    let new_text = format!("{}\n", comment(language, &format!("switchyard:disable {rule}")));
+    let new_text = format!("{}\n", comment(facts.language, &format!("switchyard:disable {rule}")));
     Fix { title, edits: vec![Edit { start: 0, end: 0, new_text }], preferred: false, safe: false }
 }
 
 /// The edits of the safe fixes of `diagnostics`, in order, none overlapping another.
-pub fn safe_edits(text: &str, language: Language, diagnostics: &[Diagnostic]) -> Vec<Edit> {
+pub fn safe_edits(text: &str, facts: &FileFacts, diagnostics: &[Diagnostic]) -> Vec<Edit> {
     let mut edits: Vec<Edit> = diagnostics
         .iter()
-        .filter_map(|d| fixes(text, language, d).into_iter().find(|f| f.safe))
+        .filter_map(|d| fixes(text, facts, d).into_iter().find(|f| f.safe))
         .filter(|f| f.edits.len() == 1)
         .flat_map(|f| f.edits)
         .collect();
@@ -176,11 +156,104 @@ pub fn safe_edits(text: &str, language: Language, diagnostics: &[Diagnostic]) ->
 }
 
 /// `text` with the safe fixes of `diagnostics` applied, and how many.
-pub fn apply_safe(text: &str, language: Language, diagnostics: &[Diagnostic]) -> (String, usize) {
-    let edits = safe_edits(text, language, diagnostics);
+pub fn apply_safe(text: &str, facts: &FileFacts, diagnostics: &[Diagnostic]) -> (String, usize) {
+    let edits = safe_edits(text, facts, diagnostics);
     let mut out = text.to_owned();
     for edit in edits.iter().rev() {
         out.replace_range(edit.start..edit.end, &edit.new_text);
     }
     (out, edits.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::ParsedFile;
+
+    /// Applies each fix the diagnostics of `text` with `rule` get, by title.
+    fn applied(language: Language, path: &str, text: &str, rule: &str) -> Vec<(String, String)> {
+        let parsed = ParsedFile::parse(language, text);
+        let kind = Some(crate::rails::project::classify(path));
+        let facts = crate::rails::extract(path.into(), path.to_owned(), kind, text, &parsed);
+        let diagnostic =
+            facts.diagnostics.iter().find(|d| d.rule == rule).unwrap_or_else(|| panic!("no {rule} in {:?}", facts.diagnostics));
+        fixes(text, &facts, diagnostic)
+            .into_iter()
+            .map(|fix| {
+                let mut out = text.to_owned();
+                for edit in fix.edits.iter().rev() {
+                    out.replace_range(edit.start..edit.end, &edit.new_text);
+                }
+                (fix.title, out)
+            })
+            .collect()
+    }
+
+    /// The facts of `text` as `app/models/post.rb`.
+    fn model_facts(text: &str) -> FileFacts {
+        let parsed = ParsedFile::parse(Language::Ruby, text);
+        let path = "app/models/post.rb";
+        crate::rails::extract(path.into(), path.to_owned(), Some(crate::rails::project::FileKind::Model), text, &parsed)
+    }
+
+    /// What the editor shows for `text` as `app/models/post.rb` (suppressions applied).
+    fn shown_in_model(text: &str) -> Vec<Diagnostic> {
+        crate::ide::diagnostics::file_diagnostics(&model_facts(text), &[])
+    }
+
+    #[test]
+    fn rewrites() {
+        let model = "class Post < ApplicationRecord\n  def label = \"Post #@title\"\n  alias summary to_s\nend\n";
+        let fixed = applied(Language::Ruby, "app/models/post.rb", model, "syntax.embedded-variable");
+        assert_eq!(fixed[0], ("Write `#{@title}`".to_owned(), model.replace("#@title", "#{@title}")));
+        let fixed = applied(Language::Ruby, "app/models/post.rb", model, "syntax.alias-keyword");
+        assert_eq!(
+            fixed[0],
+            ("Write `alias_method :summary, :to_s`".to_owned(), model.replace("alias summary to_s", "alias_method :summary, :to_s"))
+        );
+        let view = "<p>Use #{name} here</p>\n";
+        let fixed = applied(Language::Erb, "app/views/posts/show.html.erb", view, "views.text-interpolation");
+        assert_eq!(fixed[0].1, "<p>Use &#35;{name} here</p>\n");
+    }
+
+    #[test]
+    fn disabling_in_each_comment_syntax() {
+        let model = "class Post < ApplicationRecord\n  alias summary to_s\nend\n";
+        let fixed = applied(Language::Ruby, "app/models/post.rb", model, "syntax.alias-keyword");
+        assert_eq!(fixed[1].0, "Disable `syntax.alias-keyword` for this line");
+        assert_eq!(fixed[1].1, model.replace("  alias", "  # switchyard:disable-next-line syntax.alias-keyword\n  alias"));
+        assert_eq!(fixed[2].1, format!("# switchyard:disable syntax.alias-keyword\n{model}"));
+        // Each fix, applied, silences the finding.
+        for (_, text) in &fixed {
+            let shown = shown_in_model(text);
+            assert!(shown.iter().all(|d| d.rule != "syntax.alias-keyword"), "{text}: {shown:?}");
+        }
+        let view = "<ul>\n  <p>#{x}</p>\n</ul>\n";
+        let fixed = applied(Language::Erb, "app/views/posts/show.html.erb", view, "views.text-interpolation");
+        assert_eq!(fixed[1].1, "<ul>\n  <%# switchyard:disable-next-line views.text-interpolation %>\n  <p>#{x}</p>\n</ul>\n");
+        // An existing comment takes the rule instead of a second comment.
+        let commented = "# switchyard:disable syntax.for-loop\nclass Post < ApplicationRecord\n  # switchyard:disable-next-line syntax.undef\n  alias summary to_s\nend\n";
+        let fixed = applied(Language::Ruby, "app/models/post.rb", commented, "syntax.alias-keyword");
+        assert!(fixed[1].1.contains("# switchyard:disable-next-line syntax.undef syntax.alias-keyword\n  alias"), "{}", fixed[1].1);
+        assert!(fixed[2].1.starts_with("# switchyard:disable syntax.for-loop syntax.alias-keyword\n"), "{}", fixed[2].1);
+    }
+
+    #[test]
+    fn unused_suppressions_are_removed() {
+        let text = "class Post < ApplicationRecord\n  # switchyard:disable-next-line syntax.undef\n  has_many :comments\n  scope :x, -> { all } # switchyard:disable model.scope-body\nend\n";
+        let facts = model_facts(text);
+        let shown = crate::ide::diagnostics::file_diagnostics(&facts, &[]);
+        let unused: Vec<&Diagnostic> = shown.iter().filter(|d| d.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION).collect();
+        assert_eq!(unused.len(), 2);
+        let apply = |d: &Diagnostic| {
+            let fixes = fixes(text, &facts, d);
+            assert_eq!(fixes.len(), 1);
+            let mut out = text.to_owned();
+            let edit = &fixes[0].edits[0];
+            out.replace_range(edit.start..edit.end, &edit.new_text);
+            out
+        };
+        assert_eq!(apply(unused[0]), text.replace("  # switchyard:disable-next-line syntax.undef\n", ""));
+        assert_eq!(apply(unused[1]), text.replace(" # switchyard:disable model.scope-body", ""));
+    }
 }

@@ -52,7 +52,7 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
             if end < range.start.line || start > range.end.line {
                 continue;
             }
-            for fix in crate::ide::fixes::fixes(&text, facts.language, diagnostic) {
+            for fix in crate::ide::fixes::fixes(&text, &facts, diagnostic) {
                 actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: fix.title,
                     kind: Some(CodeActionKind::QUICKFIX),
@@ -63,7 +63,7 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
                 }));
             }
         }
-        let safe = crate::ide::fixes::safe_edits(&text, facts.language, &shown);
+        let safe = crate::ide::fixes::safe_edits(&text, &facts, &shown);
         if fix_all && !safe.is_empty() {
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: format!("Fix {} Switchyard finding{} (safe fixes)", safe.len(), if safe.len() == 1 { "" } else { "s" }),
