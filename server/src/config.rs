@@ -95,7 +95,7 @@ impl Config {
         };
         let mut rules = BTreeMap::new();
         for (id, level) in raw.rules {
-            if catalogue::rule(id.get_ref()).is_none() && id.get_ref() != crate::diagnostic::rule::UNUSED_SUPPRESSION {
+            if catalogue::rule(id.get_ref()).is_none() && crate::diagnostic::rule::UNUSED_SUPPRESSION != id.get_ref().as_str() {
                 return Err(ConfigError::at(text, id.span().start, format!("no rule `{}` (`switchyard rules` lists them)", id.get_ref())));
             }
             let parsed = RuleLevel::parse(level.get_ref()).ok_or_else(|| {
@@ -152,13 +152,13 @@ impl Config {
     pub fn report(&self, diagnostic: &Diagnostic, targets: &[Target], levels: &BTreeMap<String, RuleLevel>) -> Option<Diagnostic> {
         let targets: &[Target] =
             if !targets.is_empty() { targets } else { self.targets.as_deref().unwrap_or(&[Target::Ruby, Target::Jruby]) };
-        let applies = catalogue::rule(diagnostic.rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)));
+        let applies = catalogue::rule(&diagnostic.rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)));
         if !applies {
             return None;
         }
-        let severity = match levels.get(diagnostic.rule) {
+        let severity = match levels.get(diagnostic.rule.as_str()) {
             Some(level) => RuleLevel::apply(Some(level), diagnostic.severity),
-            None => self.severity(diagnostic.rule, diagnostic.severity),
+            None => self.severity(&diagnostic.rule, diagnostic.severity),
         }?;
         Some(Diagnostic { severity, ..diagnostic.clone() })
     }

@@ -33,18 +33,76 @@ impl Severity {
     }
 }
 
-/// Stable rule ids (see `shared/spec/rules.md`); the catalogue grows with the rules issue.
+/// A rule id: one of the catalogue's (`roundhouse::catalogue`) or one of Switchyard's own. The only ways
+/// to make one are `rule!("id")`, checked against the catalogue when the crate compiles, and
+/// `catalogue::lookup`, for ids that arrive as text (query capture names, settings): a misspelt id is a
+/// build error, never a finding nobody can look up.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RuleId(&'static str);
+
+impl RuleId {
+    /// Only the catalogue calls this, with an id it holds.
+    pub(crate) const fn from_catalogue(id: &'static str) -> RuleId {
+        RuleId(id)
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::ops::Deref for RuleId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::fmt::Debug for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.0)
+    }
+}
+
+impl PartialEq<str> for RuleId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl Serialize for RuleId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0)
+    }
+}
+
+/// Rule ids more than one layer names.
 pub mod rule {
-    pub const PARSE_ERROR: &str = "syntax.parse-error";
-    pub const TEMPLATE_PARSE_ERROR: &str = "views.template-parse-error";
+    use super::RuleId;
+    pub const PARSE_ERROR: RuleId = rule!("syntax.parse-error");
+    pub const TEMPLATE_PARSE_ERROR: RuleId = rule!("views.template-parse-error");
     /// Switchyard's own: a `# switchyard:disable` comment that silences nothing.
-    pub const UNUSED_SUPPRESSION: &str = "switchyard.unused-suppression";
+    pub const UNUSED_SUPPRESSION: RuleId = rule!("switchyard.unused-suppression");
+    /// Switchyard's own: a mistake in `switchyard.toml`.
+    pub const CONFIG: RuleId = rule!("switchyard.config");
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     pub span: Span,
     pub severity: Severity,
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub message: String,
 }

@@ -4,6 +4,15 @@
 //! Layers (dependencies point one way): `lsp → ide → rails / index → syntax / document`.
 //! Only `lsp` knows the protocol; everything below speaks paths, byte spans and plain structs.
 
+/// A rule id checked against the catalogue when the crate compiles: `rule!("syntax.for-loop")` (a
+/// misspelt id does not build). Defined before the modules so that every one of them can use it.
+macro_rules! rule {
+    ($id:literal) => {{
+        const ID: $crate::diagnostic::RuleId = $crate::roundhouse::catalogue::known($id);
+        ID
+    }};
+}
+
 pub mod cli;
 pub mod config;
 pub mod diagnostic;

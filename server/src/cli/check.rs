@@ -70,7 +70,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     let no_levels = BTreeMap::new();
     // The finding as the app's settings report it (`None` when they or `--rule` leave it out).
     let selected = |config: &Config, d: &Diagnostic| -> Option<Diagnostic> {
-        if !(options.rules.is_empty() || options.rules.iter().any(|r| r == d.rule)) {
+        if !(options.rules.is_empty() || options.rules.iter().any(|r| d.rule == r.as_str())) {
             return None;
         }
         config.report(d, &options.targets, &no_levels)
@@ -113,7 +113,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         let app_root = if app_root.is_empty() { ".".to_owned() } else { app_root };
         let source = if json { None } else { std::fs::read_to_string(&facts.path).ok() };
         for diagnostic in &diagnostics {
-            *counts.entry(diagnostic.rule).or_default() += 1;
+            *counts.entry(diagnostic.rule.as_str()).or_default() += 1;
             *by_severity.entry(diagnostic.severity).or_default() += 1;
             failing |= diagnostic.severity >= fail_level;
             let written = if options.format == CheckFormat::Sarif {
@@ -181,7 +181,7 @@ fn columns(facts: &FileFacts, d: &Diagnostic) -> (u32, u32, u32, u32) {
 fn write_json(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, app: &str) -> std::io::Result<()> {
     let (line, column, end_line, end_column) = columns(facts, d);
     let targets =
-        catalogue::rule(d.rule).map_or_else(|| vec!["ruby", "jruby", "spinel"], |r| r.targets.iter().map(|t| t.as_str()).collect());
+        catalogue::rule(&d.rule).map_or_else(|| vec!["ruby", "jruby", "spinel"], |r| r.targets.iter().map(|t| t.as_str()).collect());
     let finding = JsonFinding {
         targets,
         file: &facts.relative_path,
@@ -190,7 +190,7 @@ fn write_json(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, app: &str
         end_line,
         end_column,
         severity: d.severity.as_str(),
-        rule: d.rule,
+        rule: d.rule.as_str(),
         message: &d.message,
         app,
     };
@@ -209,7 +209,7 @@ fn sarif_level(severity: Severity) -> &'static str {
 /// One SARIF 2.1.0 result; the path is relative to the checked folder (`%SRCROOT%`).
 fn sarif_result(facts: &FileFacts, d: &Diagnostic, path: &str) -> serde_json::Value {
     let (line, column, end_line, end_column) = columns(facts, d);
-    let rule_index = catalogue::RULES.iter().position(|r| r.id == d.rule);
+    let rule_index = catalogue::RULES.iter().position(|r| d.rule == r.id);
     let mut result = serde_json::json!({
         "ruleId": d.rule,
         "level": sarif_level(d.severity),
@@ -277,7 +277,7 @@ fn write_github(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, shown_p
         out,
         "::{level} file={},line={line},col={column},endLine={end_line},endColumn={end_column},title={}::{}",
         property(shown_path),
-        property(d.rule),
+        property(d.rule.as_str()),
         data(&d.message)
     )
 }

@@ -12,9 +12,9 @@ use crate::rails::project::FileKind;
 use crate::rails::route_table::RouteKind;
 use crate::roundhouse;
 
-pub const UNKNOWN_ROUTE_HELPER: &str = "rails.unknown-route-helper";
-pub const MISSING_ACTION: &str = "rails.missing-action";
-pub const MISSING_TEMPLATE: &str = "rails.missing-template";
+pub const UNKNOWN_ROUTE_HELPER: crate::diagnostic::RuleId = rule!("rails.unknown-route-helper");
+pub const MISSING_ACTION: crate::diagnostic::RuleId = rule!("rails.missing-action");
+pub const MISSING_TEMPLATE: crate::diagnostic::RuleId = rule!("rails.missing-template");
 
 /// Controllers that Rails or common engines provide, never defined in the app.
 const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_mailbox/", "action_text/", "turbo/", "devise/"];
@@ -29,7 +29,8 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagno
     for suppression in &facts.suppressions {
         for rule in &suppression.rules {
             if !diagnostics.iter().any(|d| silences(suppression, rule, d)) {
-                let message = if roundhouse::catalogue::rule(rule).is_none() && rule != crate::diagnostic::rule::UNUSED_SUPPRESSION {
+                let message = if roundhouse::catalogue::rule(rule).is_none() && crate::diagnostic::rule::UNUSED_SUPPRESSION != rule.as_str()
+                {
                     format!("`{rule}` is not a rule (`switchyard rules` lists them): this comment silences nothing.")
                 } else {
                     format!("Nothing here reports `{rule}`: this comment silences nothing and can go.")
@@ -178,7 +179,7 @@ fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diag
                 .map(|n| format!(" Did you mean `:{n}`?"))
                 .unwrap_or_default();
             out.push(roundhouse::catalogue::finding(
-                "rails.unknown-association",
+                rule!("rails.unknown-association"),
                 *span,
                 format!(
                     "`{}(:{name})` names no association of {}: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs.{hint}",
@@ -258,7 +259,7 @@ fn unexpanded_macros(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             let args = crate::rails::concern_macros::call_args(&call.arguments, &call.options);
             let Some(why) = crate::rails::concern_macros::not_expanded(found, &args) else { continue };
             out.push(roundhouse::catalogue::finding(
-                "controller.concern-macro-not-expanded",
+                rule!("controller.concern-macro-not-expanded"),
                 call.span,
                 format!(
                     "Roundhouse does not expand `{}` from `{}` into filters: {why}. The call is dropped, so nothing it sets up runs in the emitted controller. Declare the filters here (`before_action …`), or keep the macro to filter calls with symbol targets.",

@@ -38,7 +38,7 @@ pub fn fixes(text: &str, facts: &FileFacts, diagnostic: &Diagnostic) -> Vec<Fix>
         return out;
     }
     out.extend(disable_line(text, facts, diagnostic));
-    out.push(disable_file(facts, diagnostic.rule));
+    out.push(disable_file(facts, &diagnostic.rule));
     out
 }
 
@@ -48,7 +48,7 @@ fn replace(title: String, start: usize, end: usize, new_text: String) -> Option<
 
 fn rewrite(text: &str, diagnostic: &Diagnostic, found: &str) -> Option<Fix> {
     let (start, end) = (diagnostic.span.start_byte, diagnostic.span.end_byte);
-    match diagnostic.rule {
+    match diagnostic.rule.as_str() {
         "syntax.embedded-variable" => {
             let variable = found.strip_prefix('#').filter(|v| v.starts_with(['@', '$']))?;
             replace(format!("Write `#{{{variable}}}`"), start, end, format!("#{{{variable}}}"))
@@ -74,7 +74,7 @@ fn rewrite(text: &str, diagnostic: &Diagnostic, found: &str) -> Option<Fix> {
             // A guess: offered, never applied unasked.
             replace(format!("Change to `{suggestion}`"), start, end, suggestion.to_owned()).map(|fix| Fix { safe: false, ..fix })
         }
-        crate::diagnostic::rule::UNUSED_SUPPRESSION => {
+        "switchyard.unused-suppression" => {
             let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
             let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
             let before = &text[line_start..start];
@@ -119,7 +119,7 @@ fn disable_line(text: &str, facts: &FileFacts, diagnostic: &Diagnostic) -> Optio
     let title = format!("Disable `{rule}` for this line");
     // A `disable-next-line` comment right above: add the rule to it.
     if let Some(above) = facts.suppressions.iter().find(|s| s.line == Some(line) && s.span.start.line + 1 == line) {
-        return Some(join(above, title, rule));
+        return Some(join(above, title, &rule));
     }
     let line_start = text[..diagnostic.span.start_byte].rfind('\n').map_or(0, |i| i + 1);
     let indent: String = text[line_start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();

@@ -11,7 +11,7 @@ use crate::rails::FileFacts;
 use crate::roundhouse::tree::{AppFacts, Target, emitted_stem, map_file};
 use crate::syntax::Span;
 
-pub const OUTPUT_COLLISION: &str = "views.output-collision";
+pub const OUTPUT_COLLISION: crate::diagnostic::RuleId = rule!("views.output-collision");
 
 /// Hover on a class or module name: the file Roundhouse writes for it, and the file's trees.
 pub fn class_hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<Hover> {

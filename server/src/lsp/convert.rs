@@ -67,7 +67,7 @@ pub fn diagnostic(line_index: &LineIndex, d: &Diagnostic, doc: Option<lsp::Uri>)
             Severity::Warning => lsp::DiagnosticSeverity::WARNING,
             Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
         }),
-        code: Some(lsp::NumberOrString::String(d.rule.to_owned())),
+        code: Some(lsp::NumberOrString::String(d.rule.to_string())),
         code_description: doc.map(|href| lsp::CodeDescription { href }),
         source: Some("switchyard".to_owned()),
         message: d.message.clone(),

@@ -335,7 +335,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         if parsed.language == Language::Haml {
             for range in crate::syntax::haml::for_loops(text) {
                 let span = facts.line_index.span(range.clone());
-                facts.diagnostics.push(crate::roundhouse::syntax_rules::finding("syntax.for-loop", span, &text[range]));
+                facts.diagnostics.push(crate::roundhouse::syntax_rules::finding(rule!("syntax.for-loop"), span, &text[range]));
             }
         }
     }

@@ -4,7 +4,7 @@
 //! `switchyard explain <id>` prints an entry.
 
 use super::tree::Target;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{RuleId, Severity};
 
 pub struct Rule {
     pub id: &'static str,
@@ -599,9 +599,52 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
 
+/// Switchyard's own diagnostics: about its settings and comments, not about Roundhouse (their pages are
+/// `rule_docs::OWN`).
+pub const OWN: &[&str] = &["switchyard.unused-suppression", "switchyard.config"];
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `id` as a rule id; in a `const` (as `rule!` puts it) a missing id fails the build.
+pub const fn known(id: &'static str) -> RuleId {
+    let mut i = 0;
+    while i < RULES.len() {
+        if same(RULES[i].id, id) {
+            return RuleId::from_catalogue(RULES[i].id);
+        }
+        i += 1;
+    }
+    let mut j = 0;
+    while j < OWN.len() {
+        if same(OWN[j], id) {
+            return RuleId::from_catalogue(OWN[j]);
+        }
+        j += 1;
+    }
+    panic!("not a rule id: add it to roundhouse::catalogue first")
+}
+
+/// An id that arrives as text (a query's capture name, a setting), if it is one.
+pub fn lookup(id: &str) -> Option<RuleId> {
+    RULES.iter().map(|r| r.id).chain(OWN.iter().copied()).find(|r| *r == id).map(RuleId::from_catalogue)
+}
+
 /// A finding of catalogue rule `rule`, at the rule's own severity.
-pub fn finding(rule: &'static str, span: crate::syntax::Span, message: String) -> crate::diagnostic::Diagnostic {
-    let severity = self::rule(rule).map_or(Severity::Warning, |r| r.severity);
+pub fn finding(rule: RuleId, span: crate::syntax::Span, message: String) -> crate::diagnostic::Diagnostic {
+    let severity = self::rule(&rule).map_or(Severity::Warning, |r| r.severity);
     crate::diagnostic::Diagnostic { span, severity, rule, message }
 }
 

@@ -32,7 +32,7 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
         if !known(through) {
             push(
                 out,
-                "rails.unknown-association",
+                rule!("rails.unknown-association"),
                 association.span,
                 format!(
                     "`{} :{}` goes through `:{through}`, which {} does not declare: Rails raises HasManyThroughAssociationNotFoundError.{}",
@@ -50,7 +50,7 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
                 if !known(name) {
                     push(
                         out,
-                        "rails.unknown-association",
+                        rule!("rails.unknown-association"),
                         scope.span,
                         format!(
                             "`{}(:{name})` in scope `{}` names no association of {}: Rails raises AssociationNotFoundError.{}",
@@ -66,9 +66,9 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
     }
 }
 
-pub const MIGRATION_VERB: &str = "schema.migration-verb";
+pub const MIGRATION_VERB: crate::diagnostic::RuleId = rule!("schema.migration-verb");
 
-fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
+fn push(out: &mut Vec<Diagnostic>, rule: crate::diagnostic::RuleId, span: Span, message: String) {
     out.push(catalogue::finding(rule, span, message));
 }
 
@@ -135,7 +135,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             for column in table.columns.iter().filter(|c| !KNOWN_COLUMN_TYPES.contains(&c.column_type.as_str())) {
                 push(
                     &mut out,
-                    "schema.unknown-column-type",
+                    rule!("schema.unknown-column-type"),
                     column.span,
                     format!(
                         "Roundhouse drops `{}.{}` ({}) from the model: the type has no mapping.",
@@ -157,7 +157,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                     if is_model || (library && a.value != Value::Nil) {
                         push(
                             &mut out,
-                            "model.class-variable-initializer",
+                            rule!("model.class-variable-initializer"),
                             a.span,
                             format!(
                                 "Roundhouse rejects `{} = …` here{}: use a constant or a class-level instance variable.",
@@ -172,7 +172,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 {
                     push(
                         &mut out,
-                        "model.singleton-class-statement",
+                        rule!("model.singleton-class-statement"),
                         *span,
                         "Roundhouse accepts only `def`s inside a model's `class << self`: move other statements out.".to_owned(),
                     );
@@ -187,7 +187,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                     let name = nested.name.rsplit("::").next().unwrap_or(&nested.name);
                     push(
                         &mut out,
-                        "syntax.nested-definition",
+                        rule!("syntax.nested-definition"),
                         nested.span,
                         format!(
                             "Roundhouse's ingest rejects a class or module defined inside a model's body: `{name}` in {}. Instead, define it in its own file (`{}/{}.rb`).",
@@ -200,7 +200,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 crate::syntax::outline::Item::Method(def) if is_model && (def.parameters.contains('*') || def.parameters.contains('&')) => {
                     push(
                         &mut out,
-                        "model.method-parameters-dropped",
+                        rule!("model.method-parameters-dropped"),
                         def.span,
                         format!("Roundhouse drops `*args`, `**opts` and `&blk` from `{}`: name the parameters.", def.name),
                     );
@@ -213,7 +213,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         if text.contains("\r\n") {
             push(
                 &mut out,
-                "views.crlf-template",
+                rule!("views.crlf-template"),
                 file_start,
                 "This template has CRLF line ends: Roundhouse keeps the `\r` in its output, Rails drops it.".to_owned(),
             );
@@ -221,7 +221,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         for (at, literal) in text.match_indices("<%%").map(|(i, _)| (i, "<%%")).chain(text.match_indices("=%>").map(|(i, _)| (i, "=%>"))) {
             push(
                 &mut out,
-                "views.literal-tag",
+                rule!("views.literal-tag"),
                 span_at(facts, at, 3),
                 format!("Roundhouse compiles `{literal}` as code (Rails treats it as literal text): text is lost or swallowed."),
             );
@@ -260,7 +260,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if let Some(name) = FILTER.captures(line).and_then(|c| c.get(1)).filter(|n| n.as_str() != "ruby") {
                 push(
                     &mut out,
-                    "views.haml-filter",
+                    rule!("views.haml-filter"),
                     line_span(i, name.start() - 1, name.len() + 1),
                     format!("Roundhouse's HAML reader supports only the `:ruby` filter: the `:{}` block is not compiled.", name.as_str()),
                 );
@@ -269,7 +269,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 let start = line.len() - line.trim_start().len();
                 push(
                     &mut out,
-                    "views.haml-class-merge",
+                    rule!("views.haml-class-merge"),
                     line_span(i, start, tag.end() - start),
                     "Roundhouse does not merge a `.class` shortcut with a `class:` attribute: one of the two classes is lost. Put every class in the attribute hash.".to_owned(),
                 );
@@ -287,7 +287,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if let Some(found) = TURBO_OPTION_FORM.find(line) {
                 push(
                     &mut out,
-                    "views.turbo-stream-option-form",
+                    rule!("views.turbo-stream-option-form"),
                     line_span(i, found.start(), found.len()),
                     "Roundhouse leaves `turbo_stream.<action>` with `partial:`/`collection:`/`locals:` or a block in source form: this template will not render. Pass the target and a record, or render the partial yourself.".to_owned(),
                 );
@@ -300,7 +300,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 if let Some(col) = line.find(call) {
                     push(
                         &mut out,
-                        "views.jbuilder-ignored",
+                        rule!("views.jbuilder-ignored"),
                         line_span(i, col, call.len()),
                         format!("Roundhouse emits nothing for `{call}`: its keys are missing from the JSON."),
                     );
@@ -316,7 +316,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 if let Some((col, _)) = whole {
                     push(
                         &mut out,
-                        "controller.json-format-dropped",
+                        rule!("controller.json-format-dropped"),
                         line_span(i, col, arm.len()),
                         format!("The Spinel tree drops the `{arm}` arm of `respond_to`: that format answers 406."),
                     );
@@ -346,7 +346,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                     let name = call.trim_start_matches('.').trim_end_matches('(');
                     push(
                         &mut out,
-                        "spinel.dynamic-dispatch",
+                        rule!("spinel.dynamic-dispatch"),
                         line_span(i, col, call.len()),
                         format!("`{name}` cannot be compiled ahead of time: the Spinel lane cannot run this code."),
                     );
@@ -363,7 +363,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 if !read {
                     push(
                         &mut out,
-                        "initializer.not-read",
+                        rule!("initializer.not-read"),
                         a.span,
                         format!("Roundhouse does not read `{} =` in an initializer: it runs in Rails only.", a.target),
                     );
@@ -375,7 +375,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 if !config && !patch && !matches!(call.method.as_str(), "require" | "require_relative") {
                     push(
                         &mut out,
-                        "initializer.not-read",
+                        rule!("initializer.not-read"),
                         call.span,
                         format!(
                             "Roundhouse does not read `{}` in an initializer: it runs in Rails only.",
@@ -396,7 +396,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if !(body.starts_with("->") || body.starts_with("lambda") || body.starts_with("proc")) {
                 push(
                     &mut out,
-                    "model.scope-body",
+                    rule!("model.scope-body"),
                     scope.span,
                     format!("Roundhouse needs a lambda body for `scope :{}`: write `scope :{}, -> {{ … }}`.", scope.name, scope.name),
                 );
@@ -408,7 +408,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if !literal {
                 push(
                     &mut out,
-                    "model.enum-mapping",
+                    rule!("model.enum-mapping"),
                     enumeration.span,
                     format!(
                         "Roundhouse reads an enum's mapping only from a literal array or hash: `enum :{}` must list its values.",
@@ -421,7 +421,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             for (key, _) in association.options.iter().filter(|(k, _)| ASSOCIATION_OPTIONS_IGNORED.contains(&k.as_str())) {
                 push(
                     &mut out,
-                    "model.association-option-ignored",
+                    rule!("model.association-option-ignored"),
                     association.span,
                     format!(
                         "Roundhouse ignores `{key}:` on `{} :{}`: the compiled app behaves as if it were not there.",
@@ -432,7 +432,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if association.scope.as_deref().is_some_and(|s| s.trim_start().starts_with("->(")) {
                 push(
                     &mut out,
-                    "model.association-option-ignored",
+                    rule!("model.association-option-ignored"),
                     association.span,
                     format!("Roundhouse ignores a scope lambda with parameters on `{} :{}`.", association.kind, association.name),
                 );
@@ -447,7 +447,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 if ignored {
                     push(
                         &mut out,
-                        "model.validation-ignored",
+                        rule!("model.validation-ignored"),
                         validation.span,
                         format!(
                             "Roundhouse does not enforce `{key}:` (on {}): the compiled app accepts what Rails would reject.",
@@ -457,7 +457,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 } else if VALIDATION_OPTIONS_IGNORED.contains(&key.as_str()) {
                     push(
                         &mut out,
-                        "model.validation-option-ignored",
+                        rule!("model.validation-option-ignored"),
                         validation.span,
                         format!("Roundhouse ignores `{key}:` on `validates`: the rule runs unconditionally."),
                     );
@@ -475,7 +475,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if form {
                 push(
                     &mut out,
-                    "model.callback-form",
+                    rule!("model.callback-form"),
                     callback.span,
                     format!(
                         "Roundhouse does not run `{}` in this form (conditions, lambdas, around/find/touch callbacks are dropped).",
@@ -488,7 +488,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if MODEL_MACROS_UNSUPPORTED.contains(&call.name.as_str()) || call.name == "include" {
                 push(
                     &mut out,
-                    "model.unsupported-macro",
+                    rule!("model.unsupported-macro"),
                     call.span,
                     format!("Roundhouse does not lower `{}` in a model (\"not supported (all targets)\"): its effect is lost.", call.name),
                 );
@@ -497,7 +497,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         for attribute in model.attributes.iter().filter(|a| a.kind.starts_with("attr_") || a.kind == "store_accessor") {
             push(
                 &mut out,
-                "model.unsupported-macro",
+                rule!("model.unsupported-macro"),
                 attribute.span,
                 format!("Roundhouse does not lower `{}` in a model: its effect is lost.", attribute.kind),
             );
@@ -505,7 +505,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         for delegate in &model.delegates {
             push(
                 &mut out,
-                "model.unsupported-macro",
+                rule!("model.unsupported-macro"),
                 delegate.span,
                 "Roundhouse does not lower `delegate` in a model: write the method out.".to_owned(),
             );
@@ -515,18 +515,18 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         for filter in controller.filters.iter().filter(|f| f.kind == "after_action" || f.kind == "around_action") {
             push(
                 &mut out,
-                "controller.after-around-filter",
+                rule!("controller.after-around-filter"),
                 filter.span,
                 format!("Roundhouse never applies `{}` in the emitted dispatch: {} does not run.", filter.kind, filter.targets.join(", ")),
             );
         }
         for filter in controller.filters.iter().filter(|f| CONTROLLER_MACROS_DROPPED.contains(&f.kind.as_str())) {
-            push(&mut out, "controller.macro-dropped", filter.span, format!("Roundhouse drops `{}` in a controller.", filter.kind));
+            push(&mut out, rule!("controller.macro-dropped"), filter.span, format!("Roundhouse drops `{}` in a controller.", filter.kind));
         }
         for call in controller.macros.iter().filter(|c| CONTROLLER_MACROS_DROPPED.contains(&c.name.as_str())) {
             push(
                 &mut out,
-                "controller.macro-dropped",
+                rule!("controller.macro-dropped"),
                 call.span,
                 format!("Roundhouse drops `{}` in a controller: its effect is lost.", call.name),
             );
@@ -536,7 +536,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         if matches!(template.handler.as_str(), "slim" | "ruby" | "builder" | "rabl") {
             push(
                 &mut out,
-                "views.template-engine",
+                rule!("views.template-engine"),
                 file_start,
                 format!("Roundhouse does not read `.{}` templates: this view has no emitted template.", template.handler),
             );
@@ -545,7 +545,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         {
             push(
                 &mut out,
-                "views.template-format",
+                rule!("views.template-format"),
                 file_start,
                 format!("Roundhouse emits only html, turbo_stream and svg templates: this `{format}` template is not emitted."),
             );
@@ -557,7 +557,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         for rule in &config.inflections {
             push(
                 &mut out,
-                "initializer.inflection-ignored",
+                rule!("initializer.inflection-ignored"),
                 rule.span,
                 format!(
                     "Roundhouse names classes and files with Rails' default inflections: `inflect.{}` is ignored, so emitted names may differ.",
@@ -568,7 +568,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         for reopened in &config.reopened {
             push(
                 &mut out,
-                "initializer.monkey-patch",
+                rule!("initializer.monkey-patch"),
                 reopened.span,
                 format!("`{} {}` in an initializer is not carried into any emitted tree.", reopened.how, reopened.name),
             );
@@ -579,7 +579,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         for constant in facts.constants.iter().filter(|c| c.starts_with("SQLite3") || c.starts_with("BCrypt")) {
             push(
                 &mut out,
-                "jruby.c-extension",
+                rule!("jruby.c-extension"),
                 file_start,
                 format!("`{constant}` is a C extension API with no JVM build: in the JVM tree it is a raising stand-in."),
             );
@@ -588,7 +588,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     if let Some(marker) = facts.aot_marker {
         push(
             &mut out,
-            "spinel.test-lane",
+            rule!("spinel.test-lane"),
             marker,
             "This text moves the test into the Spinel tree's AOT lane (a plain text match: comments count).".to_owned(),
         );

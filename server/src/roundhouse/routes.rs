@@ -9,13 +9,13 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::routes::RouteCall;
 use crate::syntax::value::Value;
 
-pub const UNSUPPORTED_DSL: &str = "routes.unsupported-dsl";
-pub const MOUNT: &str = "routes.mount";
-pub const DRAW_MISSING: &str = "routes.draw-missing";
-pub const REDIRECT: &str = "routes.redirect";
-pub const MISSING_TARGET: &str = "routes.missing-target";
-pub const RESOURCE_OPTION_IGNORED: &str = "routes.resource-option-ignored";
-pub const MALFORMED: &str = "routes.malformed";
+pub const UNSUPPORTED_DSL: crate::diagnostic::RuleId = rule!("routes.unsupported-dsl");
+pub const MOUNT: crate::diagnostic::RuleId = rule!("routes.mount");
+pub const DRAW_MISSING: crate::diagnostic::RuleId = rule!("routes.draw-missing");
+pub const REDIRECT: crate::diagnostic::RuleId = rule!("routes.redirect");
+pub const MISSING_TARGET: crate::diagnostic::RuleId = rule!("routes.missing-target");
+pub const RESOURCE_OPTION_IGNORED: crate::diagnostic::RuleId = rule!("routes.resource-option-ignored");
+pub const MALFORMED: crate::diagnostic::RuleId = rule!("routes.malformed");
 
 const VERBS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "options", "match"];
 const SUPPORTED: &[&str] =
@@ -29,7 +29,7 @@ pub fn check(calls: &[RouteCall], drawn_exists: &dyn Fn(&str) -> bool) -> Vec<Di
     out
 }
 
-fn diagnostic(out: &mut Vec<Diagnostic>, span: crate::syntax::Span, severity: Severity, rule: &'static str, message: String) {
+fn diagnostic(out: &mut Vec<Diagnostic>, span: crate::syntax::Span, severity: Severity, rule: crate::diagnostic::RuleId, message: String) {
     out.push(Diagnostic { span, severity, rule, message });
 }
 

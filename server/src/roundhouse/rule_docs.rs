@@ -99,7 +99,7 @@ pub fn page(rule: &Rule, level: usize) -> String {
 /// Roundhouse): id and page body.
 pub const OWN: &[(&str, &str)] = &[
     (
-        crate::diagnostic::rule::UNUSED_SUPPRESSION,
+        "switchyard.unused-suppression",
         "**info** · Switchyard's own\n\nA `# switchyard:disable` comment that silences nothing: no finding of the rules it names is on \
          its line (or, for a file-wide comment, in the file), or an id it names is no rule. It may have outlived the code it was \
          written for.\n\n## Fix\n\nRemove the comment (the quick fix does), or correct the rule id (`switchyard rules` lists them).\n",

@@ -65,19 +65,19 @@ fn message(rule: &str, text: &str) -> String {
 }
 
 /// A finding of a `syntax.*` rule found outside the query (a HAML `for` loop), with the rule's message.
-pub fn finding(rule: &'static str, span: Span, snippet: &str) -> Diagnostic {
-    let severity = catalogue::rule(rule).map_or(Severity::Error, |r| r.severity);
-    Diagnostic { span, severity, rule, message: message(rule, snippet) }
+pub fn finding(rule: crate::diagnostic::RuleId, span: Span, snippet: &str) -> Diagnostic {
+    let severity = catalogue::rule(&rule).map_or(Severity::Error, |r| r.severity);
+    Diagnostic { span, severity, rule, message: message(&rule, snippet) }
 }
 
-fn diagnostic(rule: &'static str, node: Node<'_>, text: &str) -> Diagnostic {
-    let severity = catalogue::rule(rule).map_or(Severity::Error, |r| r.severity);
-    Diagnostic { span: Span::of(node), severity, rule, message: message(rule, text_of(node, text)) }
+fn diagnostic(rule: crate::diagnostic::RuleId, node: Node<'_>, text: &str) -> Diagnostic {
+    let severity = catalogue::rule(&rule).map_or(Severity::Error, |r| r.severity);
+    Diagnostic { span: Span::of(node), severity, rule, message: message(&rule, text_of(node, text)) }
 }
 
-/// The rule ids as `&'static str`, so a capture name maps to its catalogue entry.
-fn rule_id(capture: &str) -> Option<&'static str> {
-    catalogue::RULES.iter().find(|r| r.id == capture).map(|r| r.id)
+/// A capture's name as its rule id (the query's captures are named after rules).
+fn rule_id(capture: &str) -> Option<crate::diagnostic::RuleId> {
+    catalogue::lookup(capture)
 }
 
 pub fn check(tree: &Tree, text: &str) -> Vec<Diagnostic> {
@@ -107,16 +107,16 @@ fn ancestry_checks(node: Node<'_>, text: &str, in_method: bool, out: &mut Vec<Di
     for child in node.named_children(&mut cursor) {
         let kind = child.kind();
         if kind == "identifier" && matches!(text_of(child, text), "__FILE__" | "__LINE__" | "__ENCODING__") {
-            out.push(diagnostic("syntax.magic-constant", child, text));
+            out.push(diagnostic(rule!("syntax.magic-constant"), child, text));
         }
         if in_method {
             if matches!(kind, "assignment" | "operator_assignment")
                 && child.child_by_field_name("left").is_some_and(|l| l.kind() == "class_variable")
             {
-                out.push(diagnostic("syntax.class-variable-in-method", child, text));
+                out.push(diagnostic(rule!("syntax.class-variable-in-method"), child, text));
             }
             if matches!(kind, "class" | "module" | "singleton_class") {
-                out.push(diagnostic("syntax.nested-definition", child, text));
+                out.push(diagnostic(rule!("syntax.nested-definition"), child, text));
             }
         }
         ancestry_checks(child, text, in_method || matches!(kind, "method" | "singleton_method"), out);

@@ -7,7 +7,7 @@ use super::catalogue;
 use crate::diagnostic::Diagnostic;
 use crate::syntax::{LineIndex, ParsedFile, Span};
 
-fn push(out: &mut Vec<Diagnostic>, rule: &'static str, span: Span, message: String) {
+fn push(out: &mut Vec<Diagnostic>, rule: crate::diagnostic::RuleId, span: Span, message: String) {
     out.push(catalogue::finding(rule, span, message));
 }
 
@@ -24,7 +24,7 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
         if node.is_error() || (matches!(node.kind(), "directive" | "output_directive" | "comment_directive") && !closes(node)) {
             push(
                 &mut out,
-                "views.unterminated-tag",
+                rule!("views.unterminated-tag"),
                 line_index.span(node.start_byte()..node.start_byte() + 2),
                 "This `<%` never closes: Rails keeps it as text, Roundhouse's ingest fails on the whole app. Close it with `%>`."
                     .to_owned(),
@@ -38,7 +38,7 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
                         let start = node.start_byte() + at;
                         push(
                             &mut out,
-                            "views.text-interpolation",
+                            rule!("views.text-interpolation"),
                             line_index.span(start..start + 2),
                             format!(
                                 "Roundhouse writes template text as a double-quoted Ruby string: `{marker}` here becomes Ruby interpolation. Escape it (`&#35;{{`) or move it into a tag."
@@ -51,7 +51,7 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
                     let start = node.start_byte() + at;
                     push(
                         &mut out,
-                        "views.unterminated-tag",
+                        rule!("views.unterminated-tag"),
                         line_index.span(start..start + 2),
                         "This `<%` never closes: Rails keeps it as text, Roundhouse's ingest fails on the whole app. Close it with `%>`."
                             .to_owned(),
@@ -69,7 +69,7 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
                         let what = if heredoc { "a heredoc" } else { "a trailing `# comment`" };
                         push(
                             &mut out,
-                            "views.output-tag-comment-or-heredoc",
+                            rule!("views.output-tag-comment-or-heredoc"),
                             Span::of(node),
                             format!(
                                 "Roundhouse's `).to_s` lands after {what} inside this `<%= %>` tag, which then does not compile. Move it out of the tag."
@@ -94,7 +94,7 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
                 "Roundhouse counts this tag as opening a block, but it closes it itself; the `end` of {opened} then closes the wrong block and the compiled template does not parse. Write the condition as a modifier or a ternary (`<% b if a %>`), or split it across tags."
             ),
         };
-        push(&mut out, "views.output-block-pairing", m.span, message);
+        push(&mut out, rule!("views.output-block-pairing"), m.span, message);
     }
     out
 }

@@ -9,7 +9,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 /// More than this many errors in one file says "this file is broken"; the rest are noise.
 const MAX_ERRORS_PER_FILE: usize = 20;
 
-pub fn syntax_errors(tree: &Tree, text: &str, rule: &'static str) -> Vec<Diagnostic> {
+pub fn syntax_errors(tree: &Tree, text: &str, rule: crate::diagnostic::RuleId) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     'walk: loop {
@@ -41,7 +41,12 @@ fn missing(node: Node<'_>) -> Diagnostic {
     } else {
         format!("`{kind}`")
     };
-    Diagnostic { span: Span::of(node), severity: Severity::Error, rule: "", message: format!("syntax error: missing {what}") }
+    Diagnostic {
+        span: Span::of(node),
+        severity: Severity::Error,
+        rule: crate::diagnostic::rule::PARSE_ERROR,
+        message: format!("syntax error: missing {what}"),
+    }
 }
 
 /// An ERROR node. When a bracket inside it is never closed, that bracket is the error (tree-sitter's
@@ -53,7 +58,7 @@ fn unexpected(node: Node<'_>, text: &str) -> Diagnostic {
         return Diagnostic {
             span: Span::of(opener),
             severity: Severity::Error,
-            rule: "",
+            rule: crate::diagnostic::rule::PARSE_ERROR,
             message: format!("syntax error: `{bracket}` is never closed"),
         };
     }
@@ -71,7 +76,7 @@ fn unexpected(node: Node<'_>, text: &str) -> Diagnostic {
     } else {
         format!("syntax error: unexpected `{}`", short(token))
     };
-    Diagnostic { span, severity: Severity::Error, rule: "", message }
+    Diagnostic { span, severity: Severity::Error, rule: crate::diagnostic::rule::PARSE_ERROR, message }
 }
 
 /// The last `(`, `[` or `{` in the subtree whose closing bracket never comes among its siblings.
@@ -120,7 +125,7 @@ mod tests {
 
     fn errors(text: &str) -> Vec<String> {
         let parsed = ParsedFile::parse(Language::Ruby, text);
-        syntax_errors(parsed.ruby.as_ref().unwrap(), text, "syntax.parse-error")
+        syntax_errors(parsed.ruby.as_ref().unwrap(), text, rule!("syntax.parse-error"))
             .into_iter()
             .map(|d| format!("{:?} {}", serde_json::to_string(&d.span).unwrap(), d.message))
             .collect()

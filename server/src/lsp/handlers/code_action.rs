@@ -31,7 +31,7 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
     let text = session.documents().get(&path).map(|d| d.text.clone());
     let shown = session.shown(&path, &session.published(&path));
     let range = params.range;
-    let links: Vec<Option<Uri>> = shown.iter().map(|d| session.rule_doc(d.rule)).collect();
+    let links: Vec<Option<Uri>> = shown.iter().map(|d| session.rule_doc(&d.rule)).collect();
     guard::request("textDocument/codeAction", move || {
         let text = text.or_else(|| std::fs::read_to_string(&facts.path).ok())?;
         let text_edits = |edits: &[Edit]| -> Vec<TextEdit> {

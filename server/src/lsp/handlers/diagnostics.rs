@@ -29,7 +29,7 @@ impl Publish {
         let mut diagnostics: Vec<_> = session
             .shown(&facts.path, diagnostics)
             .iter()
-            .map(|d| convert::diagnostic(&facts.line_index, d, session.rule_doc(d.rule)))
+            .map(|d| convert::diagnostic(&facts.line_index, d, session.rule_doc(&d.rule)))
             .collect();
         diagnostics.extend(session.exact_for(&facts.path));
         Some(Publish { uri, diagnostics, version })
@@ -51,7 +51,7 @@ impl Publish {
             range: Range::new(Position::new(line, 0), Position::new(line + 1, 0)),
             severity: Some(DiagnosticSeverity::ERROR),
             code: Some(NumberOrString::String("switchyard.config".to_owned())),
-            code_description: session.rule_doc("switchyard.config").map(|href| CodeDescription { href }),
+            code_description: session.rule_doc(&crate::diagnostic::rule::CONFIG).map(|href| CodeDescription { href }),
             source: Some("switchyard".to_owned()),
             message: format!("{}; Switchyard uses its defaults for this app until it is fixed.", error.message),
             ..Default::default()
