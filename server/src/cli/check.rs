@@ -84,8 +84,11 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     let mut sarif_results: Vec<serde_json::Value> = Vec::new();
     let snapshot = index.snapshot();
     let mut derived = std::collections::HashMap::new();
+    let mut readings = std::collections::HashMap::new();
     for app in index.apps() {
-        derived.extend(app_diagnostics(&AppContext::new(&index, &app.root, &snapshot)));
+        let context = AppContext::new(&index, &app.root, &snapshot);
+        derived.extend(app_diagnostics(&context));
+        readings.insert(app.root.clone(), context.reading);
     }
     let mut fixed = (0, 0);
     for facts in &snapshot {
@@ -93,7 +96,8 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         if config.excludes(&facts.relative_path) {
             continue;
         }
-        let diagnostics: Vec<Diagnostic> = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice))
+        let reading = index.app_for(&facts.path).and_then(|app| readings.get(&app.root));
+        let diagnostics: Vec<Diagnostic> = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), reading)
             .iter()
             .filter_map(|d| selected(config, d))
             .collect();

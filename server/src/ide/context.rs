@@ -34,6 +34,8 @@ pub struct AppContext {
     pub templates: HashSet<String>,
     /// The app's files, for checks that walk them.
     pub files: Vec<Arc<FileFacts>>,
+    /// What deciding how Roundhouse reads each file needs (`roundhouse::ingest`).
+    pub reading: crate::roundhouse::ingest::AppReading,
     /// `views.output-collision` findings, by template: worked out once per context, when first asked.
     collisions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
 }
@@ -140,6 +142,7 @@ impl AppContext {
             macros,
             get_actions,
             templates,
+            reading: crate::roundhouse::ingest::AppReading::new(&files),
             files,
             collisions: std::sync::OnceLock::new(),
         }

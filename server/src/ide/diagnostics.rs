@@ -11,6 +11,7 @@ use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
 use crate::rails::route_table::RouteKind;
 use crate::roundhouse;
+use crate::roundhouse::ingest::AppReading;
 
 pub const UNKNOWN_ROUTE_HELPER: crate::diagnostic::RuleId = rule!("rails.unknown-route-helper");
 pub const MISSING_ACTION: crate::diagnostic::RuleId = rule!("rails.missing-action");
@@ -19,9 +20,14 @@ pub const MISSING_TEMPLATE: crate::diagnostic::RuleId = rule!("rails.missing-tem
 /// Controllers that Rails or common engines provide, never defined in the app.
 const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_mailbox/", "action_text/", "turbo/", "devise/"];
 
-pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic]) -> Vec<Diagnostic> {
-    let mut diagnostics = facts.diagnostics.clone();
-    diagnostics.extend(derived.iter().cloned());
+/// A file's diagnostics: its own (from extraction) and `derived` (the whole-app checks), as true as the
+/// way Roundhouse reads the file makes them (`roundhouse::ingest`: none of its rules in a file it never
+/// reads, a dropped file rather than a stopped compile in one it reads on its own). `app` is what
+/// deciding that needs from the file's app; without it (an app still being indexed) the path decides.
+pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&AppReading>) -> Vec<Diagnostic> {
+    let reading = roundhouse::ingest::reading(facts, app);
+    let mut diagnostics: Vec<Diagnostic> =
+        facts.diagnostics.iter().chain(derived).cloned().filter_map(|d| roundhouse::ingest::apply(&reading, d)).collect();
     // `# switchyard:disable …` comments; one that silences nothing is said (info).
     let silences =
         |s: &crate::rails::Suppression, rule: &str, d: &Diagnostic| d.rule == rule && s.line.is_none_or(|l| l == d.span.start.line);
@@ -886,13 +892,15 @@ mod suppression_tests {
             "#,
         );
         let report = fixture.facts("app/models/report.rb");
-        let left: Vec<String> = file_diagnostics(&report, &[]).iter().map(|d| format!("{} {}", d.span.start.line + 1, d.rule)).collect();
+        let left: Vec<String> =
+            file_diagnostics(&report, &[], None).iter().map(|d| format!("{} {}", d.span.start.line + 1, d.rule)).collect();
         assert_eq!(left, ["5 syntax.undef", "6 syntax.alias-keyword", "6 switchyard.unused-suppression"]);
-        let unused = file_diagnostics(&report, &[]).into_iter().find(|d| d.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION).unwrap();
+        let unused =
+            file_diagnostics(&report, &[], None).into_iter().find(|d| d.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION).unwrap();
         // `  alias e f # switchyard:disable syntax.undef`: the span is the comment's directive.
         let columns = (unused.span.start.line, unused.span.start.col, unused.span.end.col);
         assert_eq!(columns, (5, 14, 14 + "switchyard:disable syntax.undef".len() as u32));
         assert_eq!(unused.severity, Severity::Info);
-        assert!(file_diagnostics(&fixture.facts("lib/shell.rb"), &[]).is_empty());
+        assert!(file_diagnostics(&fixture.facts("lib/shell.rb"), &[], None).is_empty());
     }
 }

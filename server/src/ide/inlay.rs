@@ -393,7 +393,7 @@ mod tests {
         let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
         let facts = fixture.facts(file);
         let derived = app_diagnostics(&context);
-        let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+        let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), None);
         inlay_hints(&facts, &context, &diagnostics).iter().map(|h| format!("{}: {:?} {}\n", h.position.line + 1, h.kind, h.label)).collect()
     }
 

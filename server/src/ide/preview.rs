@@ -25,7 +25,7 @@ pub fn preview_file(index: &Index, path: &Path, text: Option<String>, target: Ta
     } else {
         file_derived(&context, &facts)
     };
-    let diagnostics = file_diagnostics(&facts, &derived);
+    let diagnostics = file_diagnostics(&facts, &derived, Some(&context.reading));
     let text = text.or_else(|| std::fs::read_to_string(path).ok()).unwrap_or_default();
     Some(preview(&facts, &text, &context, &entry, &diagnostics, target))
 }

@@ -125,7 +125,9 @@ pub fn classify(relative: &str) -> FileKind {
         ["config", "routes", ..] => FileKind::Routes,
         ["config", "environments", ..] => FileKind::Environment,
         ["config", "initializers", ..] => FileKind::Initializer,
-        ["lib", rest @ ..] if !matches!(rest.first(), Some(&"tasks")) => FileKind::Library,
+        // Roundhouse reads every `.rb` under lib/ (tasks included, unless `autoload_lib(ignore:)` names
+        // them) and under extras/.
+        ["lib" | "extras", _, ..] => FileKind::Library,
         ["test" | "spec", ..] => FileKind::Test,
         _ => FileKind::OtherRuby,
     }
@@ -229,7 +231,8 @@ mod tests {
             ("config/routes/admin.rb", FileKind::Routes),
             ("config/initializers/inflections.rb", FileKind::Initializer),
             ("lib/markdown/renderer.rb", FileKind::Library),
-            ("lib/tasks/cleanup.rake", FileKind::OtherRuby),
+            ("lib/tasks/cleanup.rake", FileKind::Library),
+            ("extras/markdowner.rb", FileKind::Library),
             ("db/seeds.rb", FileKind::OtherRuby),
         ];
         for (path, kind) in cases {

@@ -5,6 +5,7 @@ pub mod catalogue;
 pub mod erb_pairing;
 pub mod exact;
 pub mod facts_rules;
+pub mod ingest;
 pub mod preview;
 pub mod routes;
 pub mod rule_docs;

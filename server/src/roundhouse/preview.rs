@@ -814,7 +814,7 @@ mod tests {
                 let app_facts = AppFacts::new(&context.files);
                 for facts in &context.files {
                     let entry = map_file(facts, &app_facts);
-                    let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+                    let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), None);
                     let text = std::fs::read_to_string(&facts.path).unwrap_or_default();
                     for target in Target::ALL {
                         let preview = preview(facts, &text, &context, &entry, &diagnostics, target);
@@ -854,7 +854,7 @@ mod tests {
         let facts = fixture.facts("config/routes.rb");
         let entry = map_file(&facts, &AppFacts::new(&context.files));
         let derived = app_diagnostics(&context);
-        let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice));
+        let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), None);
         let preview = preview(&facts, "", &context, &entry, &diagnostics, Target::Ruby);
         expect_test::expect![[r##"
             # Switchyard's approximation of Roundhouse's output for config/routes.rb (--target ruby); not the compiler's text.

@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use super::ingest::{self, AppReading, Reading};
 use crate::rails::FileFacts;
 use crate::rails::inflect::pluralize;
 use crate::rails::project::FileKind;
@@ -114,8 +115,8 @@ pub fn map_app(files: &[std::sync::Arc<FileFacts>]) -> Vec<TreeEntry> {
 pub struct AppFacts<'a> {
     /// Table names in `db/schema.rb`.
     pub tables: Vec<&'a str>,
-    /// First-level `lib/` folders in `config.autoload_lib(ignore: …)`.
-    pub lib_ignored: Vec<String>,
+    /// What deciding whether a file is read needs (`ingest::reading`).
+    pub reading: AppReading,
     /// Source file → the `<X>Params` files its controllers' permit lists produce.
     pub params: std::collections::HashMap<String, Vec<String>>,
 }
@@ -123,15 +124,7 @@ pub struct AppFacts<'a> {
 impl<'a> AppFacts<'a> {
     pub fn new(files: &'a [std::sync::Arc<FileFacts>]) -> AppFacts<'a> {
         let tables = files.iter().filter_map(|f| f.schema.as_ref()).flat_map(|s| s.tables.iter().map(|t| t.name.as_str())).collect();
-        let mut lib_ignored = Vec::new();
-        for file in files.iter().filter(|f| f.relative_path == "config/application.rb") {
-            visit_calls(&file.outline.items, &mut |call| {
-                if call.method == "autoload_lib" {
-                    lib_ignored.extend(call.option("ignore").map(|v| v.names()).unwrap_or_default());
-                }
-            });
-        }
-        AppFacts { tables, lib_ignored, params: params_files(files) }
+        AppFacts { tables, reading: AppReading::new(files), params: params_files(files) }
     }
 }
 
@@ -208,21 +201,6 @@ fn params_files(files: &[std::sync::Arc<FileFacts>]) -> std::collections::HashMa
     out
 }
 
-fn visit_calls(items: &[Item], f: &mut dyn FnMut(&crate::syntax::outline::Call)) {
-    for item in items {
-        match item {
-            Item::Namespace(ns) => visit_calls(&ns.items, f),
-            Item::Call(call) => {
-                f(call);
-                if let Some(block) = &call.block {
-                    visit_calls(&block.items, f);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 /// Roundhouse's `snake_case`: lowercase, with `_` only before a capital that follows a lowercase
 /// letter or a digit (`HTMLParser` → `htmlparser`, `FAQRow` → `faqrow`).
 pub fn snake_case(segment: &str) -> String {
@@ -242,22 +220,6 @@ pub fn snake_case(segment: &str) -> String {
 pub fn emitted_stem(class_name: &str) -> String {
     class_name.trim_start_matches("::").split("::").map(snake_case).collect::<Vec<_>>().join("/")
 }
-
-const SUPPORT_DIRS: &[&str] = &[
-    "extras",
-    "lib",
-    "app/lib",
-    "app/jobs",
-    "app/channels",
-    "app/mailers",
-    "app/services",
-    "app/workers",
-    "app/serializers",
-    "app/policies",
-    "app/validators",
-    "app/presenters",
-    "app/helpers",
-];
 
 fn no_tree(source: &str, note: impl Into<String>) -> TreeEntry {
     let empty = TargetTree { paths: Vec::new(), swaps: Vec::new(), lane: None };
@@ -380,6 +342,9 @@ fn library_paths(facts: &FileFacts) -> Vec<String> {
 pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
     let source = facts.relative_path.as_str();
     let Some(kind) = facts.kind else { return no_tree(source, "outside any Rails app") };
+    if let Reading::NotRead(why) = ingest::reading(facts, Some(&app.reading)) {
+        return no_tree(source, why);
+    }
     let swaps = swaps(facts);
     let library = |facts: &FileFacts, what: &str| {
         let paths = library_paths(facts);
@@ -451,24 +416,13 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
             Some("only its config assignments are read, into config/application.rb; other statements are not carried".to_owned()),
         ),
         FileKind::Environment => no_tree(source, "config/environments/* is not read"),
-        FileKind::Migration => no_tree(source, "migrations are folded only when there is no db/schema.rb"),
+        // Folded into config/schema.rb when there is no db/schema.rb (the reading says so).
+        FileKind::Migration => landed(source, vec!["config/schema.rb".to_owned(), "db/seed.sql".to_owned()], Vec::new(), "aot", None),
         FileKind::Test => test_entry(facts),
-        FileKind::Helper | FileKind::AppSupport | FileKind::Library | FileKind::Concern => {
-            let in_support = SUPPORT_DIRS.iter().any(|dir| source.starts_with(&format!("{dir}/")));
-            if !in_support {
-                let dir = source.rsplit_once('/').map_or(source, |(d, _)| d);
-                return no_tree(source, format!("Roundhouse does not read {dir}/"));
-            }
-            let ignored_lib_dir = source.strip_prefix("lib/").and_then(|rest| rest.split_once('/')).map(|(first, _)| first);
-            if let Some(first) = ignored_lib_dir.filter(|first| app.lib_ignored.iter().any(|ignored| ignored == first)) {
-                return no_tree(source, format!("lib/{first}/ is in config.autoload_lib(ignore: …)"));
-            }
-            library(facts, "a support file")
-        }
+        FileKind::Helper | FileKind::AppSupport | FileKind::Library | FileKind::Concern => library(facts, "a support file"),
         FileKind::OtherRuby => match source {
             "db/seeds.rb" => landed(source, vec!["db/seeds.rb".to_owned()], swaps, "aot", None),
             "config/importmap.rb" => landed(source, vec!["config/importmap.rb".to_owned()], Vec::new(), "aot", None),
-            "Gemfile" => no_tree(source, "the Gemfile is replaced by each tree's own (the JVM tree's uses jdbc-sqlite3)"),
             _ => no_tree(source, "Roundhouse does not read this file"),
         },
         FileKind::Model | FileKind::Controller => no_tree(source, "not read"),
@@ -506,8 +460,9 @@ fn view_entry(source: &str) -> TreeEntry {
 
 fn test_entry(facts: &FileFacts) -> TreeEntry {
     let source = facts.relative_path.as_str();
-    let folder = ["test/models/", "test/controllers/"].iter().find(|dir| source.starts_with(*dir));
-    let Some(_) = folder else { return no_tree(source, "only test/models and test/controllers tests are emitted") };
+    if source.starts_with("test/test_helpers/") {
+        return no_tree(source, "no file of its own: its methods are copied into every compiled test class");
+    }
     let stem = source.rsplit('/').next().unwrap_or(source);
     let aot = facts.aot_marker.is_some();
     let mut entry = landed(source, vec![source.to_owned()], Vec::new(), if aot { "aot" } else { "cruby" }, None);

@@ -393,6 +393,22 @@ fn bare_call(node: Node<'_>, text: &str) -> Call {
 }
 
 /// A call node as a `Call`; `namespace` is the lexical namespace of classes defined in its block.
+/// Every call in `items`, through namespaces and blocks, in source order.
+pub fn visit_calls(items: &[Item], f: &mut dyn FnMut(&Call)) {
+    for item in items {
+        match item {
+            Item::Namespace(ns) => visit_calls(&ns.items, f),
+            Item::Call(call) => {
+                f(call);
+                if let Some(block) = &call.block {
+                    visit_calls(&block.items, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
     let method = node.child_by_field_name("method")?;
     let mut call = bare_call(method, text);

@@ -91,7 +91,7 @@ impl Publish {
 pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Arc<FileFacts>>, version: Option<i32>) -> Vec<Publish> {
     let indexing = session.indexing.load(std::sync::atomic::Ordering::SeqCst) > 0;
     let Some(app) = session.index.app_for(&changed.path).filter(|_| !indexing) else {
-        let diagnostics = file_diagnostics(changed, &[]);
+        let diagnostics = file_diagnostics(changed, &[], None);
         session.record_published(&changed.path, &diagnostics);
         return Publish::of(session, changed, &diagnostics, version).into_iter().collect();
     };
@@ -99,7 +99,7 @@ pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Ar
         && changed.routes.is_none()
         && contribution(previous) == contribution(changed)
     {
-        let diagnostics = file_diagnostics(changed, &file_derived(&context, changed));
+        let diagnostics = file_diagnostics(changed, &file_derived(&context, changed), Some(&context.reading));
         session.record_published(&changed.path, &diagnostics);
         return Publish::of(session, changed, &diagnostics, version).into_iter().collect();
     }
@@ -121,7 +121,11 @@ pub fn refresh_app(session: &Session, root: &Path, always: Option<&Path>) -> Vec
     let mut publishes = Vec::new();
     let all: Vec<Vec<Diagnostic>> = {
         use rayon::prelude::*;
-        context.files.par_iter().map(|facts| file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice))).collect()
+        context
+            .files
+            .par_iter()
+            .map(|facts| file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), Some(&context.reading)))
+            .collect()
     };
     for (facts, diagnostics) in context.files.iter().zip(all) {
         let changed = session.record_published(&facts.path, &diagnostics);

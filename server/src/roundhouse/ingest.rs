@@ -1,0 +1,343 @@
+//! Which files Roundhouse's ingest reads, and what a construct it rejects costs in each: the one answer
+//! the tree map (`tree.rs`: where a file lands, or why nowhere), the rules (a file it never reads gets
+//! no Roundhouse finding; a file it reads file by file loses its classes instead of stopping the
+//! compile) and the previews share.
+//!
+//! Measured against Roundhouse itself (a one-construct app per folder, `scripts/fidelity.py ask`; the
+//! cases are `tests/fixtures/fidelity/reading-*.fixture`):
+//! - **compiled**: `app/models/**` (concerns and plain classes too), `app/controllers/**`, the templates
+//!   it emits, `test/models/**`, `test/controllers/**`, `db/seeds.rb`, and the `test/test_helpers/*.rb`
+//!   that `test/test_helper.rb` includes. A construct the ingest rejects stops a strict compile.
+//! - **file by file**: `lib/` (minus `autoload_lib(ignore:)`), `extras/`, `app/{lib,jobs,channels,
+//!   mailers,services,workers,serializers,policies,validators,presenters,helpers}` and
+//!   `config/application.rb`. A rejected construct drops the file (its classes are missing from every
+//!   tree); the app compiles.
+//! - **DSL only**: routes files, `db/schema.rb`, initializers (their config keys), migrations (folded
+//!   only without `db/schema.rb`), `config/importmap.rb`: their Ruby is not compiled, so no `syntax.*`
+//!   rule applies.
+//! - **not read**: everything else (`spec/`, `test/integration`, `test/system`, `app/components`,
+//!   `.rb` files under `app/views`, `config/environments`, the `Gemfile`…).
+//!
+//! It does not decide what happens to a construct inside a file it reads: that is each rule's.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::FileFacts;
+use crate::rails::project::FileKind;
+
+/// How the ingest reads one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// Compiled: a construct the ingest rejects stops a strict compile.
+    Compiled,
+    /// Compiled file by file: a construct the ingest rejects drops this file's classes from every tree.
+    FileByFile,
+    /// Read for its DSL (routes, schema, config keys, migrations, importmap pins), never compiled as code.
+    Dsl,
+    /// Not read: why.
+    NotRead(String),
+}
+
+impl Reading {
+    /// Whether its Ruby is compiled (the `syntax.*` rules and the model/controller rules apply).
+    pub fn compiles_code(&self) -> bool {
+        matches!(self, Reading::Compiled | Reading::FileByFile)
+    }
+}
+
+/// The folders Roundhouse reads class by class, file by file.
+pub const FILE_BY_FILE_DIRS: &[&str] = &[
+    "extras",
+    "lib",
+    "app/lib",
+    "app/jobs",
+    "app/channels",
+    "app/mailers",
+    "app/services",
+    "app/workers",
+    "app/serializers",
+    "app/policies",
+    "app/validators",
+    "app/presenters",
+    "app/helpers",
+];
+
+/// What deciding a file's reading needs to know about its app.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AppReading {
+    /// First-level `lib/` folders in `config.autoload_lib(ignore: …)`.
+    pub lib_ignored: Vec<String>,
+    /// Modules `test/test_helper.rb` includes: the `test/test_helpers/*.rb` defining them are compiled.
+    pub test_helpers_included: Vec<String>,
+    /// Whether `db/schema.rb` exists (without it, Roundhouse folds `db/migrate`).
+    pub has_schema: bool,
+}
+
+impl AppReading {
+    pub fn new(files: &[std::sync::Arc<FileFacts>]) -> AppReading {
+        let mut reading = AppReading::default();
+        for file in files {
+            match file.relative_path.as_str() {
+                "config/application.rb" => {
+                    crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
+                        if call.method == "autoload_lib" {
+                            reading.lib_ignored.extend(call.option("ignore").map(|v| v.names()).unwrap_or_default());
+                        }
+                    });
+                }
+                "test/test_helper.rb" => {
+                    crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
+                        if call.method == "include" && call.receiver.is_none() {
+                            reading.test_helpers_included.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(str::to_owned));
+                        }
+                    });
+                }
+                "db/schema.rb" => reading.has_schema = true,
+                _ => {}
+            }
+        }
+        reading
+    }
+}
+
+/// How Roundhouse reads `facts`' file, from its path (and, given the app, `autoload_lib(ignore:)`, the
+/// test helpers `test/test_helper.rb` includes and whether there is a `db/schema.rb`). Without the app
+/// the answer is the path's alone: what an open file gets before its app is indexed.
+pub fn reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
+    let source = facts.relative_path.as_str();
+    let Some(kind) = facts.kind else { return Reading::NotRead("outside any Rails app".to_owned()) };
+    match kind {
+        FileKind::Model | FileKind::Controller | FileKind::Concern => Reading::Compiled,
+        FileKind::View => view_reading(source),
+        FileKind::Routes | FileKind::Schema | FileKind::Initializer => Reading::Dsl,
+        FileKind::Migration => match app {
+            Some(app) if app.has_schema => Reading::NotRead("migrations are folded only when there is no db/schema.rb".to_owned()),
+            _ => Reading::Dsl,
+        },
+        FileKind::Application => Reading::FileByFile,
+        FileKind::Environment => Reading::NotRead("config/environments/* is not read".to_owned()),
+        FileKind::Test => test_reading(facts, app),
+        FileKind::Helper | FileKind::AppSupport | FileKind::Library => {
+            if !FILE_BY_FILE_DIRS.iter().any(|dir| source.starts_with(&format!("{dir}/"))) {
+                let dir = source.rsplit_once('/').map_or(source, |(d, _)| d);
+                return Reading::NotRead(format!("Roundhouse does not read {dir}/"));
+            }
+            let first = source.strip_prefix("lib/").and_then(|rest| rest.split_once('/')).map(|(first, _)| first);
+            if let Some(first) = first.filter(|first| app.is_some_and(|a| a.lib_ignored.iter().any(|i| i == first))) {
+                return Reading::NotRead(format!("lib/{first}/ is in config.autoload_lib(ignore: …)"));
+            }
+            Reading::FileByFile
+        }
+        FileKind::OtherRuby => match source {
+            "db/seeds.rb" => Reading::Compiled,
+            "config/importmap.rb" => Reading::Dsl,
+            "Gemfile" => Reading::NotRead("the Gemfile is replaced by each tree's own (the JVM tree's uses jdbc-sqlite3)".to_owned()),
+            _ => Reading::NotRead("Roundhouse does not read this file".to_owned()),
+        },
+    }
+}
+
+/// A template is compiled when Roundhouse emits it: ERB and HAML in html (or no format), turbo_stream
+/// and svg; jbuilder for json.
+fn view_reading(source: &str) -> Reading {
+    let Some(name) = source.strip_prefix("app/views/") else { return Reading::NotRead("not under app/views".to_owned()) };
+    if let Some(stem) = name.strip_suffix(".jbuilder") {
+        let format = stem.rsplit_once('.').map_or("json", |(_, f)| f);
+        return if format == "json" {
+            Reading::Compiled
+        } else {
+            Reading::NotRead(format!("jbuilder for `{format}` is not emitted (only json)"))
+        };
+    }
+    let Some(stem) = name.strip_suffix(".erb").or_else(|| name.strip_suffix(".haml")) else {
+        let engine = name.rsplit('.').next().unwrap_or("");
+        if engine == "rb" {
+            return Reading::NotRead("Ruby files under app/views are not read".to_owned());
+        }
+        return Reading::NotRead(format!("`.{engine}` templates are not read (views.template-engine)"));
+    };
+    let format = stem.rsplit_once('.').map_or("html", |(_, f)| f);
+    if matches!(format, "html" | "turbo_stream" | "svg") {
+        Reading::Compiled
+    } else {
+        Reading::NotRead(format!("`{format}` templates are not emitted (views.template-format)"))
+    }
+}
+
+fn test_reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
+    let source = facts.relative_path.as_str();
+    if source.starts_with("test/models/") || source.starts_with("test/controllers/") {
+        return Reading::Compiled;
+    }
+    if let Some(name) = source.strip_prefix("test/test_helpers/") {
+        let included = app.is_some_and(|app| {
+            facts
+                .definitions
+                .iter()
+                .any(|d| app.test_helpers_included.iter().any(|m| *m == d.name || m.ends_with(&format!("::{}", d.name))))
+        });
+        return if included {
+            Reading::Compiled
+        } else {
+            Reading::NotRead(format!("test/test_helpers/{name} is read only when test/test_helper.rb includes its module"))
+        };
+    }
+    Reading::NotRead("only test/models and test/controllers tests (and the test helpers test_helper.rb includes) are read".to_owned())
+}
+
+/// Rules that describe how a file is read rather than a construct in it: they hold for files
+/// Roundhouse does not read, and explain why.
+fn about_reading(rule: &str) -> bool {
+    matches!(rule, "views.template-engine" | "views.template-format" | "views.output-collision" | "schema.migration-verb")
+        || rule.starts_with("rails.")
+        || rule.starts_with("switchyard.")
+        || rule.starts_with("initializer.")
+        || rule.starts_with("routes.")
+        || rule.starts_with("schema.")
+        || rule == "syntax.parse-error"
+}
+
+/// A finding as the file's reading makes it true: gone where Roundhouse does not read the construct,
+/// a dropped file instead of a stopped compile where it reads the file on its own.
+pub fn apply(reading: &Reading, finding: Diagnostic) -> Option<Diagnostic> {
+    match reading {
+        Reading::Compiled => Some(finding),
+        Reading::NotRead(_) => about_reading(&finding.rule).then_some(finding),
+        Reading::Dsl => (about_reading(&finding.rule)).then_some(finding),
+        Reading::FileByFile if finding.severity == Severity::Error && rejects(&finding.rule) => Some(Diagnostic {
+            severity: Severity::Warning,
+            message: format!(
+                "{} Roundhouse compiles this file on its own, so it drops the file instead of stopping: its classes are missing from every tree.",
+                finding.message
+            ),
+            ..finding
+        }),
+        Reading::FileByFile => Some(finding),
+    }
+}
+
+/// Rules whose construct the ingest rejects (an error where the file is compiled).
+fn rejects(rule: &str) -> bool {
+    rule.starts_with("syntax.") && rule != "syntax.parse-error"
+        || matches!(
+            rule,
+            "model.class-variable-initializer" | "model.enum-mapping" | "model.scope-body" | "model.singleton-class-statement"
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    fn readings(fixture: &str) -> String {
+        let fixture = Fixture::new(fixture);
+        let snapshot = fixture.index.snapshot();
+        let app = AppReading::new(&snapshot);
+        let mut lines: Vec<String> = snapshot.iter().map(|f| format!("{} {:?}", f.relative_path, reading(f, Some(&app)))).collect();
+        lines.sort();
+        lines.join("\n") + "\n"
+    }
+
+    #[test]
+    fn each_folder_is_read_as_roundhouse_reads_it() {
+        expect_test::expect![[r#"
+            Gemfile NotRead("the Gemfile is replaced by each tree's own (the JVM tree's uses jdbc-sqlite3)")
+            app/components/card.rb NotRead("Roundhouse does not read app/components/")
+            app/controllers/concerns/guard.rb Compiled
+            app/helpers/posts_helper.rb FileByFile
+            app/jobs/cleanup_job.rb FileByFile
+            app/models/post.rb Compiled
+            app/views/posts/_card.rb NotRead("Ruby files under app/views are not read")
+            app/views/posts/feed.rss.builder NotRead("`.builder` templates are not read (views.template-engine)")
+            app/views/posts/index.html.erb Compiled
+            app/views/posts/index.json.jbuilder Compiled
+            app/views/posts/mail.text.erb NotRead("`text` templates are not emitted (views.template-format)")
+            config/application.rb FileByFile
+            config/environments/production.rb NotRead("config/environments/* is not read")
+            config/initializers/time.rb Dsl
+            config/routes.rb Dsl
+            db/migrate/001_create_posts.rb NotRead("migrations are folded only when there is no db/schema.rb")
+            db/schema.rb Dsl
+            db/seeds.rb Compiled
+            extras/markdowner.rb FileByFile
+            lib/assets/thing.rb NotRead("lib/assets/ is in config.autoload_lib(ignore: …)")
+            lib/markdown.rb FileByFile
+            spec/models/post_spec.rb NotRead("only test/models and test/controllers tests (and the test helpers test_helper.rb includes) are read")
+            test/controllers/posts_controller_test.rb Compiled
+            test/integration/flow_test.rb NotRead("only test/models and test/controllers tests (and the test helpers test_helper.rb includes) are read")
+            test/models/post_test.rb Compiled
+            test/test_helper.rb NotRead("only test/models and test/controllers tests (and the test helpers test_helper.rb includes) are read")
+            test/test_helpers/login_helper.rb Compiled
+            test/test_helpers/unused_helper.rb NotRead("test/test_helpers/unused_helper.rb is read only when test/test_helper.rb includes its module")
+        "#]]
+        .assert_eq(&readings(
+            r#"
+            #- /Gemfile
+            source "https://rubygems.org"
+            #- /config/application.rb
+            module Blog
+              class Application < Rails::Application
+                config.autoload_lib(ignore: %w[assets tasks])
+              end
+            end
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+            end
+            #- /config/environments/production.rb
+            Rails.application.configure do
+            end
+            #- /config/initializers/time.rb
+            Time::DATE_FORMATS[:short] = "%d"
+            #- /db/schema.rb
+            ActiveRecord::Schema[8.0].define(version: 1) do
+            end
+            #- /db/migrate/001_create_posts.rb
+            class CreatePosts < ActiveRecord::Migration[8.0]; end
+            #- /db/seeds.rb
+            Post.create!(title: "x")
+            #- /app/models/post.rb
+            class Post < ApplicationRecord; end
+            #- /app/controllers/concerns/guard.rb
+            module Guard; end
+            #- /app/helpers/posts_helper.rb
+            module PostsHelper; end
+            #- /app/jobs/cleanup_job.rb
+            class CleanupJob < ApplicationJob; end
+            #- /app/components/card.rb
+            class Card; end
+            #- /app/views/posts/index.html.erb
+            <p>x</p>
+            #- /app/views/posts/index.json.jbuilder
+            json.x 1
+            #- /app/views/posts/mail.text.erb
+            x
+            #- /app/views/posts/feed.rss.builder
+            xml.rss
+            #- /app/views/posts/_card.rb
+            class Card; end
+            #- /extras/markdowner.rb
+            class Markdowner; end
+            #- /lib/markdown.rb
+            class Markdown; end
+            #- /lib/assets/thing.rb
+            class Thing; end
+            #- /test/test_helper.rb
+            class ActiveSupport::TestCase
+              include LoginHelper
+            end
+            #- /test/test_helpers/login_helper.rb
+            module LoginHelper; end
+            #- /test/test_helpers/unused_helper.rb
+            module UnusedHelper; end
+            #- /test/models/post_test.rb
+            class PostTest < ActiveSupport::TestCase; end
+            #- /test/controllers/posts_controller_test.rb
+            class PostsControllerTest < ActionDispatch::IntegrationTest; end
+            #- /test/integration/flow_test.rb
+            class FlowTest < ActionDispatch::IntegrationTest; end
+            #- /spec/models/post_spec.rb
+            RSpec.describe Post do; end
+            "#,
+        ));
+    }
+}
