@@ -39,6 +39,20 @@ impl Fixture {
         Fixture { index, root, cursor }
     }
 
+    /// An app of these files exactly as given (`(relative path, text)`), nothing trimmed.
+    pub fn from_files(files: &[(String, String)]) -> Fixture {
+        let root = PathBuf::from("/fixture");
+        let index = Index::new();
+        index.add_apps(vec![RailsApp { root: root.clone(), name: "fixture".to_owned() }]);
+        for (relative, text) in files {
+            let path = root.join(relative.trim_start_matches('/'));
+            let language = language_of(&path).unwrap_or(crate::syntax::Language::Ruby);
+            let parsed = ParsedFile::parse(language, text);
+            index.insert(index.extract_text(&path, text, &parsed));
+        }
+        Fixture { index, root, cursor: None }
+    }
+
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root.join(relative.trim_start_matches('/'))
     }

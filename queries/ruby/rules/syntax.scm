@@ -52,7 +52,7 @@
 
 [(forward_parameter) (forward_argument)] @syntax.argument-forwarding
 
-(method_parameters (hash_splat_parameter !name) @syntax.anonymous-keyword-forwarding)
+; Only the forwarding is rejected: an anonymous `**` parameter that is never passed on compiles.
 ((hash_splat_argument) @syntax.anonymous-keyword-forwarding
  (#eq? @syntax.anonymous-keyword-forwarding "**"))
 
@@ -74,8 +74,7 @@
 
 ; Strings and regexps ------------------------------------------------------------------------------------
 
-((regex (interpolation)) @syntax.regex-once-flag
- (#match? @syntax.regex-once-flag "/[a-z]*o[a-z]*$"))
+; `syntax.regex-once-flag` has no pattern: Roundhouse accepts `/#{x}/o` (it drops the flag).
 
 ((interpolation) @syntax.empty-interpolation
  (#eq? @syntax.empty-interpolation "#{}"))
@@ -83,7 +82,19 @@
 ((interpolation) @syntax.embedded-variable
  (#match? @syntax.embedded-variable "^#[@$]"))
 
-; `defined?(A::B)`, `defined?(a.b)`: only a bare name is supported.
-(unary
-  operand: [(scope_resolution) (call)
-            (parenthesized_statements [(scope_resolution) (call)])] @syntax.defined-path)
+; `defined?(A::B)`, `defined?(a.b)`, `defined?(Foo)`, `defined?(@@x)`: only a bare local or method
+; name or an instance variable is supported (`!x` and `not x` are unary too: the operator decides).
+((unary operator: "defined?") @syntax.defined-path
+ (#not-match? @syntax.defined-path "^defined\\?\\s*\\(?\\s*@?[a-z_][A-Za-z0-9_]*[?!]?\\s*\\)?$"))
+(unary operator: "defined?"
+  operand: [(super) (yield) (parenthesized_statements [(super) (yield)])]) @syntax.defined-path
+
+; Dynamic dispatch the Spinel lane cannot compile ahead of time (`spinel.*`, app code only) ----------------
+
+((call method: (identifier) @spinel.dynamic-dispatch)
+ (#match? @spinel.dynamic-dispatch "^(send|__send__|public_send|instance_variable_get|instance_variable_set|define_method|class_eval|instance_eval|module_eval|eval)$"))
+((call receiver: (constant) @_receiver method: (identifier) @_new) @spinel.dynamic-dispatch
+ (#match? @_receiver "^(Thread|Mutex)$")
+ (#eq? @_new "new"))
+((method name: (identifier) @spinel.dynamic-dispatch)
+ (#eq? @spinel.dynamic-dispatch "method_missing"))

@@ -174,7 +174,7 @@ mod tests {
     fn applied(language: Language, path: &str, text: &str, rule: &str) -> Vec<(String, String)> {
         let parsed = ParsedFile::parse(language, text);
         let kind = Some(crate::rails::project::classify(path));
-        let facts = crate::rails::extract(path.into(), path.to_owned(), kind, text, &parsed);
+        let facts = crate::index::analyze(path.into(), path.to_owned(), kind, text, &parsed);
         let diagnostic =
             facts.diagnostics.iter().find(|d| d.rule == rule).unwrap_or_else(|| panic!("no {rule} in {:?}", facts.diagnostics));
         fixes(text, &facts, diagnostic)
@@ -193,7 +193,7 @@ mod tests {
     fn model_facts(text: &str) -> FileFacts {
         let parsed = ParsedFile::parse(Language::Ruby, text);
         let path = "app/models/post.rb";
-        crate::rails::extract(path.into(), path.to_owned(), Some(crate::rails::project::FileKind::Model), text, &parsed)
+        crate::index::analyze(path.into(), path.to_owned(), Some(crate::rails::project::FileKind::Model), text, &parsed)
     }
 
     /// What the editor shows for `text` as `app/models/post.rb` (suppressions applied).

@@ -129,7 +129,7 @@ impl Index {
         all
     }
 
-    /// Facts for `text` as the content of `path` (an open document or a file just read).
+    /// Facts and findings for `text` as the content of `path` (an open document or a file just read).
     pub fn extract_text(&self, path: &Path, text: &str, parsed: &ParsedFile) -> FileFacts {
         let app = self.app_for(path);
         let (relative, kind) = match &app {
@@ -140,7 +140,7 @@ impl Index {
             }
             None => (path.to_string_lossy().into_owned(), None),
         };
-        extract(path.to_path_buf(), relative, kind, text, parsed)
+        analyze(path.to_path_buf(), relative, kind, text, parsed)
     }
 
     /// Reads `path` from disk, parses and extracts it, and replaces its facts.
@@ -281,4 +281,12 @@ impl Index {
 
 fn find_model<'a>(snapshot: &'a [Arc<FileFacts>], class_name: &str) -> Option<&'a crate::rails::model::Model> {
     snapshot.iter().flat_map(|f| f.models.iter()).find(|m| m.class_name == class_name)
+}
+
+/// One file's facts (`rails::extract`) and Roundhouse's per-file judgement of them
+/// (`roundhouse::check_file`): what the index stores for it.
+pub fn analyze(path: std::path::PathBuf, relative: String, kind: Option<project::FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
+    let mut facts = extract(path, relative, kind, text, parsed);
+    crate::roundhouse::check_file(&mut facts, text, parsed);
+    facts
 }

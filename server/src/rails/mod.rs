@@ -275,7 +275,8 @@ fn suppressions(text: &str, line_index: &LineIndex) -> Vec<Suppression> {
     out
 }
 
-/// Reads the facts of one file from its parse. `relative_path` and `kind` come from the app it
+/// Reads the facts of one file from its parse: what it is, never what Roundhouse makes of it (that is
+/// `roundhouse::check_file`, over these facts). `relative_path` and `kind` come from the app it
 /// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
@@ -305,19 +306,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             }
         });
     }
-    // Template text rules hold for a template with no Ruby at all (`#{` in plain HTML).
-    let template_rules = if parsed.language == Language::Erb && kind == Some(FileKind::View) {
-        crate::roundhouse::template_rules::check(text, parsed, &facts.line_index)
-    } else {
-        Vec::new()
-    };
-    let Some(tree) = parsed.ruby.as_ref() else {
-        facts.diagnostics.extend(template_rules);
-        // Templates Switchyard does not parse still have file-level findings (their engine, their format).
-        let found = crate::roundhouse::facts_rules::check(&facts, text);
-        facts.diagnostics.extend(found);
-        return facts;
-    };
+    let Some(tree) = parsed.ruby.as_ref() else { return facts };
     let ruby_text = parsed.ruby_text(text);
     let error_rule =
         if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };
@@ -326,21 +315,6 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     if parsed.language != Language::Haml {
         facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
     }
-    // Only code Roundhouse compiles is held to its ingest (initializers and environments are read for
-    // config keys alone; a Rakefile not at all).
-    let compiled =
-        kind.is_some_and(|k| k.is_app_code() || matches!(k, FileKind::View | FileKind::Routes | FileKind::Schema | FileKind::Test));
-    if compiled {
-        facts.diagnostics.extend(crate::roundhouse::syntax_rules::check(tree, ruby_text));
-        if parsed.language == Language::Haml {
-            for range in crate::syntax::haml::for_loops(text) {
-                let span = facts.line_index.span(range.clone());
-                facts.diagnostics.push(crate::roundhouse::syntax_rules::finding(rule!("syntax.for-loop"), span, &text[range]));
-            }
-        }
-    }
-    facts.diagnostics.extend(template_rules);
-
     let outline = Outline::new(tree, ruby_text);
     let references = references::extract(tree.root_node(), ruby_text);
     facts.route_helper_calls = references.route_helpers;
@@ -401,9 +375,5 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         facts.concern_macros = concern_macros::extract(&outline.items, tree, ruby_text);
     }
     facts.outline = outline;
-    let found = crate::roundhouse::facts_rules::check(&facts, text);
-    let (verbs, found): (Vec<_>, Vec<_>) = found.into_iter().partition(|d| d.rule == crate::roundhouse::facts_rules::MIGRATION_VERB);
-    facts.diagnostics.extend(found);
-    facts.migration_verbs = verbs;
     facts
 }

@@ -150,15 +150,15 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "syntax",
-        trigger: "`/#{x}/o`",
-        implemented: true,
+        trigger: "`/#{x}/o` — not reported: the compiler accepts it (it drops the flag, which changes nothing but speed)",
+        implemented: false,
     },
     Rule {
         id: "syntax.defined-path",
         severity: Severity::Error,
         targets: ALL,
         family: "syntax",
-        trigger: "`defined?(A::B)`, `defined?(a.b)` (bareword only is supported)",
+        trigger: "`defined?(A::B)`, `defined?(a.b)`, `defined?(Constant)`, `defined?(@@x)`, `defined?(super)` (only a bare local or method name or an instance variable is supported)",
         implemented: true,
     },
     Rule {

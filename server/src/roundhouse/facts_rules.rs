@@ -167,35 +167,31 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                         );
                     }
                 }
-                crate::syntax::outline::Item::SingletonClass { items, span }
-                    if is_model && items.iter().any(|i| !matches!(i, crate::syntax::outline::Item::Method(_))) =>
-                {
-                    push(
-                        &mut out,
-                        rule!("model.singleton-class-statement"),
-                        *span,
-                        "Roundhouse accepts only `def`s inside a model's `class << self`: move other statements out.".to_owned(),
-                    );
-                }
-                crate::syntax::outline::Item::Namespace(nested)
-                    if is_model
-                        && matches!(
-                            nested.kind,
-                            crate::syntax::outline::NamespaceKind::Class | crate::syntax::outline::NamespaceKind::Module
-                        ) =>
-                {
-                    let name = nested.name.rsplit("::").next().unwrap_or(&nested.name);
-                    push(
-                        &mut out,
-                        rule!("syntax.nested-definition"),
-                        nested.span,
-                        format!(
-                            "Roundhouse's ingest rejects a class or module defined inside a model's body: `{name}` in {}. Instead, define it in its own file (`{}/{}.rb`).",
-                            namespace.name,
-                            crate::rails::inflect::underscore(&namespace.name),
-                            crate::rails::inflect::underscore(name)
-                        ),
-                    );
+                crate::syntax::outline::Item::SingletonClass { items, .. } if is_model => {
+                    use crate::syntax::outline::Item;
+                    for item in items {
+                        let span = match item {
+                            Item::Method(_) => continue,
+                            // A bare `private` / `protected` / `public` is taken as a visibility marker.
+                            Item::Call(call)
+                                if call.receiver.is_none()
+                                    && matches!(call.method.as_str(), "private" | "protected" | "public")
+                                    && call.arguments.is_empty() =>
+                            {
+                                continue;
+                            }
+                            Item::Call(call) => call.span,
+                            Item::Assignment(a) => a.span,
+                            Item::Namespace(ns) => ns.span,
+                            Item::SingletonClass { span, .. } => *span,
+                        };
+                        push(
+                            &mut out,
+                            rule!("model.singleton-class-statement"),
+                            span,
+                            "Roundhouse accepts only `def`s (and a bare `private`) inside a model's `class << self`: its ingest stops here. Move this statement into the class body (`class_attribute`, a constant) or a method.".to_owned(),
+                        );
+                    }
                 }
                 crate::syntax::outline::Item::Method(def) if is_model && (def.parameters.contains('*') || def.parameters.contains('&')) => {
                     push(
@@ -319,36 +315,6 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                         rule!("controller.json-format-dropped"),
                         line_span(i, col, arm.len()),
                         format!("The Spinel tree drops the `{arm}` arm of `respond_to`: that format answers 406."),
-                    );
-                }
-            }
-        }
-    }
-    let compiled_code = facts.kind.is_some_and(FileKind::is_app_code);
-    if compiled_code {
-        const DYNAMIC: &[&str] = &[
-            ".send(",
-            "__send__",
-            "public_send",
-            "instance_variable_get",
-            "instance_variable_set",
-            "define_method",
-            "method_missing",
-            "class_eval",
-            "instance_eval",
-            "module_eval",
-            "Thread.new",
-            "Mutex.new",
-        ];
-        for (i, line) in code_lines() {
-            for call in DYNAMIC {
-                if let Some(col) = line.find(call) {
-                    let name = call.trim_start_matches('.').trim_end_matches('(');
-                    push(
-                        &mut out,
-                        rule!("spinel.dynamic-dispatch"),
-                        line_span(i, col, call.len()),
-                        format!("`{name}` cannot be compiled ahead of time: the Spinel lane cannot run this code."),
                     );
                 }
             }
@@ -707,8 +673,7 @@ mod tests {
                 "app/models/event.rb:2 model.class-variable-initializer",
                 "app/models/event.rb:6 model.method-parameters-dropped",
                 "app/models/hasher.rb:1 jruby.c-extension",
-                "app/models/ledger.rb:2 model.singleton-class-statement",
-                "app/models/ledger.rb:5 syntax.nested-definition",
+                "app/models/ledger.rb:3 model.singleton-class-statement",
                 "app/models/post.rb:10 model.validation-option-ignored",
                 "app/models/post.rb:12 model.callback-form",
                 "app/models/post.rb:13 model.unsupported-macro",
@@ -736,7 +701,7 @@ mod tests {
         let rules = |path: &str, kind: FileKind, text: &str| -> Vec<String> {
             let language = crate::rails::project::language_of(std::path::Path::new(path)).unwrap();
             let parsed = crate::syntax::ParsedFile::parse(language, text);
-            let facts = crate::rails::extract(std::path::PathBuf::from(format!("/app/{path}")), path.to_owned(), Some(kind), text, &parsed);
+            let facts = crate::index::analyze(std::path::PathBuf::from(format!("/app/{path}")), path.to_owned(), Some(kind), text, &parsed);
             facts.diagnostics.iter().map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule)).collect()
         };
         assert_eq!(
@@ -762,7 +727,7 @@ mod tests {
         let rules = |path: &str, text: &str| -> Vec<String> {
             let language = crate::rails::project::language_of(std::path::Path::new(path)).unwrap();
             let parsed = crate::syntax::ParsedFile::parse(language, text);
-            let facts = crate::rails::extract(
+            let facts = crate::index::analyze(
                 std::path::PathBuf::from(format!("/app/{path}")),
                 path.to_owned(),
                 Some(FileKind::View),
@@ -805,7 +770,7 @@ mod tests {
         let messages = |text: &str| -> Vec<String> {
             let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, text);
             let path = std::path::PathBuf::from("/app/app/models/post.rb");
-            let facts = crate::rails::extract(path, "app/models/post.rb".to_owned(), Some(FileKind::Model), text, &parsed);
+            let facts = crate::index::analyze(path, "app/models/post.rb".to_owned(), Some(FileKind::Model), text, &parsed);
             facts
                 .diagnostics
                 .iter()
@@ -830,7 +795,7 @@ mod tests {
     fn template_text_rules() {
         let rules = |text: &str| -> Vec<String> {
             let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Erb, text);
-            let facts = crate::rails::extract(
+            let facts = crate::index::analyze(
                 std::path::PathBuf::from("/app/app/views/posts/x.html.erb"),
                 "app/views/posts/x.html.erb".to_owned(),
                 Some(FileKind::View),

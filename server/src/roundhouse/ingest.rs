@@ -23,6 +23,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
+use crate::syntax::outline::{Item, Namespace, NamespaceKind};
 
 /// How the ingest reads one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +102,9 @@ impl AppReading {
 
 /// How Roundhouse reads `facts`' file, from its path (and, given the app, `autoload_lib(ignore:)`, the
 /// test helpers `test/test_helper.rb` includes and whether there is a `db/schema.rb`). Without the app
-/// the answer is the path's alone: what an open file gets before its app is indexed.
+/// the path decides, and what depends on the app is taken to hold (a test helper is included, a `lib/`
+/// folder is not ignored): what a file gets before its app is indexed, and what the per-file rules run
+/// for.
 pub fn reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
     let source = facts.relative_path.as_str();
     let Some(kind) = facts.kind else { return Reading::NotRead("outside any Rails app".to_owned()) };
@@ -169,7 +172,7 @@ fn test_reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
         return Reading::Compiled;
     }
     if let Some(name) = source.strip_prefix("test/test_helpers/") {
-        let included = app.is_some_and(|app| {
+        let included = app.is_none_or(|app| {
             facts
                 .definitions
                 .iter()
@@ -182,6 +185,85 @@ fn test_reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
         };
     }
     Reading::NotRead("only test/models and test/controllers tests (and the test helpers test_helper.rb includes) are read".to_owned())
+}
+
+/// How Roundhouse reads the body of one class or module of a file it compiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    /// An Active Record model, an Active Model class or a controller: every class-body statement is
+    /// compiled (a rejected construct there is the file's; a nested class is rejected).
+    Full,
+    /// A test class: its test and setup blocks and constants are compiled; a nested class is left out.
+    Test,
+    /// A library class or module (`lib/`, helpers, concerns, plain classes in `app/models`): methods and
+    /// constants are compiled; other class-body calls are read one by one (a rejected construct drops
+    /// the call), calls on a receiver (`%w[a b].each do … end`) are not read, `alias` is dropped.
+    Library,
+    /// A class Roundhouse does not read: a model file's classes after the first, a controller file's
+    /// classes beside its controller, a test file's beside its test.
+    NotRead,
+}
+
+/// The first class, walking top-level statements and module bodies (not class bodies): the one class a
+/// model file emits.
+pub fn first_class(items: &[Item]) -> Option<&Namespace> {
+    for item in items {
+        if let Item::Namespace(ns) = item {
+            if ns.kind == NamespaceKind::Class {
+                return Some(ns);
+            }
+            if let Some(found) = first_class(&ns.items) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+/// Whether Roundhouse reads `class` as a model: it inherits from `ApplicationRecord` or
+/// `ActiveRecord::Base` directly, or has no superclass and includes `ActiveModel::Model` or
+/// `ActiveModel::Validations`. (A model's subclasses are library classes to its ingest.)
+pub fn is_model(class: &Namespace) -> bool {
+    match class.superclass.as_deref().map(|s| s.trim_start_matches("::")) {
+        Some("ApplicationRecord" | "ActiveRecord::Base") => true,
+        None => class.items.iter().any(|i| {
+            matches!(i, Item::Call(c) if c.method == "include" && c.arguments.iter().any(|a| matches!(a.as_name(), Some("ActiveModel::Model" | "ActiveModel::Validations"))))
+        }),
+        _ => false,
+    }
+}
+
+/// How each class and module of `facts`' file is read, by the byte its definition starts at.
+pub fn bodies(facts: &FileFacts) -> std::collections::HashMap<usize, Body> {
+    let mut out = std::collections::HashMap::new();
+    let kind = facts.kind;
+    let classes: Vec<&Namespace> = facts.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Class).collect();
+    // The one class a model, controller or test file is about; the others beside it are not read.
+    let main = match kind {
+        Some(FileKind::Model) => first_class(&facts.outline.items).map(|c| (c, if is_model(c) { Body::Full } else { Body::Library })),
+        Some(FileKind::Controller) => {
+            classes.iter().find(|c| c.name.rsplit("::").next().is_some_and(|n| n.ends_with("Controller"))).map(|c| (*c, Body::Full))
+        }
+        Some(FileKind::Test) => first_class(&facts.outline.items).map(|c| (c, Body::Test)),
+        _ => None,
+    };
+    for ns in facts.outline.namespaces() {
+        let body = match main {
+            _ if ns.kind == NamespaceKind::Module => Body::Library,
+            Some((class, body)) if class.span == ns.span => body,
+            // Inside the main class: nested (its rule says what happens to it).
+            // Inside the main class: a model's or controller's nested class is rejected as a whole
+            // (`syntax.nested-definition` says so), a test's is left out, a library's is read.
+            Some((class, body)) if class.span.start_byte < ns.span.start_byte && ns.span.end_byte <= class.span.end_byte => match body {
+                Body::Full | Body::Test | Body::NotRead => Body::NotRead,
+                Body::Library => Body::Library,
+            },
+            Some(_) => Body::NotRead,
+            None => Body::Library,
+        };
+        out.insert(ns.span.start_byte, body);
+    }
+    out
 }
 
 /// Rules that describe how a file is read rather than a construct in it: they hold for files

@@ -3,11 +3,16 @@
 //! checked here: a class variable written inside a method, and a class or module defined inside a
 //! method. They run on `.rb` files and on the Ruby inside templates.
 
+use std::collections::HashMap;
+
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor, Tree};
 
 use super::catalogue;
+use super::ingest::Body;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::FileFacts;
+use crate::rails::project::FileKind;
 use crate::syntax::queries::SYNTAX_RULES;
 use crate::syntax::{Span, text_of};
 
@@ -40,7 +45,10 @@ fn message(rule: &str, text: &str) -> String {
         }
         "syntax.multi-assign-target" => ("multiple assignment to attributes or around a splat", "assign one target per statement"),
         "syntax.regex-once-flag" => ("the `/o` flag on an interpolated regexp", "build the regexp once into a constant"),
-        "syntax.defined-path" => ("`defined?` on a path or a method call", "use `defined?(Name)` or `respond_to?`"),
+        "syntax.defined-path" => (
+            "`defined?` around anything but a bare name (a constant, a path, a call with a receiver, `super`…)",
+            "use `Object.const_defined?(\"Name\")` or `respond_to?(:name)`",
+        ),
         "syntax.do-while" => ("`begin … end while` loops", "write `loop do … break unless c end`"),
         "syntax.multi-index-assign" => {
             ("compound assignment to a multi-index element (`m[i, j] += 1`)", "read, compute and write back in separate statements")
@@ -55,6 +63,11 @@ fn message(rule: &str, text: &str) -> String {
             "destructuring, default, splat, keyword and block parameters of a block (they are dropped)",
             "take plain names and unpack inside the block",
         ),
+        "spinel.dynamic-dispatch" => {
+            return format!(
+                "`{snippet}` cannot be compiled ahead of time: the Spinel lane cannot run this code. Instead, call the method by name."
+            );
+        }
         _ => ("this form", "rewrite it"),
     };
     let consequence = match catalogue::rule(rule).map(|r| r.severity) {
@@ -80,8 +93,121 @@ fn rule_id(capture: &str) -> Option<crate::diagnostic::RuleId> {
     catalogue::lookup(capture)
 }
 
-pub fn check(tree: &Tree, text: &str) -> Vec<Diagnostic> {
+/// Where a construct sits, as Roundhouse's ingest treats that place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Site {
+    /// Compiled: a construct the ingest rejects is rejected (the compile stops, or the file is dropped).
+    Compiled,
+    /// Read one statement at a time: a rejected construct drops that statement (or association) only.
+    StatementDropped,
+    /// A class-body `alias` outside a model or controller: dropped without a word.
+    AliasDropped,
+    /// Never read.
+    NotRead,
+}
+
+const NAMESPACES: &[&str] = &["class", "module", "singleton_class"];
+const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_belongs_to_many"];
+
+/// How the ingest treats `node`'s place in the file: the body it sits in (`ingest::bodies`), and within
+/// a body, the statement it is part of.
+fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usize, Body>) -> Site {
+    let mut in_method = false;
+    let mut statement = node;
+    let mut current = node;
+    while let Some(parent) = current.parent() {
+        match parent.kind() {
+            "method" | "singleton_method" => in_method = true,
+            namespace if NAMESPACES.contains(&namespace) => {
+                // `class << self` reads like the class around it.
+                let owner = if namespace == "singleton_class" {
+                    let mut up = parent.parent();
+                    while let Some(n) = up.filter(|n| !matches!(n.kind(), "class" | "module")) {
+                        up = n.parent();
+                    }
+                    up
+                } else {
+                    Some(parent)
+                };
+                let body = owner.and_then(|o| bodies.get(&o.start_byte()).copied()).unwrap_or(Body::Library);
+                return match body {
+                    Body::NotRead => Site::NotRead,
+                    _ if in_method => Site::Compiled,
+                    Body::Full if is_call_of(statement, text, ASSOCIATIONS) => Site::StatementDropped,
+                    Body::Full | Body::Test => Site::Compiled,
+                    Body::Library => library_statement(statement, node),
+                };
+            }
+            _ => {}
+        }
+        if !in_method && parent.kind() == "body_statement" {
+            statement = current;
+        }
+        current = parent;
+    }
+    // Top-level code: a model's, controller's or test's file is read for its class alone; a
+    // template's `def` defines nothing in the compiled view.
+    match kind {
+        Some(FileKind::Model | FileKind::Controller | FileKind::Concern | FileKind::Test) => Site::NotRead,
+        Some(FileKind::View) if in_method => Site::NotRead,
+        _ => Site::Compiled,
+    }
+}
+
+/// A class-body statement of a library class or module.
+fn library_statement(statement: Node<'_>, node: Node<'_>) -> Site {
+    match statement.kind() {
+        "alias" if statement == node => Site::AliasDropped,
+        "call" if statement.child_by_field_name("receiver").is_some() => Site::NotRead,
+        // `included do … end`, `attr_accessor …`, a gem's macro: read one by one.
+        "call" | "identifier" => Site::StatementDropped,
+        _ => Site::Compiled,
+    }
+}
+
+fn is_call_of(statement: Node<'_>, text: &str, methods: &[&str]) -> bool {
+    statement.kind() == "call"
+        && statement.child_by_field_name("receiver").is_none()
+        && statement.child_by_field_name("method").is_some_and(|m| methods.contains(&text_of(m, text)))
+}
+
+/// The finding on `node` as its site makes it true (`None` where the ingest never looks).
+fn at_site(mut finding: Diagnostic, site: Site, node: Node<'_>, text: &str) -> Option<Diagnostic> {
+    match site {
+        Site::Compiled => Some(finding),
+        Site::NotRead => None,
+        Site::StatementDropped if finding.severity == Severity::Error => {
+            finding.severity = Severity::Warning;
+            finding.message = finding.message.replacen(
+                "Roundhouse's ingest rejects",
+                "Roundhouse reads this statement on its own and drops it, because its ingest rejects",
+                1,
+            );
+            Some(finding)
+        }
+        Site::StatementDropped => Some(finding),
+        Site::AliasDropped => Some(Diagnostic {
+            severity: Severity::Warning,
+            message: format!(
+                "Roundhouse drops this `alias` without a word (it rejects `alias` only in models and controllers): the compiled class has no `{}`. Instead, write `alias_method`.",
+                node.child_by_field_name("name").map_or("", |n| text_of(n, text))
+            ),
+            ..finding
+        }),
+    }
+}
+
+/// Every `syntax.*` finding of a file's Ruby (`text` is the Ruby: a template's masked copy), each as
+/// true as its place in the file makes it (`site`).
+pub fn check(tree: &Tree, text: &str, facts: &FileFacts) -> Vec<Diagnostic> {
+    let bodies = super::ingest::bodies(facts);
+    let kind = facts.kind;
     let mut out = Vec::new();
+    let push = |finding: Diagnostic, node: Node<'_>, out: &mut Vec<Diagnostic>| {
+        if let Some(finding) = at_site(finding, site(node, text, kind, &bodies), node, text) {
+            out.push(finding);
+        }
+    };
     if let Some(query) = SYNTAX_RULES.as_ref() {
         let names = query.capture_names();
         let mut cursor = QueryCursor::new();
@@ -89,38 +215,85 @@ pub fn check(tree: &Tree, text: &str) -> Vec<Diagnostic> {
         while let Some(m) = matches.next() {
             for capture in m.captures() {
                 if let Some(rule) = rule_id(names[capture.index as usize])
+                    && (!rule.starts_with("spinel.") || kind.is_some_and(FileKind::is_app_code))
                     && !out.iter().any(|d: &Diagnostic| d.rule == rule && d.span.start_byte == capture.node.start_byte())
                 {
-                    out.push(diagnostic(rule, capture.node, text));
+                    push(diagnostic(rule, capture.node, text), capture.node, &mut out);
                 }
             }
         }
     }
-    ancestry_checks(tree.root_node(), text, false, &mut out);
+    let mut found = Vec::new();
+    ancestry_checks(tree.root_node(), text, false, &mut found);
+    for (finding, node) in found {
+        push(finding, node, &mut out);
+    }
+    nested_definitions(tree.root_node(), text, &bodies, &mut out);
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     out
 }
 
 /// Class variables written and classes defined inside a `def`; magic constants.
-fn ancestry_checks(node: Node<'_>, text: &str, in_method: bool, out: &mut Vec<Diagnostic>) {
+fn ancestry_checks<'t>(node: Node<'t>, text: &str, in_method: bool, out: &mut Vec<(Diagnostic, Node<'t>)>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         let kind = child.kind();
         if kind == "identifier" && matches!(text_of(child, text), "__FILE__" | "__LINE__" | "__ENCODING__") {
-            out.push(diagnostic(rule!("syntax.magic-constant"), child, text));
+            out.push((diagnostic(rule!("syntax.magic-constant"), child, text), child));
         }
         if in_method {
             if matches!(kind, "assignment" | "operator_assignment")
                 && child.child_by_field_name("left").is_some_and(|l| l.kind() == "class_variable")
             {
-                out.push(diagnostic(rule!("syntax.class-variable-in-method"), child, text));
+                out.push((diagnostic(rule!("syntax.class-variable-in-method"), child, text), child));
             }
-            if matches!(kind, "class" | "module" | "singleton_class") {
-                out.push(diagnostic(rule!("syntax.nested-definition"), child, text));
+            if NAMESPACES.contains(&kind) {
+                out.push((diagnostic(rule!("syntax.nested-definition"), child, text), child));
             }
         }
         ancestry_checks(child, text, in_method || matches!(kind, "method" | "singleton_method"), out);
     }
+}
+
+/// A class or module defined in the body of a model, an Active Model class or a controller, or in a
+/// test's setup: Roundhouse's ingest rejects it (a `class << self` there is fine).
+fn nested_definitions(root: Node<'_>, text: &str, bodies: &HashMap<usize, Body>, out: &mut Vec<Diagnostic>) {
+    crate::syntax::for_each_node(root, |node| {
+        if !matches!(node.kind(), "class" | "module") || bodies.get(&node.start_byte()) != Some(&Body::NotRead) {
+            return;
+        }
+        // The nearest namespace around it, and whether a block (a test's `setup do`) is between.
+        let mut in_block = false;
+        let mut up = node.parent();
+        while let Some(parent) = up {
+            match parent.kind() {
+                "method" | "singleton_method" => return, // reported by the ancestry check
+                "do_block" | "block" => in_block = true,
+                "class" | "module" => {
+                    let outer = bodies.get(&parent.start_byte()).copied();
+                    let rejected = match outer {
+                        Some(Body::Full) => true,
+                        Some(Body::Test) => in_block,
+                        _ => false,
+                    };
+                    if rejected {
+                        let outer_name = parent.child_by_field_name("name").map_or("", |n| text_of(n, text));
+                        let name = node.child_by_field_name("name").map_or("", |n| text_of(n, text));
+                        out.push(Diagnostic {
+                            message: format!(
+                                "Roundhouse's ingest rejects a class or module defined inside {}: `{name}` in {outer_name}. Instead, define it in a file of its own.",
+                                if outer == Some(Body::Test) { "a test's block" } else { "a model's or controller's body" }
+                            ),
+                            ..diagnostic(rule!("syntax.nested-definition"), node, text)
+                        });
+                    }
+                    return;
+                }
+                _ => {}
+            }
+            up = parent.parent();
+        }
+    });
 }
 
 #[cfg(test)]
@@ -128,9 +301,17 @@ mod tests {
     use super::*;
     use crate::syntax::{Language, ParsedFile};
 
+    /// The findings of `text` as `path`, before the file's reading adjusts them (`ingest::apply`).
+    fn findings_in(path: &str, text: &str) -> Vec<Diagnostic> {
+        let language = crate::rails::project::language_of(std::path::Path::new(path)).unwrap_or(Language::Ruby);
+        let parsed = ParsedFile::parse(language, text);
+        let kind = crate::rails::project::classify(path);
+        let facts = crate::rails::extract(format!("/app/{path}").into(), path.to_owned(), Some(kind), text, &parsed);
+        check(parsed.ruby.as_ref().unwrap(), parsed.ruby_text(text), &facts)
+    }
+
     fn rules(text: &str) -> Vec<String> {
-        let parsed = ParsedFile::parse(Language::Ruby, text);
-        check(parsed.ruby.as_ref().unwrap(), text)
+        findings_in("lib/x.rb", text)
             .into_iter()
             .map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule))
             .collect()

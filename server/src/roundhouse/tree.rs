@@ -306,31 +306,6 @@ fn declares_something(module: &Namespace) -> bool {
     })
 }
 
-/// The first class, walking top-level statements and module bodies (not class bodies).
-fn first_class(items: &[Item]) -> Option<&Namespace> {
-    for item in items {
-        if let Item::Namespace(ns) = item {
-            if ns.kind == NamespaceKind::Class {
-                return Some(ns);
-            }
-            if let Some(found) = first_class(&ns.items) {
-                return Some(found);
-            }
-        }
-    }
-    None
-}
-
-fn is_model(class: &Namespace) -> bool {
-    match class.superclass.as_deref().map(|s| s.trim_start_matches("::")) {
-        Some("ApplicationRecord" | "ActiveRecord::Base") => true,
-        None => class.items.iter().any(|i| {
-            matches!(i, Item::Call(c) if c.method == "include" && c.arguments.iter().any(|a| matches!(a.as_name(), Some("ActiveModel::Model" | "ActiveModel::Validations"))))
-        }),
-        _ => false,
-    }
-}
-
 fn library_paths(facts: &FileFacts) -> Vec<String> {
     let mut paths: Vec<String> = classes(&facts.outline.items).iter().map(|c| format!("app/models/{}.rb", emitted_stem(&c.name))).collect();
     paths.extend(qualifying_modules(&facts.outline.items, false).iter().map(|m| format!("app/models/{}.rb", emitted_stem(&m.name))));
@@ -356,8 +331,8 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
     };
     match kind {
         FileKind::Model | FileKind::Concern if source.starts_with("app/models/") => {
-            let Some(class) = first_class(&facts.outline.items) else { return library(facts, "a model-folder file") };
-            if !is_model(class) {
+            let Some(class) = ingest::first_class(&facts.outline.items) else { return library(facts, "a model-folder file") };
+            if !ingest::is_model(class) {
                 return library(facts, "a model-folder file");
             }
             let stem = emitted_stem(&class.name);

@@ -324,7 +324,9 @@ mod tests {
     fn syntax_rules_read_haml_code_without_false_alarms() {
         let text = "- for post in @posts do\n  %p= \"By #@author\"\n  - case post.state\n  - in :draft\n    %em draft\n%p= `uptime`\n";
         let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Haml, text);
-        let found: Vec<String> = crate::roundhouse::syntax_rules::check(parsed.ruby.as_ref().unwrap(), parsed.ruby_text(text))
+        let path = "app/views/posts/index.html.haml";
+        let facts = crate::rails::extract(path.into(), path.to_owned(), Some(crate::rails::project::FileKind::View), text, &parsed);
+        let found: Vec<String> = crate::roundhouse::syntax_rules::check(parsed.ruby.as_ref().unwrap(), parsed.ruby_text(text), &facts)
             .iter()
             .map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule))
             .collect();

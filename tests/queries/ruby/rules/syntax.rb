@@ -46,8 +46,10 @@ def forward(...) = target(...)
 #           ^ syntax.argument-forwarding
 #                         ^ syntax.argument-forwarding
 def keywords(**) = target(**)
-#            ^ syntax.anonymous-keyword-forwarding
+#            ^ !syntax.anonymous-keyword-forwarding
 #                         ^ syntax.anonymous-keyword-forwarding
+def initialize(message, **); end
+#                       ^ !syntax.anonymous-keyword-forwarding
 def named(**opts) = target(**opts)
 #         ^ !syntax.anonymous-keyword-forwarding
 #                          ^ !syntax.anonymous-keyword-forwarding
@@ -78,9 +80,6 @@ grid[row, col] += 1
 grid[row] += 1
 # <- !syntax.multi-index-assign
 pattern = /#{word}/o
-#         ^ syntax.regex-once-flag
-pattern = /#{word}/i
-#         ^ !syntax.regex-once-flag
 text = "a#{}b"
 #        ^ syntax.empty-interpolation
 text = "a#{name}b"
@@ -88,9 +87,22 @@ text = "a#{name}b"
 text = "#@name"
 #       ^ syntax.embedded-variable
 known = defined?(Foo::Bar)
-#                ^ syntax.defined-path
+#       ^ syntax.defined-path
 known = defined?(Foo)
-#                ^ !syntax.defined-path
+#       ^ syntax.defined-path
+known = defined?(post.title)
+#       ^ syntax.defined-path
+known = defined?(@@count) || defined?(super)
+#       ^ syntax.defined-path
+#                            ^ syntax.defined-path
+known = defined?(title) || (defined? @post) || defined?(admin?)
+#       ^ !syntax.defined-path
+#                           ^ !syntax.defined-path
+#                                              ^ !syntax.defined-path
+visible = !request.post? && -posts.count < 0 && (not post.draft?)
+#         ^ !syntax.defined-path
+#                           ^ !syntax.defined-path
+#                                                ^ !syntax.defined-path
 class (base_module)::Widget; end
 #     ^ syntax.dynamic-class-name
 class Admin::Widget; end
@@ -105,3 +117,19 @@ window = (first..last)
 #        ^ !syntax.flip-flop
 if (1..5).cover?(n) then n end
 #  ^ !syntax.flip-flop
+record.send(:title)
+#      ^ spinel.dynamic-dispatch
+record.public_send(name)
+#      ^ spinel.dynamic-dispatch
+define_method(:x) { 1 }
+# <- spinel.dynamic-dispatch
+worker = Thread.new { run }
+#        ^ spinel.dynamic-dispatch
+lock = Mutex.new
+#      ^ spinel.dynamic-dispatch
+def method_missing(name, *args) = super
+#   ^ spinel.dynamic-dispatch
+record.sender
+#      ^ !spinel.dynamic-dispatch
+note = "never .send(:x) here"
+#              ^ !spinel.dynamic-dispatch

@@ -1,0 +1,91 @@
+//! The fidelity fixtures (`tests/fixtures/fidelity/*.fixture`): one construct per small app, with what
+//! the real Roundhouse did with it (`# roundhouse <commit>: …`, re-checked against the compiler by
+//! `scripts/fidelity.py fixtures`) and what Switchyard must report (`# switchyard: …`), held here
+//! without the compiler. The format is in that folder's README.
+
+use crate::test_fixture::Fixture;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/fidelity");
+
+/// `(header lines, files)` of a fixture: files start at `#- /path` lines.
+fn parse(text: &str) -> (Vec<&str>, Vec<(String, String)>) {
+    let mut header = Vec::new();
+    let mut files: Vec<(String, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if let Some(path) = line.strip_prefix("#- ") {
+            files.push((path.trim().trim_start_matches('/').to_owned(), String::new()));
+        } else if let Some((_, body)) = files.last_mut() {
+            body.push_str(line);
+        } else {
+            header.push(line.trim_end());
+        }
+    }
+    (header, files)
+}
+
+/// The base app with the fixture's files over it.
+fn app_files(files: Vec<(String, String)>) -> Vec<(String, String)> {
+    let base = std::fs::read_to_string(format!("{DIR}/_base.fixture")).expect("the base fixture");
+    let (_, mut all) = parse(&base);
+    for (path, text) in files {
+        all.retain(|(p, _)| *p != path);
+        if text.trim() != "(absent)" {
+            all.push((path, text));
+        }
+    }
+    all
+}
+
+/// What Switchyard reports for an app, one `FILE:LINE SEVERITY RULE` per finding of a Roundhouse
+/// rule, every target, sorted.
+fn reported(files: &[(String, String)]) -> Vec<String> {
+    let fixture = Fixture::from_files(files);
+    let snapshot = fixture.index.snapshot();
+    let context = crate::ide::context::AppContext::new(&fixture.index, &fixture.root, &snapshot);
+    let derived = crate::ide::diagnostics::app_diagnostics(&context);
+    let mut out = Vec::new();
+    for facts in &snapshot {
+        let found = derived.get(&facts.path).map_or(&[][..], Vec::as_slice);
+        for d in crate::ide::diagnostics::file_diagnostics(facts, found, Some(&context.reading)) {
+            if d.rule.starts_with("rails.") || d.rule.starts_with("switchyard.") {
+                continue;
+            }
+            out.push(format!("{}:{} {} {}", facts.relative_path, d.span.start.line + 1, d.severity.as_str(), d.rule));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn every_fixture_reports_what_its_verdict_says() {
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(DIR)
+        .expect("tests/fixtures/fidelity")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fixture") && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('_')))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 20, "the fidelity fixtures are missing: {}", paths.len());
+    let mut failures = Vec::new();
+    for path in &paths {
+        let text = std::fs::read_to_string(path).unwrap();
+        let (header, files) = parse(&text);
+        let verdicts = header.iter().filter(|l| l.starts_with("# roundhouse")).count();
+        let mut expected: Vec<String> =
+            header.iter().filter_map(|l| l.strip_prefix("# switchyard:")).map(|l| l.trim().to_owned()).filter(|l| l != "none").collect();
+        expected.sort();
+        let saw_none = header.iter().any(|l| l.trim() == "# switchyard: none");
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if verdicts == 0 || (expected.is_empty() && !saw_none) {
+            failures.push(format!("{name}: needs `# roundhouse` verdicts and `# switchyard:` lines (or `none`)"));
+            continue;
+        }
+        let got = reported(&app_files(files));
+        if got != expected {
+            failures.push(format!("{name}:\n  expected {expected:#?}\n  reported {got:#?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} fidelity fixtures disagree:\n{}", failures.len(), paths.len(), failures.join("\n"));
+}
