@@ -1,0 +1,677 @@
+#!/usr/bin/env python3
+"""The real compiler as referee: holds Switchyard's findings to what Roundhouse does.
+
+    scripts/fidelity.py apps --roundhouse DIR [--switchyard BIN] [--work DIR] [--json FILE] APP...
+        For each app: asks Roundhouse (its ingest survey, a strict transpile, a transpile with
+        --allow-unsupported for ruby and spinel with their warnings and emitted trees) and Switchyard
+        (`--check --format json`, every target), then prints per rule: findings, confirmed by the
+        compiler, not confirmed (listed), and what the compiler reports that Switchyard misses (listed).
+        Ingest gaps are matched per file (the survey has no lines), warnings per line (±1).
+        APP is a path, or NAME=PATH to name it in the report.
+
+    scripts/fidelity.py ask --roundhouse DIR APP_OR_FIXTURE
+        What the compiler says about one small app: gaps, the strict result, warnings. A `.fixture`
+        file is written out as an app first (see tests/fixtures/fidelity/README.md).
+
+    scripts/fidelity.py fixtures --roundhouse DIR [FIXTURE...]
+        Re-asks the compiler for every fixture's recorded verdict (`# roundhouse:` lines) and says
+        which still hold. CI holds the `# switchyard:` lines without the compiler (cargo test).
+
+Roundhouse reads `runtime/` from its working directory, so every command runs from DIR. Nothing here
+needs anything but Python's standard library.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+FIXTURES = os.path.join(REPO, "tests", "fixtures", "fidelity")
+
+# ---------------------------------------------------------------------------------------------------
+# What counts as the compiler's word for each rule. Each Switchyard rule names the channel where the
+# compiler shows the same construct: an ingest gap in the file (`gap`), a warning on the line
+# (`warning`), or its emitted tree (`tree`, checked per finding below). A rule with none of them is a
+# wiring check of Rails itself (`rails.*`) or an info fact, and is not scored here.
+# ---------------------------------------------------------------------------------------------------
+
+GAP = {
+    "syntax.parse-error": r"parse error|MissingNode",
+    "syntax.backtick-command": r"XStringNode",
+    "syntax.for-loop": r"ForNode",
+    "syntax.pattern-matching": r"CaseMatchNode|MatchPredicateNode|MatchRequiredNode|expected when",
+    "syntax.regex-named-capture": r"MatchWriteNode",
+    "syntax.global-variable-write": r"GlobalVariable\w*WriteNode",
+    "syntax.class-variable-in-method": r"ClassVariable\w*WriteNode",
+    "syntax.alias-keyword": r"Alias\w*Node",
+    "syntax.undef": r"UndefNode",
+    "syntax.magic-constant": r"Source(File|Line|Encoding)Node",
+    "syntax.rational-imaginary": r"RationalNode|ImaginaryNode",
+    "syntax.begin-end-block": r"(Pre|Post)ExecutionNode",
+    "syntax.argument-forwarding": r"Forwarding(Arguments|Parameter)Node",
+    "syntax.anonymous-keyword-forwarding": r"anonymous `\*\*`",
+    "syntax.flip-flop": r"FlipFlopNode",
+    "syntax.nested-definition": r"ClassNode|ModuleNode|SingletonClassNode",
+    "syntax.multi-assign-target": r"multi-write",
+    "syntax.regex-once-flag": r"once/encoding flag",
+    "syntax.defined-path": r"`defined\?`",
+    "syntax.do-while": r"do-while",
+    "syntax.multi-index-assign": r"indices|multi-dim",
+    "syntax.empty-interpolation": r"empty `#\{\}`",
+    "syntax.embedded-variable": r"EmbeddedVariableNode",
+    "syntax.block-argument-form": r"block-argument forms",
+    "syntax.dynamic-class-name": r"must be a simple constant",
+    "model.enum-mapping": r"enum :\w+ mapping",
+    "model.singleton-class-statement": r"inside `class << self`",
+    "model.scope-body": r"scope :\w+ body",
+    "model.class-variable-initializer": r"class-variable initializer|ClassVariableWriteNode",
+    "schema.migration-verb": r"migration verb",
+    "routes.unsupported-dsl": r"unsupported routes DSL",
+    "routes.mount": r"`mount`",
+    "routes.draw-missing": r"draw",
+    "routes.malformed": r"without a name|without arguments|resources (call|name)",
+    "views.template-engine": r"not ingested: (?!erb|haml)",
+    "views.template-format": r"non-html format",
+    "views.haml-filter": r"haml filter",
+    "views.haml-class-merge": r"class shortcut",
+    "views.template-parse-error": r"MissingNode|parse error",
+    "views.text-interpolation": r"MissingNode|parse error|Node\(",
+    "views.output-block-pairing": r"MissingNode|parse error|Node\(",
+    "views.output-tag-comment-or-heredoc": r"MissingNode|parse error|Node\(",
+    "views.unterminated-tag": r".",
+    "controller.concern-macro-not-expanded": r"class-body macro not expanded",
+    "fixtures.not-read": r"fixture",
+}
+
+# Survey records that do not stop a strict compile (the construct is dropped, the app still builds).
+NON_REJECTING_GAP = re.compile(r"route dropped: `mount`|view template not ingested|haml filter|class shortcut|class-body macro not expanded")
+
+WARNING = {
+    "model.unsupported-macro": r"not supported \(all targets\)",
+    "model.callback-form": r"not supported \(all targets\)",
+    "model.validation-option-ignored": r"not supported \(all targets\)",
+    "model.method-parameters-dropped": r"not supported|dropped",
+    "views.turbo-stream-option-form": r"turbo_stream",
+    "controller.json-format-dropped": r"respond_to` arm",
+    "controller.macro-dropped": r"is not modelled and is dropped",
+}
+
+# Rules whose finding the emitted tree confirms (a silent drop leaves no message): see tree_evidence.
+TREE = {
+    "model.validation-ignored",
+    "model.validation-option-ignored",
+    "model.association-option-ignored",
+    "model.method-parameters-dropped",
+    "controller.macro-dropped",
+    "controller.after-around-filter",
+    "schema.unknown-column-type",
+    "routes.redirect",
+    "routes.missing-target",
+    "routes.resource-option-ignored",
+    "views.jbuilder-ignored",
+}
+
+SCORED_FAMILIES = ("syntax.", "model.", "schema.", "routes.", "views.", "controller.", "initializer.", "jruby.", "spinel.", "fixtures.")
+MODEL_CONTROLLER = ("model.", "controller.")
+
+WARNING_LINE = re.compile(r"^roundhouse: (?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>warning|error)\[(?P<code>\w+)\]: (?P<message>.*)$")
+
+
+def run(cmd, cwd, timeout=900):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, errors="replace")
+
+
+def survey(roundhouse, app):
+    """Every ingest gap, as (relative path, message): roundhouse-mcp's `diagnostics` tool."""
+    proc = subprocess.Popen([os.path.join(roundhouse, "target/release/roundhouse-mcp"), app], cwd=roundhouse,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def send(obj):
+        proc.stdin.write(json.dumps(obj) + "\n")
+        proc.stdin.flush()
+
+    def receive():
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                return None
+            if line.strip().startswith("{"):
+                return json.loads(line)
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "switchyard-fidelity", "version": "1"}}})
+        receive()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "diagnostics", "arguments": {}}})
+        reply = receive() or {}
+    finally:
+        proc.kill()
+    prefix = app.rstrip("/") + "/"
+    gaps = []
+    for content in reply.get("result", {}).get("content", []):
+        for line in content.get("text", "").splitlines():
+            if ": ingest gap: " in line:
+                path, message = line.split(": ingest gap: ", 1)
+                gaps.append((path.replace(prefix, "", 1), message))
+    return gaps
+
+
+def transpile(roundhouse, app, target, out, lenient):
+    """(exit code, warnings as dicts with relative paths, other stderr lines)."""
+    cmd = [os.path.join(roundhouse, "target/release/roundhouse"), "--target", target, app, "-o", out]
+    if lenient:
+        cmd.insert(3, "--allow-unsupported")
+    result = run(cmd, roundhouse)
+    prefix = app.rstrip("/") + "/"
+    found, other = [], []
+    for line in result.stderr.splitlines():
+        m = WARNING_LINE.match(line)
+        if m:
+            d = m.groupdict()
+            d["path"] = d["path"].replace(prefix, "", 1)
+            d["line"] = int(d["line"])
+            found.append(d)
+        else:
+            other.append(line)
+    return result.returncode, found, other
+
+
+def switchyard(binary, app):
+    result = run([binary, "--check", app, "--format", "json", "--target", "ruby", "--target", "jruby", "--target", "spinel"], REPO)
+    if result.returncode not in (0, 1):
+        sys.exit(f"switchyard --check {app} failed ({result.returncode}): {result.stderr.strip()}")
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+def controller_path(class_name):
+    """`Settings::HostingsController` → app/controllers/settings/hostings_controller.rb (gaps name the class)."""
+    parts = [re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", p).lower() for p in class_name.split("::")]
+    return "app/controllers/" + "/".join(parts) + ".rb"
+
+
+def gap_file(path):
+    return controller_path(path) if re.fullmatch(r"[A-Z][\w:]*", path) else path
+
+
+# ---------------------------------------------------------------------------------------------------
+# The emitted tree as evidence for silent drops.
+# ---------------------------------------------------------------------------------------------------
+
+RAILS_MESSAGES = {
+    "uniqueness": "has already been taken",
+    "format": "is invalid",
+    "numericality": "is not a number",
+    "inclusion": "is not included in the list",
+    "exclusion": "is reserved",
+    "confirmation": "doesn't match",
+    "acceptance": "must be accepted",
+    "comparison": "must be",
+    "length": "is the wrong length",
+}
+
+
+def class_of(app, relative):
+    """The first class a source file defines (models and controllers name their emitted file)."""
+    try:
+        text = open(os.path.join(app, relative), errors="replace").read()
+    except OSError:
+        return None
+    modules, name = [], None
+    for line in text.splitlines():
+        m = re.match(r"\s*(module|class)\s+([A-Z][\w:]*)", line)
+        if m:
+            if m.group(1) == "module":
+                modules.append(m.group(2))
+            else:
+                name = "::".join(modules + [m.group(2)])
+                break
+    return name
+
+
+def snake(segment):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", segment).lower()
+
+
+def emitted_text(tree, path):
+    try:
+        return open(os.path.join(tree, path), errors="replace").read()
+    except OSError:
+        return None
+
+
+def tree_evidence(finding, app, tree, source_lines):
+    """Why the emitted tree confirms a silent-drop finding, or None."""
+    rule, file, line = finding["rule"], finding["file"], finding["line"]
+    text = source_lines(file)[line - 1] if line - 1 < len(source_lines(file)) else ""
+    message = finding["message"]
+    if rule.startswith("model.") or rule.startswith("controller."):
+        name = class_of(app, file)
+        if not name:
+            return None
+        folder = "models" if rule.startswith("model.") else "controllers"
+        emitted_path = f"app/{folder}/" + "/".join(snake(p) for p in name.split("::")) + ".rb"
+        emitted = emitted_text(tree, emitted_path)
+        if emitted is None:
+            return None
+        if rule == "model.validation-ignored":
+            m = re.search(r"enforce `(\w+):` \(on ([\w, ]+)\)", message)
+            if m and m.group(1) in RAILS_MESSAGES and RAILS_MESSAGES[m.group(1)] not in emitted:
+                return f"{emitted_path} has no `{RAILS_MESSAGES[m.group(1)]}` check"
+            if m and m.group(1) == "length":
+                attrs = [a.strip() for a in m.group(2).split(",")]
+                if not any(a.replace("_", " ").capitalize() + " is too" in emitted for a in attrs):
+                    return f"{emitted_path} has no length check of {', '.join(attrs)}"
+            return None
+        if rule == "model.validation-option-ignored":
+            m = re.search(r"`(\w+):`", message)
+            if m and f"{m.group(1)}:" not in emitted.split("def validate", 1)[-1][:4000]:
+                return f"{emitted_path}'s validate runs without `{m.group(1)}:`"
+            return None
+        if rule == "model.association-option-ignored":
+            m = re.search(r"`(\w+):` on `\w+ :(\w+)`", message)
+            if m:
+                key = m.group(1)
+                probe = {"counter_cache": "_count", "touch": "touch", "inverse_of": "inverse"}.get(key, key)
+                if probe not in emitted:
+                    return f"{emitted_path} has no trace of `{key}:`"
+            if "scope lambda with parameters" in message:
+                return None
+            return None
+        if rule == "model.method-parameters-dropped":
+            m = re.search(r"from `(\w+[?!]?)`", message)
+            if m:
+                d = re.search(r"def (self\.)?" + re.escape(m.group(1)) + r"(\(([^)]*)\))?", emitted)
+                if d and not re.search(r"[*&]", d.group(3) or ""):
+                    return f"{emitted_path}: `def {m.group(1)}({d.group(3) or ''})`"
+            return None
+        if rule in ("controller.macro-dropped", "controller.after-around-filter"):
+            m = re.search(r"`(\w+)`", message)
+            if m and m.group(1) not in emitted:
+                return f"{emitted_path} has no `{m.group(1)}`"
+            return None
+        return None
+    if rule == "schema.unknown-column-type":
+        m = re.search(r"`(\w+)\.(\w+)`", message)
+        schema = emitted_text(tree, "config/schema.rb") or ""
+        if m and not re.search(r'create_table[^\n]*"%s".*?\bend\b' % re.escape(m.group(1)), schema, re.S):
+            return "config/schema.rb has no such table"
+        if m:
+            block = re.search(r'create_table[^\n]*"%s".*?\n\s*end\b' % re.escape(m.group(1)), schema, re.S)
+            if block and f'"{m.group(2)}"' not in block.group(0):
+                return f"config/schema.rb's `{m.group(1)}` has no `{m.group(2)}`"
+        return None
+    if rule in ("routes.redirect", "routes.missing-target", "routes.resource-option-ignored"):
+        return None
+    if rule == "views.jbuilder-ignored":
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# apps
+# ---------------------------------------------------------------------------------------------------
+
+
+def near(warnings, file, line, pattern=None):
+    return [w for w in warnings if w["path"] == file and abs(w["line"] - line) <= 1 and (pattern is None or re.search(pattern, w["message"]))]
+
+
+def measure(name, app, roundhouse, binary, work):
+    os.makedirs(work, exist_ok=True)
+    gaps = survey(roundhouse, app)
+    strict_rc, strict_found, strict_other = transpile(roundhouse, app, "ruby", os.path.join(work, "strict"), lenient=False)
+    fatal = next((l for l in strict_other if "ingest" in l and ("unsupported construct" in l or "parse error" in l)), None)
+    warnings, spinel_warnings, tree = [], [], None
+    if fatal is None:
+        _, warnings, _ = transpile(roundhouse, app, "ruby", os.path.join(work, "ruby"), lenient=True)
+        _, spinel_warnings, _ = transpile(roundhouse, app, "spinel", os.path.join(work, "spinel"), lenient=True)
+        tree = os.path.join(work, "ruby")
+    findings = switchyard(binary, app)
+
+    cache = {}
+
+    def source_lines(file):
+        if file not in cache:
+            try:
+                cache[file] = open(os.path.join(app, file), errors="replace").read().splitlines()
+            except OSError:
+                cache[file] = []
+        return cache[file]
+
+    gap_files = collections.defaultdict(list)
+    for path, message in gaps:
+        gap_files[gap_file(path)].append(message)
+    error_files = {w["path"] for w in strict_found if w["level"] == "error"}
+
+    per_rule = collections.OrderedDict()
+
+    def row(rule):
+        return per_rule.setdefault(rule, {"findings": 0, "confirmed": 0, "by": collections.Counter(), "unconfirmed": [], "unscored": 0})
+
+    for f in findings:
+        rule = f["rule"]
+        if not rule.startswith(SCORED_FAMILIES) or f["severity"] == "info":
+            continue
+        r = row(rule)
+        r["findings"] += 1
+        where = f"{f['file']}:{f['line']}"
+        why = None
+        if rule in GAP and any(re.search(GAP[rule], m) for m in gap_files.get(f["file"], [])):
+            why = "gap"
+        elif rule in WARNING and near(spinel_warnings if rule == "controller.json-format-dropped" else warnings, f["file"], f["line"], WARNING[rule]):
+            why = "warning"
+        elif rule in TREE and tree and tree_evidence(f, app, tree, source_lines):
+            why = "tree"
+        elif f["severity"] == "error" and (f["file"] in gap_files or f["file"] in error_files):
+            why = "other gap/error in file"
+        elif f["severity"] == "warning" and near(warnings, f["file"], f["line"]):
+            why = "other warning on line"
+        if why:
+            r["confirmed"] += 1
+            r["by"][why] += 1
+        elif rule not in GAP and rule not in WARNING and rule not in TREE:
+            r["unscored"] += 1
+            r["unconfirmed"].append(f"{where} (no compiler channel) {f['message'][:110]}")
+        else:
+            r["unconfirmed"].append(f"{where} {f['message'][:120]}")
+
+    # Ingest, file level.
+    error_rule_files = {f["file"] for f in findings if f["severity"] == "error" and f["rule"].startswith(SCORED_FAMILIES)}
+    confirmed_files = {f for f in error_rule_files if f in gap_files or f in error_files}
+    rejecting = {file for file, messages in gap_files.items() if any(not NON_REJECTING_GAP.search(m) for m in messages)}
+    flagged = {f["file"] for f in findings if f["severity"] == "error"}
+    missed_gaps = sorted((file, m) for file in rejecting - flagged for m in gap_files[file] if not NON_REJECTING_GAP.search(m))
+    any_finding = collections.defaultdict(list)
+    for f in findings:
+        any_finding[f["file"]].append(f)
+    nonrejecting_missed = sorted(
+        (file, m)
+        for file, messages in gap_files.items()
+        for m in messages
+        if NON_REJECTING_GAP.search(m) and not any_finding.get(file)
+    )
+
+    # Warnings, line level.
+    unsupported = [w for w in warnings if w["code"] == "unsupported"]
+    sites = sorted({(w["path"], w["line"], w["message"][:110]) for w in unsupported})
+    site_keys = sorted({(p, l) for p, l, _ in sites})
+    covered = [k for k in site_keys if any(f["file"] == k[0] and abs(f["line"] - k[1]) <= 1 for f in findings)]
+    missed_sites = [s for s in sites if (s[0], s[1]) not in covered]
+
+    mc = [f for f in findings if f["rule"].startswith(MODEL_CONTROLLER) and f["severity"] == "warning"]
+    mc_rows = [r for rule, r in per_rule.items() if rule.startswith(MODEL_CONTROLLER) and rule in {f["rule"] for f in mc}]
+    mc_confirmed = sum(r["confirmed"] for r in mc_rows)
+
+    return {
+        "name": name,
+        "gaps": len(gaps),
+        "strict": "ingests" if fatal is None else fatal.replace(app.rstrip("/") + "/", ""),
+        "strict_exit": strict_rc,
+        "warnings_unsupported": len(unsupported),
+        "per_rule": per_rule,
+        "ingest": {
+            "files_with_error_findings": len(error_rule_files),
+            "confirmed": len(confirmed_files),
+            "unconfirmed": sorted(error_rule_files - confirmed_files),
+            "rejecting_gap_files": len(rejecting),
+            "flagged": len(rejecting & flagged),
+            "missed": missed_gaps,
+            "nonrejecting_missed": nonrejecting_missed,
+        },
+        "warnings": {"sites": len(site_keys), "covered": len(covered), "missed": missed_sites},
+        "model_controller": {"findings": len(mc), "confirmed": mc_confirmed},
+    }
+
+
+def pct(a, b):
+    return "n/a" if b == 0 else f"{100.0 * a / b:.1f}%"
+
+
+def report(result, verbose):
+    out = []
+    out.append(f"## {result['name']}")
+    out.append(f"strict transpile: {result['strict']}; {result['gaps']} ingest gaps; {result['warnings_unsupported']} warning[unsupported]")
+    i = result["ingest"]
+    out.append(f"files with a Roundhouse-rule error: {i['files_with_error_findings']}, with a gap or compiler error: {i['confirmed']} ({pct(i['confirmed'], i['files_with_error_findings'])})")
+    out.append(f"files with a rejecting gap: {i['rejecting_gap_files']}, flagged with an error: {i['flagged']} ({pct(i['flagged'], i['rejecting_gap_files'])})")
+    w = result["warnings"]
+    out.append(f"warning[unsupported] sites: {w['sites']}, covered (±1 line): {w['covered']} ({pct(w['covered'], w['sites'])})")
+    mc = result["model_controller"]
+    out.append(f"model/controller warnings: {mc['findings']}, confirmed: {mc['confirmed']} ({pct(mc['confirmed'], mc['findings'])})")
+    out.append("")
+    out.append(f"{'rule':44} {'found':>6} {'conf':>6}  by")
+    for rule, r in result["per_rule"].items():
+        by = ", ".join(f"{k} {v}" for k, v in r["by"].most_common())
+        out.append(f"{rule:44} {r['findings']:6} {r['confirmed']:6}  {by}")
+    listed = [(rule, r) for rule, r in result["per_rule"].items() if r["unconfirmed"]]
+    if listed:
+        out.append("")
+        out.append("not confirmed:")
+        for rule, r in listed:
+            shown = r["unconfirmed"] if verbose else r["unconfirmed"][:8]
+            for u in shown:
+                out.append(f"  {rule}: {u}")
+            if len(shown) < len(r["unconfirmed"]):
+                out.append(f"  {rule}: … {len(r['unconfirmed']) - len(shown)} more")
+    if i["unconfirmed"]:
+        out.append("")
+        out.append("files with an error finding but no gap or compiler error:")
+        for f in i["unconfirmed"] if verbose else i["unconfirmed"][:20]:
+            out.append(f"  {f}")
+    if i["missed"]:
+        out.append("")
+        out.append("rejecting gaps Switchyard misses:")
+        for f, m in i["missed"]:
+            out.append(f"  {f}: {m[:140]}")
+    if i["nonrejecting_missed"]:
+        out.append("")
+        out.append("dropping (non-rejecting) gaps with no finding in the file:")
+        for f, m in i["nonrejecting_missed"]:
+            out.append(f"  {f}: {m[:140]}")
+    if w["missed"]:
+        out.append("")
+        out.append("warning[unsupported] sites Switchyard misses:")
+        for p, l, m in w["missed"] if verbose else w["missed"][:40]:
+            out.append(f"  {p}:{l}: {m}")
+        if not verbose and len(w["missed"]) > 40:
+            out.append(f"  … {len(w['missed']) - 40} more")
+    return "\n".join(out)
+
+
+def cmd_apps(args):
+    binary = args.switchyard or os.path.join(REPO, "target", "release", "switchyard")
+    results = []
+    for spec in args.apps:
+        name, _, path = spec.rpartition("=")
+        path = os.path.abspath(path)
+        name = name or os.path.basename(path.rstrip("/"))
+        work = os.path.join(args.work, name)
+        shutil.rmtree(work, ignore_errors=True)
+        result = measure(name, path, os.path.abspath(args.roundhouse), binary, work)
+        results.append(result)
+        print(report(result, args.verbose))
+        print()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1, default=list)
+
+
+# ---------------------------------------------------------------------------------------------------
+# fixtures: one construct per small app, with the compiler's verdict beside it
+# ---------------------------------------------------------------------------------------------------
+
+def parse_fixture(path):
+    """(header lines, {relative path: text}); files start at `#- /path` lines, as in the Rust fixtures."""
+    header, files, current = [], {}, None
+    for line in open(path).read().splitlines(keepends=True):
+        if line.startswith("#- "):
+            current = line[3:].strip().lstrip("/")
+            files[current] = ""
+        elif current is None:
+            header.append(line.rstrip("\n"))
+        else:
+            files[current] += line
+    return header, files
+
+
+def write_app(files, dest):
+    """The fixture's files over the base app; a file whose text is `(absent)` takes a base file away."""
+    _, base = parse_fixture(os.path.join(FIXTURES, "_base.fixture"))
+    for relative, text in {**base, **files}.items():
+        if text.strip() == "(absent)":
+            continue
+        full = os.path.join(dest, relative)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(text)
+
+
+def ask(roundhouse, app):
+    gaps = survey(roundhouse, app)
+    with tempfile.TemporaryDirectory() as out:
+        strict_rc, _, strict_other = transpile(roundhouse, app, "ruby", os.path.join(out, "strict"), lenient=False)
+        fatal = next((l for l in strict_other if "ingest" in l and ("unsupported construct" in l or "parse error" in l)), None)
+        rc, warnings, other = transpile(roundhouse, app, "ruby", os.path.join(out, "ruby"), lenient=True)
+        _, spinel, _ = transpile(roundhouse, app, "spinel", os.path.join(out, "spinel"), lenient=True)
+        tree = {}
+        for top in ("app", "config", "db", "test"):
+            for base, _, names in os.walk(os.path.join(out, "ruby", top)):
+                for n in names:
+                    p = os.path.join(base, n)
+                    tree[os.path.relpath(p, os.path.join(out, "ruby"))] = open(p, errors="replace").read()
+    prefix = app.rstrip("/") + "/"
+    return {
+        "gaps": gaps,
+        "fatal": fatal.replace(prefix, "") if fatal else None,
+        "compiles": rc == 0,
+        "warnings": [w for w in warnings if w["code"] in ("unsupported", "lower_residue")],
+        "spinel_warnings": [w for w in spinel if w["code"] in ("unsupported", "lower_residue")],
+        "tree": tree,
+    }
+
+
+def verdict_holds(line, answer):
+    """One `# roundhouse:` line against the compiler's answer: (holds, what was seen)."""
+    kind, _, rest = line.partition(" ")
+    rest = rest.strip()
+    if kind == "gap":
+        file, _, pattern = rest.partition(" ")
+        seen = [m for p, m in answer["gaps"] if gap_file(p) == file]
+        return any(pattern in m for m in seen), seen
+    if kind == "no-gap":
+        return not answer["gaps"], answer["gaps"]
+    if kind == "fatal":
+        return answer["fatal"] is not None and rest in answer["fatal"], answer["fatal"]
+    if kind == "compiles":
+        return answer["compiles"] and answer["fatal"] is None, answer["fatal"]
+    if kind in ("warning", "spinel-warning"):
+        where, _, pattern = rest.partition(" ")
+        file, _, line_no = where.rpartition(":")
+        pool = answer["warnings"] if kind == "warning" else answer["spinel_warnings"]
+        seen = [f"{w['path']}:{w['line']} {w['message'][:100]}" for w in pool if w["path"] == file]
+        return any(w["path"] == file and w["line"] == int(line_no) and pattern in w["message"] for w in pool), seen
+    if kind in ("no-warning", "no-spinel-warning"):
+        pool = answer["warnings"] if kind == "no-warning" else answer["spinel_warnings"]
+        seen = [f"{w['path']}:{w['line']} {w['message'][:100]}" for w in pool if not rest or w["path"] == rest]
+        return not seen, seen
+    if kind in ("emits", "omits"):
+        file, _, text = rest.partition(" ")
+        body = answer["tree"].get(file)
+        if body is None:
+            return kind == "omits" and text == "", f"no {file} in the tree"
+        return (text in body) == (kind == "emits"), f"{file}: {len(body)} bytes"
+    if kind == "no-file":
+        return rest not in answer["tree"], sorted(answer["tree"])[:20]
+    return False, f"unknown verdict kind `{kind}`"
+
+
+def cmd_ask(args):
+    roundhouse = os.path.abspath(args.roundhouse)
+    with tempfile.TemporaryDirectory() as tmp:
+        app = os.path.abspath(args.app)
+        if os.path.isfile(app):
+            _, files = parse_fixture(app)
+            app = os.path.join(tmp, "app")
+            write_app(files, app)
+        answer = ask(roundhouse, app)
+        print("gaps:")
+        for p, m in answer["gaps"]:
+            print(f"  {p}: {m[:200]}")
+        print(f"strict: {answer['fatal'] or 'ingests'}")
+        print(f"--allow-unsupported: {'exit 0' if answer['compiles'] else 'fails'}")
+        for label, pool in (("warnings (ruby)", answer["warnings"]), ("warnings (spinel only)", [w for w in answer["spinel_warnings"] if w not in answer["warnings"]])):
+            print(f"{label}:")
+            for w in pool:
+                print(f"  {w['path']}:{w['line']}: {w['code']}: {w['message'][:200]}")
+        if args.show:
+            for path in args.show:
+                print(f"--- {path}")
+                print(answer["tree"].get(path, "(not emitted)"))
+
+
+def cmd_fixtures(args):
+    roundhouse = os.path.abspath(args.roundhouse)
+    paths = args.fixtures or sorted(os.path.join(FIXTURES, n) for n in os.listdir(FIXTURES) if n.endswith(".fixture") and not n.startswith("_"))
+    head = args.commit or run(["git", "rev-parse", "HEAD"], roundhouse).stdout.strip()
+    failures = 0
+    for path in paths:
+        header, files = parse_fixture(path)
+        verdicts, commits = [], set()
+        for line in header:
+            m = re.match(r"# roundhouse(?: (\w+))?: (.*)$", line)
+            if m:
+                commits.add(m.group(1))
+                verdicts.append(m.group(2).strip())
+        with tempfile.TemporaryDirectory() as tmp:
+            app = os.path.join(tmp, "app")
+            write_app(files, app)
+            answer = ask(roundhouse, app)
+        bad = [(v, seen) for v in verdicts for ok, seen in [verdict_holds(v, answer)] if not ok]
+        name = os.path.relpath(path, REPO)
+        if not verdicts:
+            failures += 1
+            print(f"FAIL {name}: no `# roundhouse:` verdict")
+        elif bad:
+            failures += 1
+            print(f"FAIL {name}")
+            for v, seen in bad:
+                print(f"     {v}\n       saw: {seen}")
+        else:
+            stale = sorted(c for c in commits if c and not head.startswith(c))
+            print(f"ok   {name}" + (f" (recorded at {', '.join(stale)}; this checkout is {head[:8]})" if stale and head else ""))
+    print(f"{len(paths) - failures} of {len(paths)} fixtures hold")
+    sys.exit(1 if failures else 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    apps = sub.add_parser("apps")
+    apps.add_argument("--roundhouse", required=True)
+    apps.add_argument("--switchyard")
+    apps.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "switchyard-fidelity"))
+    apps.add_argument("--json")
+    apps.add_argument("--verbose", action="store_true")
+    apps.add_argument("apps", nargs="+")
+    one = sub.add_parser("ask")
+    one.add_argument("--roundhouse", required=True)
+    one.add_argument("--show", action="append", help="print this emitted file")
+    one.add_argument("app")
+    fixtures = sub.add_parser("fixtures")
+    fixtures.add_argument("--roundhouse", required=True)
+    fixtures.add_argument("--commit", help="the Roundhouse commit DIR was built from (when DIR is not a git checkout)")
+    fixtures.add_argument("fixtures", nargs="*")
+    args = parser.parse_args()
+    {"apps": cmd_apps, "ask": cmd_ask, "fixtures": cmd_fixtures}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
