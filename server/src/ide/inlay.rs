@@ -9,10 +9,10 @@ use std::sync::Arc;
 use super::context::AppContext;
 use super::routes::Hover;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::FileFacts;
 use crate::rails::route_table::RouteKind;
 use crate::rails::routes::RouteCall;
-use crate::rails::{FileFacts, inflect};
-use crate::syntax::value::Value;
+use crate::roundhouse::lowering::Kind;
 use crate::syntax::{LineCol, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,142 +51,21 @@ fn at_line_end(facts: &FileFacts, span: Span) -> LineCol {
     facts.line_index.line_end(span.start.line)
 }
 
-/// `where(published: true).order(created_at: :desc)` → `WHERE published = ? ORDER BY created_at DESC`;
-/// `None` when the chain does not fold (parameters, non-literal arguments, other methods).
-fn fold_scope(body: &str) -> Option<String> {
-    let inner = body.trim().strip_prefix("->")?.trim_start();
-    if inner.starts_with('(') {
-        return None; // Parameters: decided per call.
-    }
-    let chain = inner.strip_prefix('{')?.strip_suffix('}')?.trim();
-    let mut sql = Vec::new();
-    for link in split_chain(chain)? {
-        let (method, args) = link.split_once('(').map(|(m, a)| (m, a.strip_suffix(')').unwrap_or(a))).unwrap_or((link.as_str(), ""));
-        let pairs = || args.split(',').map(str::trim).filter(|a| !a.is_empty());
-        match method.trim() {
-            "where" => {
-                let conditions: Vec<String> = pairs()
-                    .map(|p| p.split(':').next().unwrap_or("").trim().to_owned())
-                    .filter(|c| !c.is_empty() && !c.contains(' '))
-                    .map(|c| format!("{c} = ?"))
-                    .collect();
-                if conditions.is_empty() {
-                    return None;
-                }
-                sql.push(format!("WHERE {}", conditions.join(" AND ")));
-            }
-            "order" => {
-                let terms: Vec<String> = pairs()
-                    .map(|p| match p.split_once(':') {
-                        Some((column, direction)) if !column.is_empty() => {
-                            format!("{} {}", column.trim(), direction.trim().trim_start_matches(':').to_uppercase())
-                        }
-                        _ => p.trim_start_matches(':').to_owned(),
-                    })
-                    .collect();
-                sql.push(format!("ORDER BY {}", terms.join(", ")));
-            }
-            "limit" if args.trim().parse::<u64>().is_ok() => sql.push(format!("LIMIT {}", args.trim())),
-            _ => return None,
-        }
-    }
-    (!sql.is_empty()).then(|| sql.join(" "))
-}
-
-/// `where(a: 1).order(:x)` → [`where(a: 1)`, `order(:x)`], at top-level dots only.
-fn split_chain(chain: &str) -> Option<Vec<String>> {
-    let mut links = Vec::new();
-    let mut depth = 0i32;
-    let mut current = String::new();
-    for c in chain.chars() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            '.' if depth == 0 => {
-                links.push(std::mem::take(&mut current));
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
-    }
-    links.push(current);
-    (depth == 0 && links.iter().all(|l| !l.trim().is_empty())).then_some(links)
-}
-
 pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagnostic]) -> Vec<Hint> {
     let mut hints = Vec::new();
-    let table_of = |name: &str| context.files.iter().filter_map(|f| f.schema.as_ref()).find_map(|s| s.table(name));
+    // What each model statement becomes, from the one lowering the rules and the preview read too.
+    let tables = |name: &str| context.files.iter().filter_map(|f| f.schema.as_ref()).find_map(|s| s.table(name));
     for model in &facts.models {
-        let own_table = inflect::tableize(&model.class_name);
-        for association in &model.associations {
-            let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-            let class_name = option("class_name").and_then(Value::as_name).map(str::to_owned);
-            let label = if option("through").is_some() || option("as").is_some() || option("polymorphic").is_some() {
-                "read at run time (through/polymorphic)".to_owned()
-            } else {
-                match association.kind.as_str() {
-                    "belongs_to" => {
-                        let class_name = class_name.unwrap_or_else(|| inflect::camelize(&association.name));
-                        let column = format!("{}_id", association.name);
-                        let detail = table_of(&own_table)
-                            .and_then(|t| t.columns.iter().find(|c| c.name == column))
-                            .map(|c| format!(" · {column}: {}, null: {}", c.column_type, c.null))
-                            .unwrap_or_else(|| format!(" · no {column} column"));
-                        format!("{class_name}.find({column}){detail}")
-                    }
-                    "has_many" | "has_one" => {
-                        let class_name = class_name.unwrap_or_else(|| inflect::classify(&association.name));
-                        let foreign_key = format!("{}_id", inflect::underscore(inflect::demodulize(&model.class_name)));
-                        let dependent = match option("dependent").and_then(Value::as_name) {
-                            Some("destroy") => " · destroy cascades",
-                            Some("delete_all") => " · deletes cascade (no callbacks)",
-                            Some("nullify") => " · nullifies",
-                            _ => "",
-                        };
-                        let limit = if association.kind == "has_one" { " LIMIT 1" } else { "" };
-                        format!("SELECT … FROM {} WHERE {foreign_key} = ?{limit}{dependent}", inflect::tableize(&class_name))
-                    }
-                    _ => "join table, read at run time".to_owned(),
-                }
+        for item in crate::roundhouse::lowering::lower(model, &tables) {
+            let kind = match item.kind {
+                Kind::Association => HintKind::Association,
+                Kind::Validation => HintKind::Validation,
+                Kind::Scope => HintKind::Scope,
+                _ => continue,
             };
-            hints.push(Hint { position: at_line_end(facts, association.span), label, kind: HintKind::Association });
-        }
-        for validation in &model.validations {
-            let (mut checks, mut ignored) = (0usize, 0usize);
-            for (key, value) in &validation.options {
-                match (key.as_str(), value) {
-                    ("presence", _) => checks += validation.attributes.len(),
-                    ("length", Value::Hash(pairs)) => {
-                        for (bound, _) in pairs {
-                            if matches!(bound.as_name(), Some("minimum" | "maximum")) {
-                                checks += validation.attributes.len();
-                            } else {
-                                ignored += 1;
-                            }
-                        }
-                    }
-                    ("if" | "unless" | "on" | "message" | "allow_nil" | "allow_blank", _) => {}
-                    _ => ignored += 1,
-                }
+            if let Some(label) = item.hint {
+                hints.push(Hint { position: at_line_end(facts, item.span), label, kind });
             }
-            let label = if validation.kind == "validate" {
-                format!("called from validate: {}", validation.attributes.join(", "))
-            } else {
-                let mut label = format!("{checks} check{} in validate", if checks == 1 { "" } else { "s" });
-                if ignored > 0 {
-                    label.push_str(&format!(" · {ignored} not enforced"));
-                }
-                label
-            };
-            hints.push(Hint { position: at_line_end(facts, validation.span), label, kind: HintKind::Validation });
-        }
-        for scope in &model.scopes {
-            let label = match fold_scope(&scope.body) {
-                Some(sql) => format!("SQL: SELECT … FROM {own_table} {sql}"),
-                None => "dynamic".to_owned(),
-            };
-            hints.push(Hint { position: at_line_end(facts, scope.span), label, kind: HintKind::Scope });
         }
     }
     for controller in &facts.controllers {

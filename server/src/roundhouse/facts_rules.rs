@@ -72,27 +72,6 @@ fn push(out: &mut Vec<Diagnostic>, rule: crate::diagnostic::RuleId, span: Span, 
     out.push(catalogue::finding(rule, span, message));
 }
 
-const ASSOCIATION_OPTIONS_IGNORED: &[&str] =
-    &["counter_cache", "touch", "inverse_of", "autosave", "primary_key", "required", "validate", "strict_loading", "ensure"];
-const VALIDATORS_IGNORED: &[&str] =
-    &["uniqueness", "format", "numericality", "inclusion", "exclusion", "comparison", "confirmation", "acceptance"];
-const VALIDATION_OPTIONS_IGNORED: &[&str] = &["if", "unless", "on", "message", "allow_nil"];
-const MODEL_MACROS_UNSUPPORTED: &[&str] = &[
-    "default_scope",
-    "serialize",
-    "store_accessor",
-    "accepts_nested_attributes_for",
-    "has_many_attached",
-    "has_one_attached",
-    "normalizes",
-    "generates_token_for",
-    "delegate",
-    "attr_accessor",
-    "attr_reader",
-    "attr_writer",
-    "private",
-    "protected",
-];
 const CONTROLLER_MACROS_DROPPED: &[&str] = &[
     "rescue_from",
     "protect_from_forgery",
@@ -290,36 +269,6 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
-    if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
-        for (i, line) in code_lines() {
-            for call in ["json.merge!", "json.cache!", "json.set!", "json.child!"] {
-                if let Some(col) = line.find(call) {
-                    push(
-                        &mut out,
-                        rule!("views.jbuilder-ignored"),
-                        line_span(i, col, call.len()),
-                        format!("Roundhouse emits nothing for `{call}`: its keys are missing from the JSON."),
-                    );
-                }
-            }
-        }
-    }
-    if !facts.controllers.is_empty() {
-        for (i, line) in code_lines() {
-            for arm in ["format.json", "format.xml", "format.js", "format.csv"] {
-                let whole =
-                    line.match_indices(arm).find(|(at, _)| !line[at + arm.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_'));
-                if let Some((col, _)) = whole {
-                    push(
-                        &mut out,
-                        rule!("controller.json-format-dropped"),
-                        line_span(i, col, arm.len()),
-                        format!("The Spinel tree drops the `{arm}` arm of `respond_to`: that format answers 406."),
-                    );
-                }
-            }
-        }
-    }
     if facts.kind == Some(FileKind::Initializer) {
         for item in &facts.outline.items {
             if let crate::syntax::outline::Item::Assignment(a) = item {
@@ -352,129 +301,19 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
+    // Each model's class-body statements as Roundhouse lowers them (`lowering`): the one place that
+    // decides what happens to a validation, an association, a callback or a macro.
+    let bodies = super::ingest::bodies(facts);
     for model in &facts.models {
-        let active_record = matches!(model.superclass.as_deref(), Some("ApplicationRecord" | "ActiveRecord::Base"));
-        if !active_record {
-            continue;
-        }
-        for scope in &model.scopes {
-            let body = scope.body.trim_start();
-            if !(body.starts_with("->") || body.starts_with("lambda") || body.starts_with("proc")) {
-                push(
-                    &mut out,
-                    rule!("model.scope-body"),
-                    scope.span,
-                    format!("Roundhouse needs a lambda body for `scope :{}`: write `scope :{}, -> {{ … }}`.", scope.name, scope.name),
-                );
+        match bodies.get(&model.span.start_byte) {
+            Some(super::ingest::Body::Full) => {
+                out.extend(super::lowering::findings(model));
+                unknown_associations(model, &mut out);
             }
-        }
-        for enumeration in &model.enums {
-            let literal = matches!(enumeration.values, Value::Array(_) | Value::Hash(_))
-                || matches!(&enumeration.values, Value::Code(code) if code.starts_with("%w") && code.ends_with(".index_by(&:itself)"));
-            if !literal {
-                push(
-                    &mut out,
-                    rule!("model.enum-mapping"),
-                    enumeration.span,
-                    format!(
-                        "Roundhouse reads an enum's mapping only from a literal array or hash: `enum :{}` must list its values.",
-                        enumeration.name
-                    ),
-                );
+            Some(super::ingest::Body::Library) if super::lowering::is_model_subclass(model) => {
+                out.extend(super::lowering::subclass_findings(model));
             }
-        }
-        for association in &model.associations {
-            for (key, _) in association.options.iter().filter(|(k, _)| ASSOCIATION_OPTIONS_IGNORED.contains(&k.as_str())) {
-                push(
-                    &mut out,
-                    rule!("model.association-option-ignored"),
-                    association.span,
-                    format!(
-                        "Roundhouse ignores `{key}:` on `{} :{}`: the compiled app behaves as if it were not there.",
-                        association.kind, association.name
-                    ),
-                );
-            }
-            if association.scope.as_deref().is_some_and(|s| s.trim_start().starts_with("->(")) {
-                push(
-                    &mut out,
-                    rule!("model.association-option-ignored"),
-                    association.span,
-                    format!("Roundhouse ignores a scope lambda with parameters on `{} :{}`.", association.kind, association.name),
-                );
-            }
-        }
-        unknown_associations(model, &mut out);
-        for validation in model.validations.iter().filter(|v| v.kind == "validates") {
-            for (key, value) in &validation.options {
-                let ignored = VALIDATORS_IGNORED.contains(&key.as_str())
-                    || (key == "length"
-                        && !matches!(value, Value::Hash(pairs) if pairs.iter().all(|(b, _)| matches!(b.as_name(), Some("minimum" | "maximum")))));
-                if ignored {
-                    push(
-                        &mut out,
-                        rule!("model.validation-ignored"),
-                        validation.span,
-                        format!(
-                            "Roundhouse does not enforce `{key}:` (on {}): the compiled app accepts what Rails would reject.",
-                            validation.attributes.join(", ")
-                        ),
-                    );
-                } else if VALIDATION_OPTIONS_IGNORED.contains(&key.as_str()) {
-                    push(
-                        &mut out,
-                        rule!("model.validation-option-ignored"),
-                        validation.span,
-                        format!("Roundhouse ignores `{key}:` on `validates`: the rule runs unconditionally."),
-                    );
-                }
-            }
-        }
-        for callback in &model.callbacks {
-            let form = callback.kind.starts_with("around_")
-                || matches!(callback.kind.as_str(), "after_find" | "after_touch")
-                || callback
-                    .options
-                    .iter()
-                    .any(|(k, v)| matches!(k.as_str(), "if" | "unless" | "prepend") || (k == "on" && matches!(v, Value::Array(_))))
-                || callback.targets.iter().any(|t| t.starts_with("->") || t.starts_with("lambda"));
-            if form {
-                push(
-                    &mut out,
-                    rule!("model.callback-form"),
-                    callback.span,
-                    format!(
-                        "Roundhouse does not run `{}` in this form (conditions, lambdas, around/find/touch callbacks are dropped).",
-                        callback.kind
-                    ),
-                );
-            }
-        }
-        for call in model.macros.iter().chain(model.concerns.iter().filter(|c| c.name == "include")) {
-            if MODEL_MACROS_UNSUPPORTED.contains(&call.name.as_str()) || call.name == "include" {
-                push(
-                    &mut out,
-                    rule!("model.unsupported-macro"),
-                    call.span,
-                    format!("Roundhouse does not lower `{}` in a model (\"not supported (all targets)\"): its effect is lost.", call.name),
-                );
-            }
-        }
-        for attribute in model.attributes.iter().filter(|a| a.kind.starts_with("attr_") || a.kind == "store_accessor") {
-            push(
-                &mut out,
-                rule!("model.unsupported-macro"),
-                attribute.span,
-                format!("Roundhouse does not lower `{}` in a model: its effect is lost.", attribute.kind),
-            );
-        }
-        for delegate in &model.delegates {
-            push(
-                &mut out,
-                rule!("model.unsupported-macro"),
-                delegate.span,
-                "Roundhouse does not lower `delegate` in a model: write the method out.".to_owned(),
-            );
+            _ => {}
         }
     }
     for controller in &facts.controllers {

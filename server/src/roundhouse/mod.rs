@@ -11,6 +11,8 @@ pub mod facts_rules;
 #[cfg(test)]
 mod fidelity;
 pub mod ingest;
+pub mod jbuilder;
+pub mod lowering;
 pub mod preview;
 pub mod routes;
 pub mod rule_docs;
@@ -36,6 +38,9 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
     // The syntax rules cost a walk of the tree: only for code Roundhouse may compile.
     if let Some(tree) = parsed.ruby.as_ref().filter(|_| ingest::reading(facts, None).compiles_code()) {
         found.extend(syntax_rules::check(tree, parsed.ruby_text(text), facts));
+        if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
+            found.extend(jbuilder::check(tree, parsed.ruby_text(text)));
+        }
         if parsed.language == Language::Haml {
             for range in crate::syntax::haml::for_loops(text) {
                 let span = facts.line_index.span(range.clone());

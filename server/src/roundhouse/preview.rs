@@ -8,6 +8,7 @@
 //! inline checks, callbacks, enum predicates). Other files show where they land and say that no built-in
 //! preview exists for them yet.
 
+use super::lowering::{self, Kind};
 use super::tree::{Target, TreeEntry};
 use crate::diagnostic::Diagnostic;
 use crate::ide::context::AppContext;
@@ -293,12 +294,6 @@ fn sql_default(value: &Value) -> String {
     }
 }
 
-fn humanize(attribute: &str) -> String {
-    let text = attribute.strip_suffix("_id").unwrap_or(attribute).replace('_', " ");
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |first| first.to_uppercase().collect::<String>() + chars.as_str())
-}
-
 fn model_class(out: &mut Out, model: &Model, context: &AppContext) {
     let table_name = inflect::tableize(&model.class_name);
     let table = context.files.iter().filter_map(|f| f.schema.as_ref()).find_map(|s| s.table(&table_name));
@@ -324,111 +319,31 @@ fn model_class(out: &mut Out, model: &Model, context: &AppContext) {
         }
         None => out.line(format!("  # no `{table_name}` table in db/schema.rb: no column accessors, no Row class")),
     }
-    for association in &model.associations {
+    // The class-body statements, as the one lowering every view reads (`lowering`).
+    let tables = |name: &str| context.files.iter().filter_map(|f| f.schema.as_ref()).find_map(|s| s.table(name));
+    let items = lowering::lower(model, &tables);
+    let of = |kind: Kind| items.iter().filter(move |item| item.kind == kind);
+    for item in of(Kind::Association).chain(of(Kind::Macro)).chain(of(Kind::Scope)) {
         out.line("");
-        let line = association.span.start.line;
-        let class_name = association.options.iter().find(|(k, _)| k == "class_name").and_then(|(_, v)| v.as_name().map(str::to_owned));
-        let through = association.options.iter().any(|(k, _)| k == "through" || k == "as" || k == "polymorphic");
-        out.from(line, format!("  # {} :{}", association.kind, association.name));
-        if through {
-            out.from(line, format!("  # {} :{} (through/polymorphic): read at run time", association.kind, association.name));
-            continue;
-        }
-        match association.kind.as_str() {
-            "belongs_to" => {
-                let class_name = class_name.unwrap_or_else(|| inflect::camelize(&association.name));
-                out.from(line, format!("  # SELECT * FROM {} WHERE id = ? LIMIT 1", inflect::tableize(&class_name)));
-                out.from(line, format!("  def {} = {class_name}.find_by(id: @{}_id)", association.name, association.name));
-            }
-            "has_many" | "has_one" => {
-                let class_name = class_name.unwrap_or_else(|| inflect::classify(&association.name));
-                let foreign_key = format!("{}_id", inflect::underscore(inflect::demodulize(&model.class_name)));
-                let limit = if association.kind == "has_one" { " LIMIT 1" } else { "" };
-                out.from(line, format!("  # SELECT * FROM {} WHERE {foreign_key} = ?{limit}", inflect::tableize(&class_name)));
-                let finder = if association.kind == "has_one" { "find_by" } else { "where" };
-                out.from(line, format!("  def {} = {class_name}.{finder}({foreign_key}: @id)", association.name));
-            }
-            _ => out.from(line, format!("  # {} :{}: a join-table read at run time", association.kind, association.name)),
+        for line in &item.emitted {
+            out.from(item.span.start.line, line.clone());
         }
     }
-    if !model.validations.is_empty() {
+    if of(Kind::Validation).next().is_some() {
         out.line("");
         out.line("  def validate");
-        for validation in &model.validations {
-            let line = validation.span.start.line;
-            for attribute in &validation.attributes {
-                let label = humanize(attribute);
-                for (key, value) in &validation.options {
-                    match (key.as_str(), value) {
-                        ("presence", Value::Bool(true)) => out.from(
-                            line,
-                            format!(
-                                "    errors << {} if @{attribute}.nil? || @{attribute}.to_s.empty?",
-                                ruby_string(&format!("{label} can't be blank"))
-                            ),
-                        ),
-                        ("length", Value::Hash(pairs)) => {
-                            for (bound, limit) in pairs {
-                                let (op, words) = match bound.as_name() {
-                                    Some("minimum") => ("<", "too short (minimum is"),
-                                    Some("maximum") => (">", "too long (maximum is"),
-                                    _ => {
-                                        out.from(line, format!("    # model.validation-ignored: length {bound}: is not enforced"));
-                                        continue;
-                                    }
-                                };
-                                out.from(
-                                    line,
-                                    format!(
-                                        "    errors << {} if @{attribute}.to_s.length {op} {limit}",
-                                        ruby_string(&format!("{label} is {words} {limit} characters)"))
-                                    ),
-                                );
-                            }
-                        }
-                        ("presence" | "length", _) => {}
-                        (other, _) => out.from(line, format!("    # model.validation-ignored: {other}: on {attribute} is not enforced")),
-                    }
-                }
-            }
-            if validation.kind == "validate" {
-                for method in &validation.attributes {
-                    out.from(line, format!("    {method}"));
-                }
+        for item in of(Kind::Validation) {
+            for line in &item.emitted {
+                let line = if line.starts_with("    ") { line.clone() } else { format!("  {line}") };
+                out.from(item.span.start.line, line);
             }
         }
         out.line("  end");
     }
-    for callback in &model.callbacks {
+    for item in of(Kind::Callback).chain(of(Kind::Enum)) {
         out.line("");
-        let line = callback.span.start.line;
-        out.from(line, format!("  def {}", callback.kind));
-        for target in &callback.targets {
-            if target.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '?' || c == '!') {
-                out.from(line, format!("    {target}"));
-            } else {
-                out.from(
-                    line,
-                    format!("    # model.callback-form: {} (a block or lambda callback; see the rule)", target.replace('\n', " ")),
-                );
-            }
-        }
-        out.line("  end");
-    }
-    for enumeration in &model.enums {
-        let line = enumeration.span.start.line;
-        let labels: Vec<(String, String)> = match &enumeration.values {
-            Value::Hash(pairs) => pairs.iter().map(|(k, v)| (k.as_name().unwrap_or("").to_owned(), v.to_string())).collect(),
-            Value::Array(items) => items.iter().enumerate().map(|(i, v)| (v.as_name().unwrap_or("").to_owned(), i.to_string())).collect(),
-            _ => {
-                out.from(line, format!("  # model.enum-mapping: enum :{} with a computed mapping", enumeration.name));
-                continue;
-            }
-        };
-        out.line("");
-        for (label, value) in labels.iter().filter(|(l, _)| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
-            let value = if value.chars().all(|c| c.is_ascii_digit()) { value.clone() } else { ruby_string(value.trim_matches('"')) };
-            out.from(line, format!("  def {label}? = @{} == {value}", enumeration.name));
+        for line in &item.emitted {
+            out.from(item.span.start.line, line.clone());
         }
     }
     out.line("end");

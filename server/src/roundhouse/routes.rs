@@ -73,6 +73,9 @@ fn walk(calls: &[RouteCall], in_resources: bool, drawn_exists: &dyn Fn(&str) -> 
                 "Roundhouse drops `mount`: the mounted app's routes do not exist in the compiled app.".to_owned(),
             );
             descend = false;
+        } else if method == "direct" {
+            // Its block builds a URL (`route_for`, `url_for`…): Ruby, not routing DSL.
+            descend = false;
         } else if method == "draw" {
             match call.arguments.first().and_then(Value::as_name) {
                 Some(name) if !drawn_exists(name) => diagnostic(

@@ -229,6 +229,9 @@ pub fn check(tree: &Tree, text: &str, facts: &FileFacts) -> Vec<Diagnostic> {
         push(finding, node, &mut out);
     }
     nested_definitions(tree.root_node(), text, &bodies, &mut out);
+    if facts.kind == Some(FileKind::Controller) || facts.relative_path.starts_with("app/controllers/") {
+        json_arms(tree.root_node(), text, &mut |finding, node| push(finding, node, &mut out));
+    }
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     out
 }
@@ -253,6 +256,56 @@ fn ancestry_checks<'t>(node: Node<'t>, text: &str, in_method: bool, out: &mut Ve
         }
         ancestry_checks(child, text, in_method || matches!(kind, "method" | "singleton_method"), out);
     }
+}
+
+/// `controller.json-format-dropped`: the Spinel tree answers a `respond_to` in an action with its html
+/// branch when the `format.json` arm renders `json:` inline (the tree has no JSON encoder); other json
+/// arms (`head :ok`, `render :show`, a bare `format.json`) are kept.
+fn json_arms<'t>(root: Node<'t>, text: &str, report: &mut dyn FnMut(Diagnostic, Node<'t>)) {
+    crate::syntax::for_each_node(root, |node| {
+        if node.kind() != "call" || node.child_by_field_name("method").is_none_or(|m| text_of(m, text) != "json") {
+            return;
+        }
+        let Some(block) = node.child_by_field_name("block") else { return };
+        let in_action = {
+            let mut up = node.parent();
+            while let Some(n) = up.filter(|n| !matches!(n.kind(), "method" | "singleton_method" | "class" | "module")) {
+                up = n.parent();
+            }
+            up.is_some_and(|n| n.kind() == "method")
+        };
+        let mut renders_json = false;
+        crate::syntax::for_each_node(block, |inner| {
+            if inner.kind() == "call"
+                && inner.child_by_field_name("receiver").is_none()
+                && inner.child_by_field_name("method").is_some_and(|m| text_of(m, text) == "render")
+                && inner.child_by_field_name("arguments").is_some_and(|args| {
+                    let mut c = args.walk();
+                    args.named_children(&mut c).any(|a| {
+                        a.kind() == "pair" && a.child_by_field_name("key").is_some_and(|k| text_of(k, text).trim_matches(':') == "json")
+                    })
+                })
+            {
+                renders_json = true;
+            }
+        });
+        if in_action && renders_json {
+            let arm =
+                node.child_by_field_name("receiver").map_or_else(|| "format.json".to_owned(), |r| format!("{}.json", text_of(r, text)));
+            let span = node.child_by_field_name("method").map_or_else(|| Span::of(node), |m| Span::cover(node, m));
+            report(
+                Diagnostic {
+                    span,
+                    severity: Severity::Warning,
+                    rule: rule!("controller.json-format-dropped"),
+                    message: format!(
+                        "The Spinel tree drops this `{arm}` arm: its inline `render json:` needs a JSON encoder that tree does not have, so a request for JSON gets the html branch's answer. The CRuby and JVM trees keep it."
+                    ),
+                },
+                node,
+            );
+        }
+    });
 }
 
 /// A class or module defined in the body of a model, an Active Model class or a controller, or in a

@@ -60,9 +60,12 @@ impl Value {
             }
             "lambda" => Value::Lambda(source()),
             "call" if is_proc_call(node, text) => Value::Lambda(source()),
-            "parenthesized_statements" if node.named_child_count() == 1 => {
-                node.named_child(0).map_or_else(|| Value::Code(source()), |c| Value::from_node(c, text))
-            }
+            // `(x)` is `x`, except a lambda: `scope :x, (lambda do … end)` is not a lambda written in
+            // place to Roundhouse, so the parentheses stay in the source kept.
+            "parenthesized_statements" if node.named_child_count() == 1 => match node.named_child(0).map(|c| Value::from_node(c, text)) {
+                Some(Value::Lambda(_)) | None => Value::Code(source()),
+                Some(value) => value,
+            },
             _ => Value::Code(source()),
         }
     }

@@ -1,0 +1,830 @@
+//! What Roundhouse makes of each class-body statement of a model: kept as Rails runs it, kept with a
+//! warning it prints, changed, dropped or rejected — with the finding that says so, the lines the
+//! preview shows for it and the hint at the end of its line. The rules (`facts_rules`), the built-in
+//! preview (`preview`) and the inlay hints (`ide::inlay`) are all views of this one description, so
+//! they cannot disagree about a validation or an association.
+//!
+//! Measured against Roundhouse (one-statement models, `scripts/fidelity.py ask`; the cases are
+//! `tests/fixtures/fidelity/model-*.fixture`):
+//! - validations: `presence: true`, `absence: true`, `length: {minimum:, maximum:}` with integer
+//!   literals and `validates_presence_of` / `validates_absence_of` without options are enforced; `if:`,
+//!   `unless:` and `on:` are ignored (the check always runs); `presence:` with options, a `length:`
+//!   with `is:`/`in:`/`within:` or a computed bound, and uniqueness, format, numericality, inclusion,
+//!   exclusion, comparison, confirmation and acceptance are not enforced, without a word;
+//!   `validate :m` is called from `validate`; `validate` with options or a block, `validates_each`,
+//!   `validates_with`, `validates_associated` and the other `validates_*_of` (or with options) print
+//!   "not supported" and are dropped;
+//! - callbacks: a method name (or several, or a block) on a known hook runs; `on:` is read on
+//!   validation and commit hooks only; `if:`/`unless:`/`prepend:`, an array `on:`, a lambda or an
+//!   object argument, `around_*`, `after_find`, `after_touch` and `after_initialize :m` print "not
+//!   supported" and are dropped;
+//! - associations: `class_name`, `foreign_key`, `dependent`, `through`, `source`, `source_type`, `as`,
+//!   `polymorphic`, `optional`, `default`, `join_table` and a `has_many` scope without parameters are
+//!   read; every other option, a scope on `belongs_to`/`has_one` and a scope with parameters are
+//!   ignored without a word (`required: true` and `validate: false` are what Roundhouse does anyway);
+//! - other macros: `attr_accessor`/`attr_reader`/`attr_writer` print "not supported" but the accessors
+//!   are written; `private`/`protected` print it and the methods below are public; `include` prints it
+//!   and the `include` is written (an `ActiveModel::*` one is left out: Roundhouse models it);
+//!   `has_one_attached` prints it and gets an `attached?`-style reader only; `has_secure_password`,
+//!   `has_secure_token`, bare `has_rich_text`, `broadcasts_to`, `typed_store`, `has_json`,
+//!   `primary_abstract_class` and `attribute :x, :type` are read; every other call prints "not
+//!   supported" and is dropped.
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::inflect;
+use crate::rails::model::{Association, Callback, Model, Validation};
+use crate::rails::schema::Table;
+use crate::syntax::Span;
+use crate::syntax::value::Value;
+
+/// What happens to one statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Compiled as Rails runs it.
+    Kept,
+    /// Compiled, but Roundhouse prints a warning for it (or it is kept in part).
+    KeptWithWarning,
+    /// Compiled differently from Rails.
+    Changed,
+    /// Left out of the compiled class.
+    Dropped,
+    /// Its ingest stops the compile.
+    Rejected,
+}
+
+impl Fate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fate::Kept => "kept",
+            Fate::KeptWithWarning => "kept, with a warning",
+            Fate::Changed => "changed",
+            Fate::Dropped => "dropped",
+            Fate::Rejected => "stops the compile",
+        }
+    }
+}
+
+/// One class-body statement, lowered.
+#[derive(Debug, Clone)]
+pub struct Lowered {
+    pub span: Span,
+    pub fate: Fate,
+    /// The rules' findings on it (none when kept as Rails runs it).
+    pub findings: Vec<Diagnostic>,
+    /// The preview's lines for it, inside the compiled class (comments for what is lost).
+    pub emitted: Vec<String>,
+    /// The inlay hint at the end of its line, when it has one.
+    pub hint: Option<String>,
+    pub kind: Kind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Association,
+    Validation,
+    Callback,
+    Scope,
+    Enum,
+    Macro,
+}
+
+/// Where the lowering finds a table by name (the schema), for what the preview and hints show; the
+/// findings never depend on it.
+pub type Tables<'a> = &'a dyn Fn(&str) -> Option<&'a Table>;
+
+/// A model's statements, lowered, in source order.
+pub fn lower(model: &Model, tables: Tables<'_>) -> Vec<Lowered> {
+    let mut out: Vec<Lowered> = Vec::new();
+    let own_table = inflect::tableize(&model.class_name);
+    for association in &model.associations {
+        out.push(association_item(model, association, tables, &own_table));
+    }
+    for validation in &model.validations {
+        out.push(validation_item(validation));
+    }
+    for callback in &model.callbacks {
+        out.push(callback_item(callback));
+    }
+    for scope in &model.scopes {
+        out.push(scope_item(scope, &own_table));
+    }
+    for enumeration in &model.enums {
+        out.push(enum_item(enumeration));
+    }
+    for call in &model.concerns {
+        out.push(include_item(model, call));
+    }
+    for delegate in &model.delegates {
+        let to = delegate.to.as_deref().unwrap_or("…");
+        out.push(dropped(
+            delegate.span,
+            Kind::Macro,
+            unsupported(
+                delegate.span,
+                "delegate",
+                &model.class_name,
+                {
+                    let first = delegate.methods.first().map_or("name", String::as_str);
+                    format!(
+                        "`delegate` is dropped: the compiled {} has no {}, so calls to {} raise NoMethodError. Instead, write it out: `def {first} = {to}.{first}`.",
+                        model.class_name,
+                        names(&delegate.methods),
+                        if delegate.methods.len() == 1 { "it" } else { "them" }
+                    )
+                },
+            ),
+        ));
+    }
+    for attribute in &model.attributes {
+        out.push(attribute_item(model, attribute));
+    }
+    for call in &model.macros {
+        if let Some(item) = macro_item(model, call) {
+            out.push(item);
+        }
+    }
+    out.sort_by_key(|item| item.span.start_byte);
+    out
+}
+
+/// Every finding on a model's statements (what `facts_rules` reports).
+pub fn findings(model: &Model) -> Vec<Diagnostic> {
+    lower(model, &|_| None).into_iter().flat_map(|item| item.findings).collect()
+}
+
+/// A class of `app/models` that inherits from another model (single-table inheritance, or a shared
+/// base): Roundhouse reads it as a plain class.
+pub fn is_model_subclass(model: &Model) -> bool {
+    model.superclass.as_deref().is_some_and(|s| {
+        let s = s.trim_start_matches("::");
+        !matches!(s, "ApplicationRecord" | "ActiveRecord::Base")
+            && s.chars().next().is_some_and(char::is_uppercase)
+            && !s.contains("Struct")
+    })
+}
+
+/// A model subclass's statements: Roundhouse keeps its plain callbacks (`before_save :m`) and drops
+/// every other model statement ("not modelled and is dropped").
+pub fn subclass_findings(model: &Model) -> Vec<Diagnostic> {
+    let superclass = model.superclass.as_deref().unwrap_or("");
+    lower(model, &|_| None)
+        .into_iter()
+        .filter(|item| !(item.kind == Kind::Callback && item.findings.is_empty()))
+        .filter(|item| !matches!(item.kind, Kind::Macro) || !item.findings.iter().all(|f| f.severity == Severity::Info))
+        .map(|item| {
+            finding(
+                rule!("model.unsupported-macro"),
+                item.span,
+                format!(
+                    "Roundhouse reads `{}` (a subclass of {superclass}) as a plain class and drops this statement (\"not modelled and is dropped\"): only its plain callbacks are kept. Instead, declare it in {superclass}.",
+                    model.class_name
+                ),
+            )
+        })
+        .collect()
+}
+
+fn names(list: &[String]) -> String {
+    list.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+fn finding(rule: crate::diagnostic::RuleId, span: Span, message: String) -> Diagnostic {
+    super::catalogue::finding(rule, span, message)
+}
+
+/// `model.unsupported-macro`: what the compiled class does without the statement (`consequence`, a
+/// sentence), and the warning Roundhouse prints for it, so the two can be matched up.
+fn unsupported(span: Span, dsl: &str, model: &str, consequence: String) -> Diagnostic {
+    finding(
+        rule!("model.unsupported-macro"),
+        span,
+        format!(
+            "{consequence} (Roundhouse prints \"{dsl} not supported (all targets): model DSL call on `{model}` not lowered\" for this line.)"
+        ),
+    )
+}
+
+fn dropped(span: Span, kind: Kind, finding: Diagnostic) -> Lowered {
+    let emitted = vec![format!("  # {}: {}", finding.rule, first_sentence(&finding.message))];
+    Lowered { span, fate: Fate::Dropped, findings: vec![finding], emitted, hint: Some("dropped".to_owned()), kind }
+}
+
+const ASSOCIATION_OPTIONS_READ: &[&str] = &[
+    "class_name",
+    "foreign_key",
+    "dependent",
+    "through",
+    "source",
+    "source_type",
+    "as",
+    "polymorphic",
+    "optional",
+    "default",
+    "join_table",
+];
+
+fn association_item(model: &Model, association: &Association, tables: Tables<'_>, own_table: &str) -> Lowered {
+    let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let mut findings = Vec::new();
+    for (key, value) in &association.options {
+        let matches_default = match key.as_str() {
+            "required" => matches!(value, Value::Bool(true)),
+            "validate" => matches!(value, Value::Bool(false)) || (association.kind != "belongs_to" && matches!(value, Value::Bool(true))),
+            _ => false,
+        };
+        if ASSOCIATION_OPTIONS_READ.contains(&key.as_str()) || matches_default {
+            continue;
+        }
+        let effect = match key.as_str() {
+            "counter_cache" => "the counter column is never updated".to_owned(),
+            "touch" => "saving it does not touch the owner's `updated_at`".to_owned(),
+            "inverse_of" => "loaded records do not point back at the same object".to_owned(),
+            "autosave" => "saving the owner does not save these records".to_owned(),
+            "required" => "the compiled model still requires it (\"must exist\")".to_owned(),
+            "validate" => "the associated records are not validated on save".to_owned(),
+            "primary_key" => "the query matches on `id`".to_owned(),
+            other => format!("the compiled app behaves as if `{other}:` were not there"),
+        };
+        findings.push(finding(
+            rule!("model.association-option-ignored"),
+            association.span,
+            format!("Roundhouse ignores `{key}:` on `{} :{}`: {effect}.", association.kind, association.name),
+        ));
+    }
+    if let Some(scope) = &association.scope {
+        let with_parameters =
+            scope.trim_start().strip_prefix("->").is_some_and(|rest| rest.trim_start().starts_with('(')) || scope.contains('|');
+        if association.kind != "has_many" || with_parameters {
+            findings.push(finding(
+                rule!("model.association-option-ignored"),
+                association.span,
+                format!(
+                    "Roundhouse ignores the scope of `{} :{}`{}: the compiled reader loads every associated record.",
+                    association.kind,
+                    association.name,
+                    if with_parameters { " (it takes parameters)" } else { "" }
+                ),
+            ));
+        }
+    }
+    let class_name = option("class_name").and_then(Value::as_name).map(str::to_owned);
+    let (emitted, hint) = if option("through").is_some() || option("as").is_some() || option("polymorphic").is_some() {
+        (
+            vec![format!("  # {} :{} (through/polymorphic): read at run time", association.kind, association.name)],
+            "read at run time (through/polymorphic)".to_owned(),
+        )
+    } else {
+        match association.kind.as_str() {
+            "belongs_to" => {
+                let class_name = class_name.unwrap_or_else(|| inflect::camelize(&association.name));
+                let column =
+                    option("foreign_key").and_then(Value::as_name).map_or_else(|| format!("{}_id", association.name), str::to_owned);
+                let detail = tables(own_table)
+                    .and_then(|t| t.columns.iter().find(|c| c.name == column))
+                    .map(|c| format!(" · {column}: {}, null: {}", c.column_type, c.null))
+                    .unwrap_or_else(|| format!(" · no {column} column"));
+                (
+                    vec![
+                        format!("  # SELECT * FROM {} WHERE id = ? LIMIT 1", inflect::tableize(&class_name)),
+                        format!("  def {} = {class_name}.find_by(id: @{column})", association.name),
+                    ],
+                    format!("{class_name}.find({column}){detail}"),
+                )
+            }
+            "has_many" | "has_one" => {
+                let class_name = class_name.unwrap_or_else(|| inflect::classify(&association.name));
+                let foreign_key = option("foreign_key")
+                    .and_then(Value::as_name)
+                    .map_or_else(|| format!("{}_id", inflect::underscore(inflect::demodulize(&model.class_name))), str::to_owned);
+                let dependent = match option("dependent").and_then(Value::as_name) {
+                    Some("destroy" | "destroy_async") => " · destroy cascades",
+                    Some("delete_all") => " · deletes cascade (no callbacks)",
+                    Some("nullify") => " · nullifies",
+                    _ => "",
+                };
+                let limit = if association.kind == "has_one" { " LIMIT 1" } else { "" };
+                let finder = if association.kind == "has_one" { "find_by" } else { "where" };
+                (
+                    vec![
+                        format!("  # SELECT * FROM {} WHERE {foreign_key} = ?{limit}", inflect::tableize(&class_name)),
+                        format!("  def {} = {class_name}.{finder}({foreign_key}: @id)", association.name),
+                    ],
+                    format!("SELECT … FROM {} WHERE {foreign_key} = ?{limit}{dependent}", inflect::tableize(&class_name)),
+                )
+            }
+            _ => (
+                vec![format!("  # {} :{}: a join-table read at run time", association.kind, association.name)],
+                "join table, read at run time".to_owned(),
+            ),
+        }
+    };
+    let mut emitted: Vec<String> = std::iter::once(format!("  # {} :{}", association.kind, association.name)).chain(emitted).collect();
+    emitted.extend(findings.iter().map(|f| format!("  # {}: {}", f.rule, first_sentence(&f.message))));
+    let fate = if findings.is_empty() { Fate::Kept } else { Fate::Changed };
+    Lowered { span: association.span, fate, findings, emitted, hint: Some(hint), kind: Kind::Association }
+}
+
+/// The message's first sentence, for a preview comment.
+fn first_sentence(message: &str) -> &str {
+    message.split(". ").next().unwrap_or(message).trim_end_matches('.')
+}
+
+fn humanize(attribute: &str) -> String {
+    let text = attribute.strip_suffix("_id").unwrap_or(attribute).replace('_', " ");
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().collect::<String>() + chars.as_str())
+}
+
+/// A Ruby string literal.
+fn ruby_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\"").replace('#', "\\#"))
+}
+
+const VALIDATORS_IGNORED: &[&str] =
+    &["uniqueness", "format", "numericality", "inclusion", "exclusion", "comparison", "confirmation", "acceptance"];
+/// Options that make the rule conditional in Rails; Roundhouse runs it always.
+const CONDITIONS: &[&str] = &["if", "unless", "on"];
+
+fn validation_item(validation: &Validation) -> Lowered {
+    let span = validation.span;
+    let attributes = &validation.attributes;
+    let unsupported_form = |consequence: &str| {
+        let f = finding(
+            rule!("model.validation-ignored"),
+            span,
+            format!("{consequence} (Roundhouse prints \"{} not supported (all targets)\" for this line.)", validation.kind),
+        );
+        dropped(span, Kind::Validation, f)
+    };
+    match validation.kind.as_str() {
+        "validate" => {
+            if validation.options.is_empty() && !attributes.iter().any(|a| a == "{ block }") && !attributes.is_empty() {
+                let emitted = attributes.iter().map(|m| format!("    {m}")).collect();
+                return Lowered {
+                    span,
+                    fate: Fate::Kept,
+                    findings: Vec::new(),
+                    emitted,
+                    hint: Some(format!("called from validate: {}", attributes.join(", "))),
+                    kind: Kind::Validation,
+                };
+            }
+            let what = if validation.options.is_empty() { "a `validate` block".to_owned() } else { "`validate` with options".to_owned() };
+            return unsupported_form(&format!(
+                "{what} never runs in the compiled model. Instead, use a plain `validate :method` and test the condition inside the method."
+            ));
+        }
+        "validates_presence_of" | "validates_absence_of" if validation.options.is_empty() => {
+            let check = validation.kind.trim_start_matches("validates_").trim_end_matches("_of");
+            return enforced(span, attributes, &[(check.to_owned(), Value::Bool(true))]);
+        }
+        "validates" => {}
+        other => {
+            return unsupported_form(&format!("`{other}` is dropped: the compiled model accepts what Rails would reject."));
+        }
+    }
+    let mut findings = Vec::new();
+    let mut checks: Vec<(String, Value)> = Vec::new();
+    let mut comments = Vec::new();
+    for (key, value) in &validation.options {
+        match key.as_str() {
+            "presence" | "absence" if matches!(value, Value::Bool(true)) => checks.push((key.clone(), value.clone())),
+            "length" if length_bounds(value).is_some() => checks.push((key.clone(), value.clone())),
+            "presence" | "absence" | "length" => {
+                let why = match (key.as_str(), value) {
+                    ("length", Value::Hash(_)) => {
+                        "it enforces `minimum:` and `maximum:` given as numbers, not `is:`, `in:`, `within:` or a computed bound"
+                    }
+                    _ => "it enforces `presence: true`, not a hash of options",
+                };
+                findings.push(finding(
+                    rule!("model.validation-ignored"),
+                    span,
+                    format!(
+                        "Roundhouse does not enforce this `{key}:` ({why}): the compiled model accepts what Rails would reject for {}.",
+                        attributes.join(", ")
+                    ),
+                ));
+                comments.push(format!("    # model.validation-ignored: {key}: on {} is not enforced", attributes.join(", ")));
+            }
+            validator if VALIDATORS_IGNORED.contains(&validator) => {
+                findings.push(finding(
+                    rule!("model.validation-ignored"),
+                    span,
+                    format!(
+                        "Roundhouse does not enforce `{validator}:` (on {}): the compiled model accepts what Rails would reject.",
+                        attributes.join(", ")
+                    ),
+                ));
+                comments.push(format!("    # model.validation-ignored: {validator}: on {} is not enforced", attributes.join(", ")));
+            }
+            condition if CONDITIONS.contains(&condition) => {
+                findings.push(finding(
+                    rule!("model.validation-option-ignored"),
+                    span,
+                    format!("Roundhouse ignores `{condition}:` on `validates`: the checks run on every save, whatever the condition."),
+                ));
+                comments.push(format!("    # model.validation-option-ignored: {condition}: ignored, the check always runs"));
+            }
+            _ => {}
+        }
+    }
+    // Options that change an enforced check (a presence check skipped when `allow_blank:` is given is
+    // what Rails does too: it never fails).
+    let enforces = |check: &str| checks.iter().any(|(k, _)| k == check);
+    let length_messages = checks.iter().any(|(k, v)| {
+        k == "length"
+            && matches!(v, Value::Hash(pairs) if pairs.iter().any(|(b, _)| b.as_name().is_some_and(|b| LENGTH_MESSAGES.contains(&b))))
+    });
+    for (key, value) in &validation.options {
+        let effect = match key.as_str() {
+            "allow_nil" if matches!(value, Value::Bool(true)) && enforces("presence") => "a nil value still fails the presence check",
+            "allow_blank" if matches!(value, Value::Bool(true)) && enforces("length") => "a blank value still fails the length check",
+            "message" if !checks.is_empty() => "the errors carry Rails' default messages, not this one",
+            "strict" if matches!(value, Value::Bool(true)) && !checks.is_empty() => "an invalid record gets errors instead of raising",
+            _ => continue,
+        };
+        findings.push(finding(
+            rule!("model.validation-option-ignored"),
+            span,
+            format!("Roundhouse ignores `{key}:` on `validates`: {effect}."),
+        ));
+        comments.push(format!("    # model.validation-option-ignored: {key}: ignored"));
+    }
+    if length_messages {
+        findings.push(finding(
+            rule!("model.validation-option-ignored"),
+            span,
+            "Roundhouse ignores the messages given in `length:`: the errors carry Rails' default messages.".to_owned(),
+        ));
+        comments.push("    # model.validation-option-ignored: length messages: ignored".to_owned());
+    }
+    let mut item = enforced(span, attributes, &checks);
+    item.emitted.extend(comments);
+    let ignored = findings.iter().filter(|f| f.rule == "model.validation-ignored").count();
+    let hint = item.hint.take().map(|h| if ignored > 0 { format!("{h} · {ignored} not enforced") } else { h });
+    item.hint = hint;
+    if !findings.is_empty() {
+        item.fate = if checks.is_empty() && ignored > 0 { Fate::Dropped } else { Fate::Changed };
+    }
+    item.findings = findings;
+    item
+}
+
+/// Messages inside a `length:` hash: Roundhouse enforces the bounds with Rails' default messages.
+const LENGTH_MESSAGES: &[&str] = &["message", "too_short", "too_long"];
+
+/// `{minimum: 2, maximum: 5}` with integer literals: the bounds Roundhouse enforces (its messages
+/// aside); `None` when it enforces none of them.
+fn length_bounds(value: &Value) -> Option<Vec<(&'static str, i64)>> {
+    let Value::Hash(pairs) = value else { return None };
+    let mut out = Vec::new();
+    for (key, bound) in pairs {
+        match (key.as_name(), bound) {
+            (Some("minimum"), Value::Integer(n)) => out.push(("minimum", *n)),
+            (Some("maximum"), Value::Integer(n)) => out.push(("maximum", *n)),
+            (Some(message), _) if LENGTH_MESSAGES.contains(&message) => {}
+            _ => return None,
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The checks a validation adds to the compiled `validate`.
+fn enforced(span: Span, attributes: &[String], checks: &[(String, Value)]) -> Lowered {
+    let mut emitted = Vec::new();
+    for attribute in attributes {
+        let label = humanize(attribute);
+        for (key, value) in checks {
+            match key.as_str() {
+                "presence" => emitted.push(format!(
+                    "    errors << {} if @{attribute}.nil? || @{attribute}.to_s.empty?",
+                    ruby_string(&format!("{label} can't be blank"))
+                )),
+                "absence" => emitted.push(format!(
+                    "    errors << {} unless @{attribute}.nil? || @{attribute}.to_s.empty?",
+                    ruby_string(&format!("{label} must be blank"))
+                )),
+                _ => {
+                    for (bound, limit) in length_bounds(value).unwrap_or_default() {
+                        let (op, words) = if bound == "minimum" { ("<", "too short (minimum is") } else { (">", "too long (maximum is") };
+                        emitted.push(format!(
+                            "    errors << {} if !@{attribute}.nil? && @{attribute}.length {op} {limit}",
+                            ruby_string(&format!("{label} is {words} {limit} characters)"))
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let hint = format!("{} check{} in validate", emitted.len(), if emitted.len() == 1 { "" } else { "s" });
+    Lowered { span, fate: Fate::Kept, findings: Vec::new(), emitted, hint: Some(hint), kind: Kind::Validation }
+}
+
+/// `:normalize` as a callback target (not a lambda, not a callbacks object such as `Auditor`).
+fn is_method_name(target: &str) -> bool {
+    target.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        && target.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '?' | '!'))
+}
+
+fn callback_item(callback: &Callback) -> Lowered {
+    let kind = callback.kind.as_str();
+    let validation_or_commit = kind.ends_with("_validation") || kind.contains("commit");
+    let reason = if kind.starts_with("around_") {
+        Some("`around_*` callbacks are dropped".to_owned())
+    } else if matches!(kind, "after_find" | "after_touch") {
+        Some(format!("`{kind}` is dropped"))
+    } else if kind == "after_initialize" && callback.targets.iter().any(|t| is_method_name(t)) {
+        Some("`after_initialize` is read only in its block form".to_owned())
+    } else if let Some((key, _)) = callback.options.iter().find(|(k, _)| matches!(k.as_str(), "if" | "unless" | "prepend")) {
+        Some(format!("a callback with `{key}:` is dropped"))
+    } else if let Some((_, value)) = callback.options.iter().find(|(k, _)| k == "on") {
+        if matches!(value, Value::Array(_)) {
+            Some("`on:` with a list is not read".to_owned())
+        } else if !validation_or_commit {
+            Some(format!("`on:` is read on validation and commit callbacks only, not on `{kind}`"))
+        } else {
+            None
+        }
+    } else if callback.targets.iter().any(|t| t != "{ block }" && !is_method_name(t)) {
+        Some("a lambda or a callbacks object is not run, only a method name or a block".to_owned())
+    } else {
+        None
+    };
+    match reason {
+        Some(reason) => {
+            let f = finding(
+                rule!("model.callback-form"),
+                callback.span,
+                format!(
+                    "This callback never runs in the compiled model: {reason}. Instead, name a method and test the condition inside it. (Roundhouse prints \"{kind} not supported (all targets)\" for this line.)"
+                ),
+            );
+            dropped(callback.span, Kind::Callback, f)
+        }
+        None => {
+            let mut emitted = vec![format!("  def {kind}")];
+            emitted.extend(
+                callback.targets.iter().map(|t| if is_method_name(t) { format!("    {t}") } else { "    # (the block's body)".to_owned() }),
+            );
+            emitted.push("  end".to_owned());
+            Lowered {
+                span: callback.span,
+                fate: Fate::Kept,
+                findings: Vec::new(),
+                emitted,
+                hint: Some(format!("runs in {kind}")),
+                kind: Kind::Callback,
+            }
+        }
+    }
+}
+
+fn scope_item(scope: &crate::rails::model::Scope, own_table: &str) -> Lowered {
+    let body = scope.body.trim_start();
+    let lambda = body.starts_with("->") || body.starts_with("lambda") || body.starts_with("proc");
+    if !lambda {
+        let f = finding(
+            rule!("model.scope-body"),
+            scope.span,
+            format!(
+                "Roundhouse reads a scope's body only from a lambda written in place (`-> {{ … }}` or `lambda {{ … }}`): `scope :{}` stops the compile (\"scope body must be a lambda\"). Instead, write `scope :{}, -> {{ … }}`.",
+                scope.name, scope.name
+            ),
+        );
+        return Lowered {
+            span: scope.span,
+            fate: Fate::Rejected,
+            findings: vec![f],
+            emitted: vec![format!("  # model.scope-body: scope :{} is rejected", scope.name)],
+            hint: None,
+            kind: Kind::Scope,
+        };
+    }
+    let sql = fold_scope(body);
+    let hint = match &sql {
+        Some(sql) => format!("SQL: SELECT … FROM {own_table} {sql}"),
+        None => "dynamic".to_owned(),
+    };
+    let emitted = vec![match &sql {
+        Some(sql) => format!("  # scope :{}: SELECT * FROM {own_table} {sql}", scope.name),
+        None => format!("  # scope :{}: a relation built at run time", scope.name),
+    }];
+    Lowered { span: scope.span, fate: Fate::Kept, findings: Vec::new(), emitted, hint: Some(hint), kind: Kind::Scope }
+}
+
+fn enum_item(enumeration: &crate::rails::model::Enum) -> Lowered {
+    let labels: Option<Vec<(String, String)>> = match &enumeration.values {
+        Value::Hash(pairs) if pairs.iter().all(|(_, v)| matches!(v, Value::Integer(_) | Value::String(_) | Value::Symbol(_))) => {
+            Some(pairs.iter().map(|(k, v)| (k.as_name().unwrap_or("").to_owned(), v.to_string())).collect())
+        }
+        Value::Array(items) => Some(items.iter().enumerate().map(|(i, v)| (v.as_name().unwrap_or("").to_owned(), i.to_string())).collect()),
+        Value::Code(code) if code.starts_with("%w") && code.ends_with(".index_by(&:itself)") => Some(Vec::new()),
+        _ => None,
+    };
+    let Some(labels) = labels else {
+        let f = finding(
+            rule!("model.enum-mapping"),
+            enumeration.span,
+            format!(
+                "Roundhouse reads an enum's mapping only from a literal array, or a hash of literal values: `enum :{}` stops the compile (\"enum mapping must be an array or hash literal\"). Instead, list the values in place.",
+                enumeration.name
+            ),
+        );
+        return Lowered {
+            span: enumeration.span,
+            fate: Fate::Rejected,
+            findings: vec![f],
+            emitted: vec![format!("  # model.enum-mapping: enum :{} is rejected", enumeration.name)],
+            hint: None,
+            kind: Kind::Enum,
+        };
+    };
+    let emitted = labels
+        .iter()
+        .filter(|(l, _)| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .map(|(label, value)| {
+            let value = if value.chars().all(|c| c.is_ascii_digit()) { value.clone() } else { ruby_string(value.trim_matches('"')) };
+            format!("  def {label}? = @{} == {value}", enumeration.name)
+        })
+        .collect();
+    Lowered { span: enumeration.span, fate: Fate::Kept, findings: Vec::new(), emitted, hint: None, kind: Kind::Enum }
+}
+
+fn include_item(model: &Model, call: &crate::rails::Macro) -> Lowered {
+    let modules: Vec<&str> = call.arguments.iter().filter_map(Value::as_name).collect();
+    let verb = call.name.as_str();
+    if verb != "include" {
+        let f = unsupported(
+            call.span,
+            verb,
+            &model.class_name,
+            format!("`{verb} {}` is dropped: the methods it would add are missing from the compiled class.", modules.join(", ")),
+        );
+        return dropped(call.span, Kind::Macro, f);
+    }
+    let framework = modules.iter().all(|m| m.starts_with("ActiveModel::"));
+    let (severity, consequence) = if framework {
+        (Severity::Info, "Nothing is lost: Roundhouse models ActiveModel itself and leaves this `include` out.".to_owned())
+    } else {
+        (
+            Severity::Warning,
+            format!(
+                "The compiled class still includes {} (a concern's `included` block is spliced in): nothing is lost when the module is the app's own, while a gem's module must be loadable by the compiled app.",
+                modules.join(", ")
+            ),
+        )
+    };
+    let mut f = unsupported(call.span, "include", &model.class_name, consequence);
+    f.severity = severity;
+    let emitted = if framework {
+        vec!["  # include ActiveModel::…: modelled by Roundhouse".to_owned()]
+    } else {
+        vec![format!("  include {}", modules.join(", "))]
+    };
+    Lowered { span: call.span, fate: Fate::KeptWithWarning, findings: vec![f], emitted, hint: None, kind: Kind::Macro }
+}
+
+fn attribute_item(model: &Model, attribute: &crate::rails::model::Attribute) -> Lowered {
+    let kind = attribute.kind.as_str();
+    match kind {
+        "attr_accessor" | "attr_reader" | "attr_writer" => {
+            let mut f = unsupported(
+                attribute.span,
+                kind,
+                &model.class_name,
+                format!(
+                    "Nothing is lost: the compiled class has the {} all the same.",
+                    if kind == "attr_reader" { "readers" } else { "accessors" }
+                ),
+            );
+            f.severity = Severity::Info;
+            let mut emitted = Vec::new();
+            for name in &attribute.names {
+                if kind != "attr_writer" {
+                    emitted.push(format!("  def {name} = @{name}"));
+                }
+                if kind != "attr_reader" {
+                    emitted.push(format!("  def {name}=(value) = @{name} = value"));
+                }
+            }
+            Lowered { span: attribute.span, fate: Fate::KeptWithWarning, findings: vec![f], emitted, hint: None, kind: Kind::Macro }
+        }
+        "attribute" if attribute.attribute_type.is_some() && attribute.options.is_empty() => {
+            Lowered { span: attribute.span, fate: Fate::Kept, findings: Vec::new(), emitted: Vec::new(), hint: None, kind: Kind::Macro }
+        }
+        _ => {
+            let f = unsupported(
+                attribute.span,
+                kind,
+                &model.class_name,
+                if kind == "store_accessor" {
+                    format!(
+                        "`store_accessor` is dropped: the compiled class has no {} (they stay inside the store column).",
+                        names(&attribute.names)
+                    )
+                } else {
+                    "This attribute is missing from the compiled class: only `attribute :name, :type` (no default, no options) is read."
+                        .to_owned()
+                },
+            );
+            dropped(attribute.span, Kind::Macro, f)
+        }
+    }
+}
+
+/// Macros Roundhouse reads without a word.
+const READ_MACROS: &[&str] =
+    &["has_secure_password", "has_secure_token", "broadcasts_to", "typed_store", "has_json", "primary_abstract_class"];
+
+fn macro_item(model: &Model, call: &crate::rails::Macro) -> Option<Lowered> {
+    let name = call.name.as_str();
+    // A call on a receiver (`self.inheritance_column = …` reads as an assignment) is never reported.
+    if name.contains('.') || READ_MACROS.contains(&name) || (name == "has_rich_text" && call.options.is_empty()) {
+        return None;
+    }
+    let consequence = match name {
+        "private" | "protected" => format!("The methods below `{name}` are public in the compiled class."),
+        "has_one_attached" => "The compiled class only gets a reader that finds the attachment: no blob, variants or uploads.".to_owned(),
+        "default_scope" => "`default_scope` is dropped: the compiled queries return the records it would hide.".to_owned(),
+        "serialize" => "`serialize` is dropped: the column is read and written as the plain string the database holds.".to_owned(),
+        "normalizes" => "`normalizes` is dropped: values are saved as given.".to_owned(),
+        "accepts_nested_attributes_for" => {
+            "`accepts_nested_attributes_for` is dropped: the compiled model has no `…_attributes=` writer, so nested form fields are lost."
+                .to_owned()
+        }
+        "has_many_attached" => "`has_many_attached` is dropped: the compiled class has no attachments reader.".to_owned(),
+        "has_rich_text" => "`has_rich_text` with options is dropped: the compiled class has no rich-text reader.".to_owned(),
+        _ => format!("`{name}` is dropped: its effect is missing from the compiled class."),
+    };
+    let f = unsupported(call.span, name, &model.class_name, consequence);
+    Some(if matches!(name, "private" | "protected" | "has_one_attached") {
+        let emitted = vec![format!("  # {name}: {}", first_sentence(&f.message))];
+        Lowered { span: call.span, fate: Fate::Changed, findings: vec![f], emitted, hint: None, kind: Kind::Macro }
+    } else {
+        dropped(call.span, Kind::Macro, f)
+    })
+}
+
+/// `-> { where(published: true).order(created_at: :desc) }` → `WHERE published = ? ORDER BY created_at
+/// DESC`; `None` when the chain does not fold (parameters, non-literal arguments, other methods).
+pub fn fold_scope(body: &str) -> Option<String> {
+    let inner = body.trim().strip_prefix("->")?.trim_start();
+    if inner.starts_with('(') {
+        return None; // Parameters: decided per call.
+    }
+    let chain = inner.strip_prefix('{')?.strip_suffix('}')?.trim();
+    let mut sql = Vec::new();
+    for link in split_chain(chain)? {
+        let (method, args) = link.split_once('(').map(|(m, a)| (m, a.strip_suffix(')').unwrap_or(a))).unwrap_or((link.as_str(), ""));
+        let pairs = || args.split(',').map(str::trim).filter(|a| !a.is_empty());
+        match method.trim() {
+            "where" => {
+                let conditions: Vec<String> = pairs()
+                    .map(|p| p.split(':').next().unwrap_or("").trim().to_owned())
+                    .filter(|c| !c.is_empty() && !c.contains(' '))
+                    .map(|c| format!("{c} = ?"))
+                    .collect();
+                if conditions.is_empty() {
+                    return None;
+                }
+                sql.push(format!("WHERE {}", conditions.join(" AND ")));
+            }
+            "order" => {
+                let terms: Vec<String> = pairs()
+                    .map(|p| match p.split_once(':') {
+                        Some((column, direction)) if !column.is_empty() => {
+                            format!("{} {}", column.trim(), direction.trim().trim_start_matches(':').to_uppercase())
+                        }
+                        _ => p.trim_start_matches(':').to_owned(),
+                    })
+                    .collect();
+                sql.push(format!("ORDER BY {}", terms.join(", ")));
+            }
+            "limit" if args.trim().parse::<u64>().is_ok() => sql.push(format!("LIMIT {}", args.trim())),
+            _ => return None,
+        }
+    }
+    (!sql.is_empty()).then(|| sql.join(" "))
+}
+
+/// `where(a: 1).order(:x)` → [`where(a: 1)`, `order(:x)`], at top-level dots only.
+fn split_chain(chain: &str) -> Option<Vec<String>> {
+    let mut links = Vec::new();
+    let mut depth = 0i32;
+    let mut current = String::new();
+    for c in chain.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            '.' if depth == 0 => {
+                links.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    links.push(current);
+    (depth == 0 && links.iter().all(|l| !l.trim().is_empty())).then_some(links)
+}
