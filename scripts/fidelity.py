@@ -92,6 +92,12 @@ GAP = {
 
 # Survey records that do not stop a strict compile (the construct is dropped, the app still builds).
 NON_REJECTING_GAP = re.compile(r"route dropped: `mount`|view template not ingested|haml filter|class shortcut|class-body macro not expanded")
+# Folders Roundhouse reads file by file: a gap there drops the file, not the app.
+FILE_BY_FILE = re.compile(r"^(extras|lib|app/(lib|jobs|channels|mailers|services|workers|serializers|policies|validators|presenters|helpers))/|^config/application\.rb$")
+
+
+def rejecting(file, message):
+    return not NON_REJECTING_GAP.search(message) and not FILE_BY_FILE.search(file)
 
 WARNING = {
     "model.unsupported-macro": r"not supported \(all targets\)",
@@ -278,9 +284,14 @@ def tree_evidence(finding, app, tree, source_lines):
         if rule == "model.association-option-ignored":
             m = re.search(r"`(\w+):` on `\w+ :(\w+)`", message)
             if m:
-                key = m.group(1)
-                probe = {"counter_cache": "_count", "touch": "touch", "inverse_of": "inverse"}.get(key, key)
-                if probe not in emitted:
+                key, name = m.group(1), m.group(2)
+                probe = {
+                    "counter_cache": r"update_counters|increment|_count \+ 1",
+                    "touch": r"\btouch\b",
+                    "inverse_of": r"inverse",
+                    "autosave": r"_autosave_" + re.escape(name) + r"\b",
+                }.get(key, re.escape(key))
+                if not re.search(probe, emitted):
                     return f"{emitted_path} has no trace of `{key}:`"
             if "scope lambda with parameters" in message:
                 return None
@@ -309,7 +320,7 @@ def tree_evidence(finding, app, tree, source_lines):
                 return f"config/schema.rb's `{m.group(1)}` has no `{m.group(2)}`"
         return None
     if rule in ("routes.redirect", "routes.missing-target", "routes.resource-option-ignored"):
-        return None
+        return route_evidence(finding, tree)
     if rule == "views.jbuilder-ignored":
         return None
     return None
@@ -318,6 +329,43 @@ def tree_evidence(finding, app, tree, source_lines):
 # ---------------------------------------------------------------------------------------------------
 # apps
 # ---------------------------------------------------------------------------------------------------
+
+
+EMITTED_ROUTE = re.compile(r'Route\.new\("(\w+)", "([^"]*)", :(\w+), :(\w+)\)')
+
+
+def emitted_routes(tree):
+    """(verb, path) → (controller, action) of the emitted flat route table."""
+    text = emitted_text(tree, "config/routes.rb") or ""
+    return {(v, p): (c, a) for v, p, c, a in EMITTED_ROUTE.findall(text)}
+
+
+RAILS_ROUTES = {}
+
+
+def route_evidence(finding, tree):
+    """The routes Rails makes from the finding's line, against the emitted table: a dropped route is
+    absent, an ignored option sends it to another controller or path."""
+    rails = [r for r in RAILS_ROUTES.get(tree, []) if r.get("file") == finding["file"] and r.get("line") == finding["line"]]
+    if not rails:
+        return None
+    emitted = emitted_routes(tree)
+    differences = []
+    for r in rails:
+        path = r["path"].replace("(.:format)", "")
+        for verb in (r["verb"] or "GET").split("|"):
+            target = emitted.get((verb, path))
+            want = r["controller_action"]
+            if "#" not in want:
+                if target is None:
+                    differences.append(f"{verb} {path} is not in the emitted table")
+                continue
+            controller, action = want.split("#", 1)
+            if target is None:
+                differences.append(f"{verb} {path} is not in the emitted table")
+            elif target != (controller.replace("/", "_"), action):
+                differences.append(f"{verb} {path} reaches {target[0]}#{target[1]}, not {want}")
+    return "; ".join(differences[:2]) or None
 
 
 def near(warnings, file, line, pattern=None):
@@ -335,6 +383,9 @@ def measure(name, app, roundhouse, binary, work):
         _, spinel_warnings, _ = transpile(roundhouse, app, "spinel", os.path.join(work, "spinel"), lenient=True)
         tree = os.path.join(work, "ruby")
     findings = switchyard(binary, app)
+    if tree:
+        routes = run([binary, "routes", app, "--format", "json"], REPO).stdout
+        RAILS_ROUTES[tree] = [json.loads(l) for l in routes.splitlines() if l.strip()]
 
     cache = {}
 
@@ -370,9 +421,7 @@ def measure(name, app, roundhouse, binary, work):
             why = "warning"
         elif rule in TREE and tree and tree_evidence(f, app, tree, source_lines):
             why = "tree"
-        elif f["severity"] == "error" and (f["file"] in gap_files or f["file"] in error_files):
-            why = "other gap/error in file"
-        elif f["severity"] == "warning" and near(warnings, f["file"], f["line"]):
+        elif f["severity"] == "warning" and [w for w in near(warnings, f["file"], f["line"]) if w["code"] in ("unsupported", "lower_residue")]:
             why = "other warning on line"
         if why:
             r["confirmed"] += 1
@@ -385,10 +434,10 @@ def measure(name, app, roundhouse, binary, work):
 
     # Ingest, file level.
     error_rule_files = {f["file"] for f in findings if f["severity"] == "error" and f["rule"].startswith(SCORED_FAMILIES)}
-    confirmed_files = {f for f in error_rule_files if f in gap_files or f in error_files}
-    rejecting = {file for file, messages in gap_files.items() if any(not NON_REJECTING_GAP.search(m) for m in messages)}
+    confirmed_files = {f for f in error_rule_files if f in gap_files}
+    rejecting_files = {file for file, messages in gap_files.items() if any(rejecting(file, m) for m in messages)}
     flagged = {f["file"] for f in findings if f["severity"] == "error"}
-    missed_gaps = sorted((file, m) for file in rejecting - flagged for m in gap_files[file] if not NON_REJECTING_GAP.search(m))
+    missed_gaps = sorted((file, m) for file in rejecting_files - flagged for m in gap_files[file] if rejecting(file, m))
     any_finding = collections.defaultdict(list)
     for f in findings:
         any_finding[f["file"]].append(f)
@@ -396,7 +445,7 @@ def measure(name, app, roundhouse, binary, work):
         (file, m)
         for file, messages in gap_files.items()
         for m in messages
-        if NON_REJECTING_GAP.search(m) and not any_finding.get(file)
+        if not rejecting(file, m) and not any_finding.get(file)
     )
 
     # Warnings, line level.
@@ -410,7 +459,31 @@ def measure(name, app, roundhouse, binary, work):
     mc_rows = [r for rule, r in per_rule.items() if rule.startswith(MODEL_CONTROLLER) and rule in {f["rule"] for f in mc}]
     mc_confirmed = sum(r["confirmed"] for r in mc_rows)
 
+    # Tree paths: what `switchyard tree` says each file writes in the CRuby tree, against the tree.
+    tree_report = {"predicted": 0, "found": 0, "missing": [], "unclaimed": []}
+    if tree:
+        entries = [json.loads(l) for l in run([binary, "tree", app, "--format", "json", "--target", "ruby"], REPO).stdout.splitlines() if l.strip()]
+        emitted_files = set()
+        for top in ("app", "config", "db", "test", "sig"):
+            for base, _, names in os.walk(os.path.join(tree, top)):
+                emitted_files.update(os.path.relpath(os.path.join(base, n), tree) for n in names)
+        claimed = set()
+        for entry in entries:
+            for path in entry["targets"].get("ruby", {}).get("paths", []):
+                claimed.add(path)
+                tree_report["predicted"] += 1
+                if path in emitted_files:
+                    tree_report["found"] += 1
+                else:
+                    tree_report["missing"].append(f"{entry['source']} → {path}")
+        # Emitted app files no source claims (runtime and scaffold files aside).
+        app_sources = {os.path.relpath(os.path.join(b, n), app) for top in ("app", "test") for b, _, ns in os.walk(os.path.join(app, top)) for n in ns}
+        for path in sorted(emitted_files):
+            if path.startswith(("app/models/", "app/controllers/", "app/views/", "test/models/", "test/controllers/")) and path not in claimed and path.endswith(".rb"):
+                tree_report["unclaimed"].append(path)
+        tree_report["unclaimed"] = [p for p in tree_report["unclaimed"] if not p.endswith(("_row.rb", "relation_scopes.rb")) or p not in claimed]
     return {
+        "tree": tree_report,
         "name": name,
         "gaps": len(gaps),
         "strict": "ingests" if fatal is None else fatal.replace(app.rstrip("/") + "/", ""),
@@ -421,8 +494,8 @@ def measure(name, app, roundhouse, binary, work):
             "files_with_error_findings": len(error_rule_files),
             "confirmed": len(confirmed_files),
             "unconfirmed": sorted(error_rule_files - confirmed_files),
-            "rejecting_gap_files": len(rejecting),
-            "flagged": len(rejecting & flagged),
+            "rejecting_gap_files": len(rejecting_files),
+            "flagged": len(rejecting_files & flagged),
             "missed": missed_gaps,
             "nonrejecting_missed": nonrejecting_missed,
         },
@@ -440,12 +513,14 @@ def report(result, verbose):
     out.append(f"## {result['name']}")
     out.append(f"strict transpile: {result['strict']}; {result['gaps']} ingest gaps; {result['warnings_unsupported']} warning[unsupported]")
     i = result["ingest"]
-    out.append(f"files with a Roundhouse-rule error: {i['files_with_error_findings']}, with a gap or compiler error: {i['confirmed']} ({pct(i['confirmed'], i['files_with_error_findings'])})")
+    out.append(f"files with a Roundhouse-rule error: {i['files_with_error_findings']}, with an ingest gap: {i['confirmed']} ({pct(i['confirmed'], i['files_with_error_findings'])})")
     out.append(f"files with a rejecting gap: {i['rejecting_gap_files']}, flagged with an error: {i['flagged']} ({pct(i['flagged'], i['rejecting_gap_files'])})")
     w = result["warnings"]
     out.append(f"warning[unsupported] sites: {w['sites']}, covered (±1 line): {w['covered']} ({pct(w['covered'], w['sites'])})")
     mc = result["model_controller"]
     out.append(f"model/controller warnings: {mc['findings']}, confirmed: {mc['confirmed']} ({pct(mc['confirmed'], mc['findings'])})")
+    t = result["tree"]
+    out.append(f"CRuby tree paths predicted: {t['predicted']}, in the emitted tree: {t['found']} ({pct(t['found'], t['predicted'])}); emitted app files no source claims: {len(t['unclaimed'])}")
     out.append("")
     out.append(f"{'rule':44} {'found':>6} {'conf':>6}  by")
     for rule, r in result["per_rule"].items():
@@ -463,7 +538,7 @@ def report(result, verbose):
                 out.append(f"  {rule}: … {len(r['unconfirmed']) - len(shown)} more")
     if i["unconfirmed"]:
         out.append("")
-        out.append("files with an error finding but no gap or compiler error:")
+        out.append("files with an error finding but no ingest gap:")
         for f in i["unconfirmed"] if verbose else i["unconfirmed"][:20]:
             out.append(f"  {f}")
     if i["missed"]:
@@ -473,9 +548,23 @@ def report(result, verbose):
             out.append(f"  {f}: {m[:140]}")
     if i["nonrejecting_missed"]:
         out.append("")
-        out.append("dropping (non-rejecting) gaps with no finding in the file:")
+        out.append("gaps that drop a file or a construct (not the app) with no finding in the file:")
         for f, m in i["nonrejecting_missed"]:
             out.append(f"  {f}: {m[:140]}")
+    if t["missing"]:
+        out.append("")
+        out.append("predicted tree paths the compiler did not write:")
+        for m in t["missing"] if verbose else t["missing"][:25]:
+            out.append(f"  {m}")
+        if not verbose and len(t["missing"]) > 25:
+            out.append(f"  … {len(t['missing']) - 25} more")
+    if t["unclaimed"]:
+        out.append("")
+        out.append("emitted files no source is mapped to:")
+        for m in t["unclaimed"] if verbose else t["unclaimed"][:25]:
+            out.append(f"  {m}")
+        if not verbose and len(t["unclaimed"]) > 25:
+            out.append(f"  … {len(t['unclaimed']) - 25} more")
     if w["missed"]:
         out.append("")
         out.append("warning[unsupported] sites Switchyard misses:")
@@ -580,7 +669,8 @@ def verdict_holds(line, answer):
         return any(w["path"] == file and w["line"] == int(line_no) and pattern in w["message"] for w in pool), seen
     if kind in ("no-warning", "no-spinel-warning"):
         pool = answer["warnings"] if kind == "no-warning" else answer["spinel_warnings"]
-        seen = [f"{w['path']}:{w['line']} {w['message'][:100]}" for w in pool if not rest or w["path"] == rest]
+        file, _, line_no = rest.partition(":")
+        seen = [f"{w['path']}:{w['line']} {w['message'][:100]}" for w in pool if (not file or w["path"] == file) and (not line_no or w["line"] == int(line_no))]
         return not seen, seen
     if kind in ("emits", "omits"):
         file, _, text = rest.partition(" ")

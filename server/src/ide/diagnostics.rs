@@ -129,7 +129,74 @@ pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
 fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let mut found = unexpanded_macros(file, context);
     found.extend(unknown_association_loads(file, context));
+    found.extend(model_subclass_statements(file, context));
+    found.extend(concern_statements(file, context));
     found
+}
+
+/// A concern's `included do … end` block: Roundhouse splices its statements into each model that
+/// includes it, and lowers them there; the findings sit on the concern's lines.
+fn concern_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    use crate::syntax::outline::{Item, Namespace, NamespaceKind};
+    let mut out = Vec::new();
+    for module in file.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Module) {
+        let Some(block) = module.items.iter().find_map(|item| match item {
+            Item::Call(call) if call.method == "included" && call.receiver.is_none() => call.block.as_ref(),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let last = module.name.rsplit("::").next().unwrap_or(&module.name);
+        let mut includers: Vec<&str> = context
+            .models
+            .values()
+            .map(|(f, i)| &f.models[*i])
+            .filter(|m| roundhouse::ingest::is_model_facts(m))
+            .filter(|m| {
+                m.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).any(|name| {
+                    name == module.name
+                        || name == last
+                            && module.name.strip_suffix(last).is_some_and(|ns| m.class_name.starts_with(ns.trim_end_matches("::")))
+                })
+            })
+            .map(|m| m.class_name.as_str())
+            .collect();
+        includers.sort_unstable();
+        let Some(first) = includers.first() else { continue };
+        let spliced = Namespace {
+            kind: NamespaceKind::Class,
+            name: (*first).to_owned(),
+            superclass: Some("ApplicationRecord".to_owned()),
+            span: block.span,
+            name_span: module.name_span,
+            items: block.items.clone(),
+        };
+        out.extend(roundhouse::lowering::spliced_findings(&crate::rails::model::extract(&spliced)));
+    }
+    out
+}
+
+/// A class of a model file whose superclass is one of the app's models (single-table inheritance, a
+/// shared base): Roundhouse reads it as a plain class and drops its model statements.
+fn model_subclass_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if file.models.is_empty() {
+        return Vec::new();
+    }
+    let bodies = roundhouse::ingest::bodies(file);
+    let mut out = Vec::new();
+    for model in &file.models {
+        if bodies.get(&model.span.start_byte) != Some(&roundhouse::ingest::Body::Library) {
+            continue;
+        }
+        let Some(superclass) = model.superclass.as_deref().map(|s| s.trim_start_matches("::")) else { continue };
+        // `Rooms::Open < Room` names `Rooms::Room` or `Room`.
+        let namespace = model.class_name.rsplit_once("::").map(|(ns, _)| ns);
+        let parent = namespace.and_then(|ns| context.model(&format!("{ns}::{superclass}"))).or_else(|| context.model(superclass));
+        if parent.is_some() {
+            out.extend(roundhouse::lowering::subclass_findings(model));
+        }
+    }
+    out
 }
 
 /// Methods that keep a relation on its model: a load after them names that model's associations.

@@ -23,6 +23,10 @@ pub struct ConfigFacts {
     pub reopened: Vec<Reopened>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub time_formats: Vec<TimeFormat>,
+    /// The top-level statements of an initializer that `require` something, as written: a `lib/`
+    /// folder one of them names is loaded even when `autoload_lib(ignore:)` lists it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,6 +95,11 @@ pub fn extract(outline: &Outline, root: Node<'_>, text: &str, is_initializer: bo
     }
     facts.assignments.sort_by_key(|a| a.span.start_byte);
     walk_items(&outline.items, &mut facts, is_initializer, true);
+    if is_initializer {
+        let mut cursor = root.walk();
+        facts.requires =
+            root.named_children(&mut cursor).map(|n| text_of(n, text)).filter(|t| t.contains("require")).map(str::to_owned).collect();
+    }
     facts
 }
 

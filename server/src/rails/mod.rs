@@ -81,10 +81,6 @@ pub struct FileFacts {
     /// Class-side methods of modules: the macros a controller may call (`require_sudo_mode`).
     #[serde(skip)]
     pub concern_macros: Vec<concern_macros::ConcernMacro>,
-    /// In a test file: the first `< TestBase` / `< ActionDispatch::IntegrationTest` in its text (comments
-    /// included), which moves it into the Spinel tree's AOT lane.
-    #[serde(skip)]
-    pub aot_marker: Option<Span>,
 }
 
 /// A class or module defined in a file (any Ruby file; library code is mostly this).
@@ -218,7 +214,6 @@ impl FileFacts {
             permits: Vec::new(),
             concern_macros: Vec::new(),
             association_loads: Vec::new(),
-            aot_marker: None,
         }
     }
 }
@@ -282,16 +277,6 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     facts.line_index = LineIndex::new(text);
     facts.suppressions = suppressions(text, &facts.line_index);
-    if kind == Some(FileKind::Test) {
-        let found = ["< TestBase", "< ActionDispatch::IntegrationTest"]
-            .iter()
-            .filter_map(|marker| text.find(marker).map(|at| (at, marker.len())))
-            .min();
-        facts.aot_marker = found.map(|(at, len)| {
-            let (start, end) = (facts.line_index.line_col(at), facts.line_index.line_col(at + len));
-            Span { start_byte: at, end_byte: at + len, start, end }
-        });
-    }
     if kind == Some(FileKind::View) {
         facts.template = project::template_parts(&facts.relative_path).map(|(logical_path, format, handler)| {
             let file_name = logical_path.rsplit('/').next().unwrap_or("");

@@ -287,7 +287,10 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if let crate::syntax::outline::Item::Call(call) = item {
                 let config = call.receiver.as_deref().is_some_and(|r| r.contains("config")) || call.method == "inflections";
                 let patch = facts.config.as_ref().is_some_and(|c| c.reopened.iter().any(|r| r.span == call.span));
-                if !config && !patch && !matches!(call.method.as_str(), "require" | "require_relative") {
+                // A statement that requires files is how an app loads a lib/ folder: Roundhouse honours it
+                // (`ingest::AppReading`), so it is read in its way.
+                let requires = text.get(call.span.start_byte..call.span.end_byte).is_some_and(|t| t.contains("require"));
+                if !config && !patch && !requires {
                     push(
                         &mut out,
                         rule!("initializer.not-read"),
@@ -305,15 +308,9 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     // decides what happens to a validation, an association, a callback or a macro.
     let bodies = super::ingest::bodies(facts);
     for model in &facts.models {
-        match bodies.get(&model.span.start_byte) {
-            Some(super::ingest::Body::Full) => {
-                out.extend(super::lowering::findings(model));
-                unknown_associations(model, &mut out);
-            }
-            Some(super::ingest::Body::Library) if super::lowering::is_model_subclass(model) => {
-                out.extend(super::lowering::subclass_findings(model));
-            }
-            _ => {}
+        if bodies.get(&model.span.start_byte) == Some(&super::ingest::Body::Full) {
+            out.extend(super::lowering::findings(model));
+            unknown_associations(model, &mut out);
         }
     }
     for controller in &facts.controllers {
@@ -390,12 +387,18 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             );
         }
     }
-    if let Some(marker) = facts.aot_marker {
+    if facts.kind == Some(FileKind::Test)
+        && matches!(super::ingest::reading(facts, None), super::ingest::Reading::Compiled)
+        && let Some(test) = super::ingest::emitted_test(facts).filter(|t| t.aot)
+    {
         push(
             &mut out,
             rule!("spinel.test-lane"),
-            marker,
-            "This text moves the test into the Spinel tree's AOT lane (a plain text match: comments count).".to_owned(),
+            test.class_span,
+            format!(
+                "The Spinel tree compiles {} ahead of time (its AOT lane), as {}: Roundhouse turns it into a `TestBase` test, so every assertion it makes must compile.",
+                test.class_name, test.spinel_path
+            ),
         );
     }
     out
@@ -529,7 +532,7 @@ mod tests {
                 "config/initializers/patch.rb:1 initializer.monkey-patch",
                 "db/schema.rb:3 schema.unknown-column-type",
                 "lib/registry.rb:2 model.class-variable-initializer",
-                "test/integration/flow_test.rb:1 spinel.test-lane",
+                "test/models/post_test.rb:1 spinel.test-lane",
             ]
         "#]]
         .assert_debug_eq(&found);

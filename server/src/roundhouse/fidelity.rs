@@ -58,6 +58,18 @@ fn reported(files: &[(String, String)]) -> Vec<String> {
     out
 }
 
+/// The CRuby tree paths of one file of an app.
+fn tree_paths(files: &[(String, String)], source: &str) -> Vec<String> {
+    let fixture = Fixture::from_files(files);
+    let snapshot = fixture.index.snapshot();
+    let app = super::tree::AppFacts::new(&snapshot);
+    snapshot
+        .iter()
+        .find(|f| f.relative_path == source)
+        .map(|f| super::tree::map_file(f, &app).target(super::tree::Target::Ruby).map(|t| t.paths.clone()).unwrap_or_default())
+        .unwrap_or_default()
+}
+
 #[test]
 fn every_fixture_reports_what_its_verdict_says() {
     let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(DIR)
@@ -82,9 +94,22 @@ fn every_fixture_reports_what_its_verdict_says() {
             failures.push(format!("{name}: needs `# roundhouse` verdicts and `# switchyard:` lines (or `none`)"));
             continue;
         }
-        let got = reported(&app_files(files));
+        let files = app_files(files);
+        let got = reported(&files);
         if got != expected {
             failures.push(format!("{name}:\n  expected {expected:#?}\n  reported {got:#?}"));
+        }
+        // `# tree: SOURCE → PATH, PATH`: where the file lands in the CRuby tree (`→ nothing` for none).
+        for line in header.iter().filter_map(|l| l.strip_prefix("# tree:")) {
+            let Some((source, paths)) = line.split_once('→') else {
+                failures.push(format!("{name}: `# tree:` needs `SOURCE → PATHS`"));
+                continue;
+            };
+            let want: Vec<&str> = paths.split(',').map(str::trim).filter(|p| !p.is_empty() && *p != "nothing").collect();
+            let got = tree_paths(&files, source.trim());
+            if got != want {
+                failures.push(format!("{name}: {} lands in {got:?}, not {want:?}", source.trim()));
+            }
         }
     }
     assert!(failures.is_empty(), "{} of {} fidelity fixtures disagree:\n{}", failures.len(), paths.len(), failures.join("\n"));

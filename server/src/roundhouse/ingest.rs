@@ -65,7 +65,7 @@ pub const FILE_BY_FILE_DIRS: &[&str] = &[
 /// What deciding a file's reading needs to know about its app.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AppReading {
-    /// First-level `lib/` folders in `config.autoload_lib(ignore: …)`.
+    /// First-level `lib/` folders in `config.autoload_lib(ignore: …)` that no initializer requires.
     pub lib_ignored: Vec<String>,
     /// Modules `test/test_helper.rb` includes: the `test/test_helpers/*.rb` defining them are compiled.
     pub test_helpers_included: Vec<String>,
@@ -76,7 +76,11 @@ pub struct AppReading {
 impl AppReading {
     pub fn new(files: &[std::sync::Arc<FileFacts>]) -> AppReading {
         let mut reading = AppReading::default();
+        let mut required: Vec<&str> = Vec::new();
         for file in files {
+            if let Some(config) = file.config.as_ref().filter(|_| file.kind == Some(FileKind::Initializer)) {
+                required.extend(config.requires.iter().map(String::as_str));
+            }
             match file.relative_path.as_str() {
                 "config/application.rb" => {
                     crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
@@ -96,6 +100,9 @@ impl AppReading {
                 _ => {}
             }
         }
+        // `autoload_lib(ignore:)` takes a folder off the autoload paths, not out of the app: one an
+        // initializer requires by name (`require "rails_ext/…"`) is read after all.
+        reading.lib_ignored.retain(|dir| !required.iter().any(|statement| statement.contains(dir.as_str())));
         reading
     }
 }
@@ -224,13 +231,55 @@ pub fn first_class(items: &[Item]) -> Option<&Namespace> {
 /// `ActiveRecord::Base` directly, or has no superclass and includes `ActiveModel::Model` or
 /// `ActiveModel::Validations`. (A model's subclasses are library classes to its ingest.)
 pub fn is_model(class: &Namespace) -> bool {
-    match class.superclass.as_deref().map(|s| s.trim_start_matches("::")) {
+    let includes = class.items.iter().filter_map(|i| match i {
+        Item::Call(c) if c.method == "include" && c.receiver.is_none() => Some(c.arguments.iter().filter_map(|a| a.as_name())),
+        _ => None,
+    });
+    model_kind(class.superclass.as_deref(), includes.flatten())
+}
+
+/// The same decision from a model's facts (`rails::model::Model`).
+pub fn is_model_facts(model: &crate::rails::model::Model) -> bool {
+    let includes = model.concerns.iter().filter(|c| c.name == "include").flat_map(|c| c.arguments.iter().filter_map(|a| a.as_name()));
+    model_kind(model.superclass.as_deref(), includes)
+}
+
+fn model_kind<'a>(superclass: Option<&str>, mut includes: impl Iterator<Item = &'a str>) -> bool {
+    match superclass.map(|s| s.trim_start_matches("::")) {
         Some("ApplicationRecord" | "ActiveRecord::Base") => true,
-        None => class.items.iter().any(|i| {
-            matches!(i, Item::Call(c) if c.method == "include" && c.arguments.iter().any(|a| matches!(a.as_name(), Some("ActiveModel::Model" | "ActiveModel::Validations"))))
-        }),
+        None => includes.any(|m| matches!(m, "ActiveModel::Model" | "ActiveModel::Validations")),
         _ => false,
     }
+}
+
+/// A compiled test, as Roundhouse emits it: the file is named after the test class
+/// (`Opengraph::FetchTest` → `test/models/opengraph_fetch_test.rb`, `…ControllerTest` under
+/// `test/controllers/`), and a class of `ActiveSupport::TestCase`, `Minitest::Test` or
+/// `ActionDispatch::IntegrationTest` becomes a `TestBase` test that the Spinel tree compiles ahead of
+/// time at `test/<stem>_test.rb`; a test of another base class stays in its folder, run by CRuby.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmittedTest {
+    pub path: String,
+    /// Where the Spinel tree puts it, and whether that is its AOT lane.
+    pub spinel_path: String,
+    pub aot: bool,
+    /// The test class's name (its span: `class_span`).
+    pub class_name: String,
+    pub class_span: crate::syntax::Span,
+}
+
+pub fn emitted_test(facts: &FileFacts) -> Option<EmittedTest> {
+    let class = first_class(&facts.outline.items)?;
+    let stem_source = class.name.strip_suffix("Test").unwrap_or(&class.name);
+    let stem = super::tree::emitted_stem(stem_source).replace('/', "_");
+    let dir = if class.name.ends_with("ControllerTest") { "controllers" } else { "models" };
+    let path = format!("test/{dir}/{stem}_test.rb");
+    let aot = matches!(
+        class.superclass.as_deref().map(|s| s.trim_start_matches("::")),
+        Some("ActiveSupport::TestCase" | "Minitest::Test" | "ActionDispatch::IntegrationTest")
+    );
+    let spinel_path = if aot { format!("test/{stem}_test.rb") } else { path.clone() };
+    Some(EmittedTest { path, spinel_path, aot, class_name: class.name.clone(), class_span: class.name_span })
 }
 
 /// How each class and module of `facts`' file is read, by the byte its definition starts at.

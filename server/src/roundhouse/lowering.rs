@@ -76,6 +76,8 @@ pub struct Lowered {
     /// The inlay hint at the end of its line, when it has one.
     pub hint: Option<String>,
     pub kind: Kind,
+    /// The DSL call it is (`validates`, `has_many`, `delegate`…), filled in by `lower`.
+    pub construct: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,26 +99,26 @@ pub fn lower(model: &Model, tables: Tables<'_>) -> Vec<Lowered> {
     let mut out: Vec<Lowered> = Vec::new();
     let own_table = inflect::tableize(&model.class_name);
     for association in &model.associations {
-        out.push(association_item(model, association, tables, &own_table));
+        out.push(named(association_item(model, association, tables, &own_table), &association.kind));
     }
     for validation in &model.validations {
-        out.push(validation_item(validation));
+        out.push(named(validation_item(validation), &validation.kind));
     }
     for callback in &model.callbacks {
-        out.push(callback_item(callback));
+        out.push(named(callback_item(callback), &callback.kind));
     }
     for scope in &model.scopes {
-        out.push(scope_item(scope, &own_table));
+        out.push(named(scope_item(scope, &own_table), "scope"));
     }
     for enumeration in &model.enums {
-        out.push(enum_item(enumeration));
+        out.push(named(enum_item(enumeration), "enum"));
     }
     for call in &model.concerns {
-        out.push(include_item(model, call));
+        out.push(named(include_item(model, call), &call.name));
     }
     for delegate in &model.delegates {
         let to = delegate.to.as_deref().unwrap_or("…");
-        out.push(dropped(
+        out.push(named(dropped(
             delegate.span,
             Kind::Macro,
             unsupported(
@@ -133,24 +135,62 @@ pub fn lower(model: &Model, tables: Tables<'_>) -> Vec<Lowered> {
                     )
                 },
             ),
-        ));
+        ), "delegate"));
     }
     for attribute in &model.attributes {
-        out.push(attribute_item(model, attribute));
+        out.push(named(attribute_item(model, attribute), &attribute.kind));
     }
     for call in &model.macros {
         if let Some(item) = macro_item(model, call) {
-            out.push(item);
+            out.push(named(item, &call.name));
         }
     }
     out.sort_by_key(|item| item.span.start_byte);
     out
 }
 
+/// `lower`'s items carry the DSL call they come from.
+fn named(mut item: Lowered, construct: &str) -> Lowered {
+    item.construct = construct.to_owned();
+    item
+}
+
 /// Every finding on a model's statements (what `facts_rules` reports).
 pub fn findings(model: &Model) -> Vec<Diagnostic> {
     lower(model, &|_| None).into_iter().flat_map(|item| item.findings).collect()
 }
+
+/// Macros a concern's `included` block carries into its includers besides the model DSL proper.
+const SPLICED_MACROS: &[&str] =
+    &["has_one_attached", "has_rich_text", "has_secure_token", "has_secure_password", "has_json", "typed_store", "broadcasts_to"];
+
+/// The findings on a concern's `included do … end` statements, lowered as part of the includer the
+/// block's `model` is named after: Roundhouse splices associations, validations, callbacks, scopes,
+/// enums and `SPLICED_MACROS` into each including model, and drops every other statement of the
+/// block without a word (where the same statement in a model's body would print "not supported").
+pub fn spliced_findings(model: &Model) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for item in lower(model, &|_| None) {
+        let printed = item.findings.iter().any(|f| f.message.contains(PRINTED));
+        if !printed || SPLICED_MACROS.contains(&item.construct.as_str()) {
+            out.extend(item.findings);
+            continue;
+        }
+        let Some(first) = item.findings.into_iter().next() else { continue };
+        out.push(Diagnostic {
+            severity: Severity::Warning,
+            message: format!(
+                "Roundhouse drops this `{}` from the concern's `included` block without a word: {} does not get it. It splices only associations, validations, callbacks, scopes, enums and a few macros (`has_one_attached`, `has_secure_password`…) into the models that include the concern.",
+                item.construct, model.class_name
+            ),
+            ..first
+        });
+    }
+    out
+}
+
+/// How every message of a statement Roundhouse prints a warning for ends.
+const PRINTED: &str = " (Roundhouse prints \"";
 
 /// A class of `app/models` that inherits from another model (single-table inheritance, or a shared
 /// base): Roundhouse reads it as a plain class.
@@ -198,15 +238,21 @@ fn unsupported(span: Span, dsl: &str, model: &str, consequence: String) -> Diagn
     finding(
         rule!("model.unsupported-macro"),
         span,
-        format!(
-            "{consequence} (Roundhouse prints \"{dsl} not supported (all targets): model DSL call on `{model}` not lowered\" for this line.)"
-        ),
+        format!("{consequence}{PRINTED}{dsl} not supported (all targets): model DSL call on `{model}` not lowered\" for this line.)"),
     )
 }
 
 fn dropped(span: Span, kind: Kind, finding: Diagnostic) -> Lowered {
     let emitted = vec![format!("  # {}: {}", finding.rule, first_sentence(&finding.message))];
-    Lowered { span, fate: Fate::Dropped, findings: vec![finding], emitted, hint: Some("dropped".to_owned()), kind }
+    Lowered {
+        span,
+        fate: Fate::Dropped,
+        findings: vec![finding],
+        emitted,
+        hint: Some("dropped".to_owned()),
+        kind,
+        construct: String::new(),
+    }
 }
 
 const ASSOCIATION_OPTIONS_READ: &[&str] = &[
@@ -321,7 +367,7 @@ fn association_item(model: &Model, association: &Association, tables: Tables<'_>
     let mut emitted: Vec<String> = std::iter::once(format!("  # {} :{}", association.kind, association.name)).chain(emitted).collect();
     emitted.extend(findings.iter().map(|f| format!("  # {}: {}", f.rule, first_sentence(&f.message))));
     let fate = if findings.is_empty() { Fate::Kept } else { Fate::Changed };
-    Lowered { span: association.span, fate, findings, emitted, hint: Some(hint), kind: Kind::Association }
+    Lowered { span: association.span, fate, findings, emitted, hint: Some(hint), kind: Kind::Association, construct: String::new() }
 }
 
 /// The message's first sentence, for a preview comment.
@@ -352,7 +398,7 @@ fn validation_item(validation: &Validation) -> Lowered {
         let f = finding(
             rule!("model.validation-ignored"),
             span,
-            format!("{consequence} (Roundhouse prints \"{} not supported (all targets)\" for this line.)", validation.kind),
+            format!("{consequence}{PRINTED}{} not supported (all targets)\" for this line.)", validation.kind),
         );
         dropped(span, Kind::Validation, f)
     };
@@ -367,6 +413,7 @@ fn validation_item(validation: &Validation) -> Lowered {
                     emitted,
                     hint: Some(format!("called from validate: {}", attributes.join(", "))),
                     kind: Kind::Validation,
+                    construct: String::new(),
                 };
             }
             let what = if validation.options.is_empty() { "a `validate` block".to_owned() } else { "`validate` with options".to_owned() };
@@ -518,7 +565,7 @@ fn enforced(span: Span, attributes: &[String], checks: &[(String, Value)]) -> Lo
         }
     }
     let hint = format!("{} check{} in validate", emitted.len(), if emitted.len() == 1 { "" } else { "s" });
-    Lowered { span, fate: Fate::Kept, findings: Vec::new(), emitted, hint: Some(hint), kind: Kind::Validation }
+    Lowered { span, fate: Fate::Kept, findings: Vec::new(), emitted, hint: Some(hint), kind: Kind::Validation, construct: String::new() }
 }
 
 /// `:normalize` as a callback target (not a lambda, not a callbacks object such as `Auditor`).
@@ -557,7 +604,7 @@ fn callback_item(callback: &Callback) -> Lowered {
                 rule!("model.callback-form"),
                 callback.span,
                 format!(
-                    "This callback never runs in the compiled model: {reason}. Instead, name a method and test the condition inside it. (Roundhouse prints \"{kind} not supported (all targets)\" for this line.)"
+                    "This callback never runs in the compiled model: {reason}. Instead, name a method and test the condition inside it.{PRINTED}{kind} not supported (all targets)\" for this line.)"
                 ),
             );
             dropped(callback.span, Kind::Callback, f)
@@ -575,6 +622,7 @@ fn callback_item(callback: &Callback) -> Lowered {
                 emitted,
                 hint: Some(format!("runs in {kind}")),
                 kind: Kind::Callback,
+                construct: String::new(),
             }
         }
     }
@@ -599,6 +647,7 @@ fn scope_item(scope: &crate::rails::model::Scope, own_table: &str) -> Lowered {
             emitted: vec![format!("  # model.scope-body: scope :{} is rejected", scope.name)],
             hint: None,
             kind: Kind::Scope,
+            construct: String::new(),
         };
     }
     let sql = fold_scope(body);
@@ -610,7 +659,15 @@ fn scope_item(scope: &crate::rails::model::Scope, own_table: &str) -> Lowered {
         Some(sql) => format!("  # scope :{}: SELECT * FROM {own_table} {sql}", scope.name),
         None => format!("  # scope :{}: a relation built at run time", scope.name),
     }];
-    Lowered { span: scope.span, fate: Fate::Kept, findings: Vec::new(), emitted, hint: Some(hint), kind: Kind::Scope }
+    Lowered {
+        span: scope.span,
+        fate: Fate::Kept,
+        findings: Vec::new(),
+        emitted,
+        hint: Some(hint),
+        kind: Kind::Scope,
+        construct: String::new(),
+    }
 }
 
 fn enum_item(enumeration: &crate::rails::model::Enum) -> Lowered {
@@ -638,6 +695,7 @@ fn enum_item(enumeration: &crate::rails::model::Enum) -> Lowered {
             emitted: vec![format!("  # model.enum-mapping: enum :{} is rejected", enumeration.name)],
             hint: None,
             kind: Kind::Enum,
+            construct: String::new(),
         };
     };
     let emitted = labels
@@ -648,7 +706,15 @@ fn enum_item(enumeration: &crate::rails::model::Enum) -> Lowered {
             format!("  def {label}? = @{} == {value}", enumeration.name)
         })
         .collect();
-    Lowered { span: enumeration.span, fate: Fate::Kept, findings: Vec::new(), emitted, hint: None, kind: Kind::Enum }
+    Lowered {
+        span: enumeration.span,
+        fate: Fate::Kept,
+        findings: Vec::new(),
+        emitted,
+        hint: None,
+        kind: Kind::Enum,
+        construct: String::new(),
+    }
 }
 
 fn include_item(model: &Model, call: &crate::rails::Macro) -> Lowered {
@@ -682,7 +748,15 @@ fn include_item(model: &Model, call: &crate::rails::Macro) -> Lowered {
     } else {
         vec![format!("  include {}", modules.join(", "))]
     };
-    Lowered { span: call.span, fate: Fate::KeptWithWarning, findings: vec![f], emitted, hint: None, kind: Kind::Macro }
+    Lowered {
+        span: call.span,
+        fate: Fate::KeptWithWarning,
+        findings: vec![f],
+        emitted,
+        hint: None,
+        kind: Kind::Macro,
+        construct: String::new(),
+    }
 }
 
 fn attribute_item(model: &Model, attribute: &crate::rails::model::Attribute) -> Lowered {
@@ -708,11 +782,25 @@ fn attribute_item(model: &Model, attribute: &crate::rails::model::Attribute) -> 
                     emitted.push(format!("  def {name}=(value) = @{name} = value"));
                 }
             }
-            Lowered { span: attribute.span, fate: Fate::KeptWithWarning, findings: vec![f], emitted, hint: None, kind: Kind::Macro }
+            Lowered {
+                span: attribute.span,
+                fate: Fate::KeptWithWarning,
+                findings: vec![f],
+                emitted,
+                hint: None,
+                kind: Kind::Macro,
+                construct: String::new(),
+            }
         }
-        "attribute" if attribute.attribute_type.is_some() && attribute.options.is_empty() => {
-            Lowered { span: attribute.span, fate: Fate::Kept, findings: Vec::new(), emitted: Vec::new(), hint: None, kind: Kind::Macro }
-        }
+        "attribute" if attribute.attribute_type.is_some() && attribute.options.is_empty() => Lowered {
+            span: attribute.span,
+            fate: Fate::Kept,
+            findings: Vec::new(),
+            emitted: Vec::new(),
+            hint: None,
+            kind: Kind::Macro,
+            construct: String::new(),
+        },
         _ => {
             let f = unsupported(
                 attribute.span,
@@ -760,7 +848,15 @@ fn macro_item(model: &Model, call: &crate::rails::Macro) -> Option<Lowered> {
     let f = unsupported(call.span, name, &model.class_name, consequence);
     Some(if matches!(name, "private" | "protected" | "has_one_attached") {
         let emitted = vec![format!("  # {name}: {}", first_sentence(&f.message))];
-        Lowered { span: call.span, fate: Fate::Changed, findings: vec![f], emitted, hint: None, kind: Kind::Macro }
+        Lowered {
+            span: call.span,
+            fate: Fate::Changed,
+            findings: vec![f],
+            emitted,
+            hint: None,
+            kind: Kind::Macro,
+            construct: String::new(),
+        }
     } else {
         dropped(call.span, Kind::Macro, f)
     })

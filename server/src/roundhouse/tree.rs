@@ -438,19 +438,19 @@ fn test_entry(facts: &FileFacts) -> TreeEntry {
     if source.starts_with("test/test_helpers/") {
         return no_tree(source, "no file of its own: its methods are copied into every compiled test class");
     }
-    let stem = source.rsplit('/').next().unwrap_or(source);
-    let aot = facts.aot_marker.is_some();
-    let mut entry = landed(source, vec![source.to_owned()], Vec::new(), if aot { "aot" } else { "cruby" }, None);
+    let Some(test) = ingest::emitted_test(facts) else { return no_tree(source, "no test class: nothing to emit") };
+    let lane = if test.aot { "aot" } else { "cruby" };
+    let mut entry = landed(source, vec![test.path.clone()], Vec::new(), lane, None);
     if let Some((_, spinel)) = entry.targets.iter_mut().find(|(t, _)| *t == Target::Spinel) {
-        spinel.paths = vec![if aot { format!("test/{stem}") } else { format!("test/cruby/{stem}") }];
+        spinel.paths = vec![test.spinel_path.clone()];
     }
-    entry.note = Some(if let Some(marker) = facts.aot_marker {
-        format!(
-            "line {} says `< TestBase`/`< ActionDispatch::IntegrationTest` (a text match, comments count): the Spinel tree runs it in the AOT lane",
-            marker.start.line + 1
-        )
+    entry.note = Some(if test.aot {
+        format!("{} becomes a `TestBase` test: the Spinel tree compiles it ahead of time", test.class_name)
     } else {
-        "no `< TestBase` or `< ActionDispatch::IntegrationTest`: the Spinel tree runs it under CRuby".to_owned()
+        format!(
+            "{} does not inherit from ActiveSupport::TestCase or ActionDispatch::IntegrationTest: the Spinel tree runs it under CRuby",
+            test.class_name
+        )
     });
     entry
 }
@@ -607,9 +607,9 @@ mod tests {
                 db/schema.rb → [config/schema.rb, db/seed.sql] spinel [config/schema.rb, db/seed.sql Some("aot")] — foreign keys are dropped from the DDL
                 lib/html_parser.rb → [app/models/htmlparser.rb] spinel [app/models/htmlparser.rb Some("aot")]
                 lib/rails_ext/filter.rb → [] spinel [ None] — lib/rails_ext/ is in config.autoload_lib(ignore: …)
-                test/controllers/posts_controller_test.rb → [test/controllers/posts_controller_test.rb] spinel [test/posts_controller_test.rb Some("aot")] — line 1 says `< TestBase`/`< ActionDispatch::IntegrationTest` (a text match, comments count): the Spinel tree runs it in the AOT lane
-                test/models/comment_test.rb → [test/models/comment_test.rb] spinel [test/comment_test.rb Some("aot")] — line 1 says `< TestBase`/`< ActionDispatch::IntegrationTest` (a text match, comments count): the Spinel tree runs it in the AOT lane
-                test/models/post_test.rb → [test/models/post_test.rb] spinel [test/cruby/post_test.rb Some("cruby")] — no `< TestBase` or `< ActionDispatch::IntegrationTest`: the Spinel tree runs it under CRuby
+                test/controllers/posts_controller_test.rb → [test/controllers/posts_controller_test.rb] spinel [test/posts_controller_test.rb Some("aot")] — PostsControllerTest becomes a `TestBase` test: the Spinel tree compiles it ahead of time
+                test/models/comment_test.rb → [test/models/comment_test.rb] spinel [test/comment_test.rb Some("aot")] — CommentTest becomes a `TestBase` test: the Spinel tree compiles it ahead of time
+                test/models/post_test.rb → [test/models/post_test.rb] spinel [test/post_test.rb Some("aot")] — PostTest becomes a `TestBase` test: the Spinel tree compiles it ahead of time
             "#]],
         );
     }
