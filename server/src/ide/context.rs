@@ -32,6 +32,8 @@ pub struct AppContext {
     pub get_actions: HashSet<(String, String)>,
     /// Template logical paths: `posts/show`.
     pub templates: HashSet<String>,
+    /// Partial file name (`_form`) → the locals any `render` of a partial of that name passes.
+    pub partial_locals: HashMap<String, HashSet<String>>,
     /// The app's files, for checks that walk them.
     pub files: Vec<Arc<FileFacts>>,
     /// What deciding how Roundhouse reads each file needs (`roundhouse::ingest`).
@@ -94,7 +96,25 @@ impl AppContext {
         let mut modules: HashMap<String, Vec<String>> = HashMap::new();
         let mut templates = HashSet::new();
         let mut macros: HashMap<String, Vec<crate::rails::concern_macros::ConcernMacro>> = HashMap::new();
+        let mut partial_locals: HashMap<String, HashSet<String>> = HashMap::new();
         for file in &files {
+            // Readers and delegations are methods too (`attr_reader :return_url`, `delegate :home_url`).
+            crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
+                if call.receiver.is_none()
+                    && matches!(
+                        call.method.as_str(),
+                        "attr_reader" | "attr_accessor" | "delegate" | "helper_method" | "alias_method" | "define_method"
+                    )
+                {
+                    method_names.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(str::to_owned));
+                }
+            });
+            for render in file.render_calls.iter().filter(|r| !r.locals.is_empty()) {
+                if let Some((_, name)) = &render.named {
+                    let base = name.rsplit('/').next().unwrap_or(name).split('.').next().unwrap_or("");
+                    partial_locals.entry(format!("_{}", base.trim_start_matches('_'))).or_default().extend(render.locals.iter().cloned());
+                }
+            }
             for m in &file.concern_macros {
                 macros.entry(m.module.clone()).or_default().push(m.clone());
             }
@@ -142,6 +162,7 @@ impl AppContext {
             macros,
             get_actions,
             templates,
+            partial_locals,
             reading: crate::roundhouse::ingest::AppReading::new(&files),
             files,
             collisions: std::sync::OnceLock::new(),

@@ -2,7 +2,7 @@
 //! the whole app — `rails.unknown-route-helper`, `rails.missing-action`, `rails.missing-template` and the `routes.*` rules. The
 //! server and `--check` both ask here, so they always agree.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 
 use super::context::AppContext;
@@ -176,6 +176,27 @@ fn concern_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic>
     out
 }
 
+/// Whether `superclass` (named inside `namespace`) is one of the app's models, or a class that
+/// inherits from one (`Group < Principal < ApplicationRecord`), at most eight levels up.
+fn active_record_ancestry(context: &AppContext, namespace: Option<&str>, superclass: &str) -> bool {
+    let mut name = superclass.to_owned();
+    let mut namespace = namespace.map(str::to_owned);
+    for _ in 0..8 {
+        let qualified = namespace.as_deref().map(|ns| format!("{ns}::{name}"));
+        let Some(model) = qualified.as_deref().and_then(|q| context.model(q)).or_else(|| context.model(&name)) else { return false };
+        if roundhouse::ingest::is_model_facts(model) {
+            return matches!(
+                model.superclass.as_deref().map(|s| s.trim_start_matches("::")),
+                Some("ApplicationRecord" | "ActiveRecord::Base")
+            );
+        }
+        let Some(next) = model.superclass.as_deref() else { return false };
+        namespace = model.class_name.rsplit_once("::").map(|(ns, _)| ns.to_owned());
+        name = next.trim_start_matches("::").to_owned();
+    }
+    false
+}
+
 /// A class of a model file whose superclass is one of the app's models (single-table inheritance, a
 /// shared base): Roundhouse reads it as a plain class and drops its model statements.
 fn model_subclass_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
@@ -191,8 +212,7 @@ fn model_subclass_statements(file: &FileFacts, context: &AppContext) -> Vec<Diag
         let Some(superclass) = model.superclass.as_deref().map(|s| s.trim_start_matches("::")) else { continue };
         // `Rooms::Open < Room` names `Rooms::Room` or `Room`.
         let namespace = model.class_name.rsplit_once("::").map(|(ns, _)| ns);
-        let parent = namespace.and_then(|ns| context.model(&format!("{ns}::{superclass}"))).or_else(|| context.model(superclass));
-        if parent.is_some() {
+        if active_record_ancestry(context, namespace, superclass) {
             out.extend(roundhouse::lowering::subclass_findings(model));
         }
     }
@@ -421,11 +441,27 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
     if !context.table.skipped.is_empty() || file.kind == Some(FileKind::Routes) {
         return Vec::new();
     }
+    // A partial's locals: what its renders pass and what its strict-locals comment declares.
+    let locals: HashSet<&str> = match file.template.as_ref().filter(|t| t.partial) {
+        Some(template) => {
+            let base = template.logical_path.rsplit('/').next().unwrap_or("");
+            template
+                .strict_locals
+                .iter()
+                .map(String::as_str)
+                .chain(context.partial_locals.get(base).into_iter().flatten().map(String::as_str))
+                .collect()
+        }
+        None => HashSet::new(),
+    };
     file.route_helper_calls
         .iter()
         .filter_map(|reference| {
             let route_name = reference.name.strip_suffix("_path").or_else(|| reference.name.strip_suffix("_url"))?;
-            if context.helper_names.contains(route_name) || context.method_names.contains(&reference.name) {
+            if context.helper_names.contains(route_name)
+                || context.method_names.contains(&reference.name)
+                || locals.contains(reference.name.as_str())
+            {
                 return None;
             }
             let suggestion = closest(route_name, context.helper_names.iter().map(String::as_str))
@@ -779,6 +815,44 @@ mod tests {
             "{migrations}\n            #- /db/schema.rb\n            ActiveRecord::Schema[8.0].define(version: 1) do\n            end\n"
         );
         check(&with_schema, expect![[""]]);
+    }
+
+    #[test]
+    fn names_bound_in_the_app_are_no_route_helpers() {
+        // Locals, parameters, a partial's locals (from its renders and its strict-locals comment),
+        // readers and RSpec lets; a name bound nowhere is still reported.
+        check(
+            &format!(
+                "{ROUTES}{}",
+                r#"
+        #- /app/views/posts/index.html.erb
+        <% back_url = request.referrer %>
+        <%= link_to "Back", back_url %>
+        <%= render "type_picker", type_change_path: posts_path %>
+        <%= link_to "Lost", lost_path %>
+        #- /app/views/posts/_type_picker.html.erb
+        <%= form_with url: type_change_path %>
+        #- /app/views/posts/_strict.html.erb
+        <%# locals: (cancel_url:, title: nil) -%>
+        <%= link_to "Cancel", cancel_url %>
+        #- /app/helpers/documents_helper.rb
+        module DocumentsHelper
+          attr_reader :return_url
+          def fetch_document(untrusted_url) = open(untrusted_url, return_url)
+        end
+        #- /spec/requests/login_spec.rb
+        RSpec.describe "login" do
+          let(:login_path) { "/login" }
+          it { get login_path; expect(page).to have_current_path(current_path) }
+        end
+        "#
+            ),
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+                app/views/posts/index.html.erb:4 rails.unknown-route-helper No route is named `lost`, so `lost_path` is undefined (NameError when this runs). Did you mean `post_path`?
+                config/routes.rb:3 rails.missing-action No PagesController in the app for `about`: the route raises a routing error when requested.
+            "#]],
+        );
     }
 
     #[test]

@@ -187,6 +187,9 @@ pub struct Template {
     pub ivars_read: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub helpers_called: Vec<String>,
+    /// The locals its strict-locals comment declares (`<%# locals: (post:, title: nil) -%>`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub strict_locals: Vec<String>,
 }
 
 impl FileFacts {
@@ -270,6 +273,22 @@ fn suppressions(text: &str, line_index: &LineIndex) -> Vec<Suppression> {
     out
 }
 
+/// `<%# locals: (post:, title: "x") -%>` → `post`, `title`: a template's strict locals.
+fn strict_locals(text: &str) -> Vec<String> {
+    let Some(at) = text.find("locals:") else { return Vec::new() };
+    let before = &text[..at];
+    if !before.trim_end().ends_with("<%#") {
+        return Vec::new();
+    }
+    let rest = &text[at + "locals:".len()..];
+    let Some(list) = rest.trim_start().strip_prefix('(').and_then(|r| r.split_once(')')).map(|(l, _)| l) else { return Vec::new() };
+    list.split(',')
+        .filter_map(|p| p.trim().split(':').next())
+        .map(|n| n.trim().trim_start_matches("**").to_owned())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
 /// Reads the facts of one file from its parse: what it is, never what Roundhouse makes of it (that is
 /// `roundhouse::check_file`, over these facts). `relative_path` and `kind` come from the app it
 /// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
@@ -288,6 +307,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
                 handler,
                 ivars_read: Vec::new(),
                 helpers_called: Vec::new(),
+                strict_locals: strict_locals(text),
             }
         });
     }

@@ -87,6 +87,8 @@ pub fn language_of(path: &Path) -> Option<Language> {
         "erb" => Some(Language::Erb),
         "haml" => Some(Language::Haml),
         "slim" | "rabl" => Some(Language::OtherTemplate),
+        // Test fixtures only: Roundhouse compiles them (other YAML is configuration it does not read).
+        "yml" if path.components().any(|c| c.as_os_str() == "fixtures") => Some(Language::Yaml),
         _ if matches!(name, "Gemfile" | "Rakefile" | "Guardfile") => Some(Language::Ruby),
         _ => None,
     }

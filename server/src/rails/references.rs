@@ -42,6 +42,17 @@ const BUILTIN_PATH_HELPERS: &[&str] = &[
     "rails_representation_url",
     "rails_storage_proxy_path",
     "rails_storage_proxy_url",
+    "edit_polymorphic_path",
+    "edit_polymorphic_url",
+    "new_polymorphic_path",
+    "new_polymorphic_url",
+    // Capybara's and the test frameworks' own.
+    "current_path",
+    "current_url",
+    "have_current_path",
+    "assert_current_path",
+    "assert_no_current_path",
+    "refute_current_path",
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -58,6 +69,10 @@ pub struct RenderCall {
     /// Option keys given (`locals`, `collection`, `status`…).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// The locals it passes: the keys of `locals:`, or of the hash after a partial's name
+    /// (`render "form", post: @post`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub locals: Vec<String>,
     /// The template it names when written as a string or symbol: where the name came from (`""` for
     /// the first argument, `partial`, `template` or `action`) and the name.
     #[serde(skip)]
@@ -140,42 +155,128 @@ fn association_load(call: Node<'_>, text: &str) -> Option<AssociationLoad> {
     (!names.is_empty()).then(|| AssociationLoad { model, chain, method: method.to_owned(), names })
 }
 
+/// The local variables in scope as a walk in document order reaches each node: methods, classes and
+/// modules open a fresh scope, blocks and lambdas one that sees the scope around them; parameters,
+/// assignments, `rescue => e` and `for x in` bind names from that point on, as Ruby's parser does.
+#[derive(Default)]
+struct Locals {
+    /// (end byte of the scope's node, sees the scope around it, names bound in it).
+    stack: Vec<(usize, bool, std::collections::HashSet<String>)>,
+}
+
+const PARAMETER_KINDS: &[&str] = &[
+    "method_parameters",
+    "lambda_parameters",
+    "block_parameters",
+    "optional_parameter",
+    "keyword_parameter",
+    "splat_parameter",
+    "hash_splat_parameter",
+    "block_parameter",
+    "destructured_parameter",
+];
+
+impl Locals {
+    /// Leaves the scopes that end before `node`, and opens the one it starts.
+    fn visit(&mut self, node: Node<'_>, text: &str) {
+        while self.stack.last().is_some_and(|(end, ..)| *end <= node.start_byte()) {
+            self.stack.pop();
+        }
+        match node.kind() {
+            "method" | "singleton_method" | "class" | "module" | "singleton_class" => {
+                self.stack.push((node.end_byte(), false, Default::default()));
+            }
+            "block" | "do_block" | "lambda" => self.stack.push((node.end_byte(), true, Default::default())),
+            "identifier" if self.binds(node) => {
+                let name = text_of(node, text).to_owned();
+                match self.stack.last_mut() {
+                    Some((_, _, names)) => {
+                        names.insert(name);
+                    }
+                    None => self.stack.push((usize::MAX, false, std::iter::once(name).collect())),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether this identifier is a name being bound: a parameter, an assignment's target, `=> e`.
+    fn binds(&self, node: Node<'_>) -> bool {
+        let Some(parent) = node.parent() else { return false };
+        match parent.kind() {
+            // `def f(url = root_url, back: home_url)`: the name binds, the default is a value.
+            kind if PARAMETER_KINDS.contains(&kind) => parent.child_by_field_name("name").is_none_or(|name| name == node),
+            "assignment" | "operator_assignment" => parent.child_by_field_name("left") == Some(node),
+            "left_assignment_list" | "rest_assignment" | "exception_variable" | "for" => {
+                parent.kind() != "for" || parent.child_by_field_name("pattern") == Some(node)
+            }
+            _ => false,
+        }
+    }
+
+    fn bound(&self, name: &str) -> bool {
+        for (_, transparent, names) in self.stack.iter().rev() {
+            if names.contains(name) {
+                return true;
+            }
+            if !transparent {
+                return false;
+            }
+        }
+        false
+    }
+}
+
 pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut references = References::default();
     let mut read = BTreeSet::new();
     let mut helpers = BTreeSet::new();
     let mut constants = BTreeSet::new();
-    crate::syntax::for_each_node(root, |node| match node.kind() {
-        "call" if node.child_by_field_name("receiver").is_none() => {
-            if let Some(method) = node.child_by_field_name("method").filter(|m| m.kind() == "identifier") {
-                let name = text_of(method, text);
-                if name == "render" {
-                    references.renders.extend(render_call(node, text));
-                }
-                if is_route_helper(name) {
-                    references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(method) });
-                } else {
-                    helpers.insert(name.to_owned());
+    let mut locals = Locals::default();
+    // RSpec's `let(:x)`, `let!(:x)`, `subject(:x)`: methods of the example group, anywhere below it.
+    let mut lets: BTreeSet<String> = BTreeSet::new();
+    crate::syntax::for_each_node(root, |node| {
+        locals.visit(node, text);
+        match node.kind() {
+            "call" if node.child_by_field_name("receiver").is_none() => {
+                if let Some(method) = node.child_by_field_name("method").filter(|m| m.kind() == "identifier") {
+                    let name = text_of(method, text);
+                    if name == "render" {
+                        references.renders.extend(render_call(node, text));
+                    }
+                    if matches!(name, "let" | "let!" | "subject")
+                        && let Some(first) = node.child_by_field_name("arguments").and_then(|a| a.named_child(0))
+                        && first.kind() == "simple_symbol"
+                    {
+                        lets.insert(text_of(first, text).trim_start_matches(':').to_owned());
+                    }
+                    if is_route_helper(name) {
+                        references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(method) });
+                    } else {
+                        helpers.insert(name.to_owned());
+                    }
                 }
             }
-        }
-        "identifier" if is_value_position(node) => {
-            let name = text_of(node, text);
-            if is_route_helper(name) {
-                references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
+            // A bare name the code binds (a local, a parameter) is no route helper.
+            "identifier" if is_value_position(node) => {
+                let name = text_of(node, text);
+                if is_route_helper(name) && !locals.bound(name) {
+                    references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                }
             }
+            "call" => {
+                references.association_loads.extend(association_load(node, text));
+            }
+            "instance_variable" if !is_assigned(node) => {
+                read.insert(text_of(node, text).to_owned());
+            }
+            "constant" | "scope_resolution" if node.parent().is_none_or(|p| p.kind() != "scope_resolution") => {
+                constants.insert(text_of(node, text).trim_start_matches("::").to_owned());
+            }
+            _ => {}
         }
-        "call" => {
-            references.association_loads.extend(association_load(node, text));
-        }
-        "instance_variable" if !is_assigned(node) => {
-            read.insert(text_of(node, text).to_owned());
-        }
-        "constant" | "scope_resolution" if node.parent().is_none_or(|p| p.kind() != "scope_resolution") => {
-            constants.insert(text_of(node, text).trim_start_matches("::").to_owned());
-        }
-        _ => {}
     });
+    references.route_helpers.retain(|r| !lets.contains(&r.name));
     references.ivars_read = read.into_iter().collect();
     references.constants = constants.into_iter().collect();
     references.helper_calls = helpers.into_iter().collect();
@@ -204,7 +305,9 @@ fn is_value_position(node: Node<'_>) -> bool {
         | "else"
         | "interpolation"
         | "array" => true,
-        "pair" => parent.child_by_field_name("value") == Some(node),
+        "binary" | "unary" | "conditional" | "return" | "element_reference" | "if_modifier" | "unless_modifier" => true,
+        "if" | "unless" | "elsif" => parent.child_by_field_name("condition") == Some(node),
+        "pair" | "optional_parameter" | "keyword_parameter" => parent.child_by_field_name("value") == Some(node),
         // The body of an endless method: `def home = root_path`.
         "method" | "singleton_method" => parent.child_by_field_name("name") != Some(node),
         "assignment" | "operator_assignment" => parent.child_by_field_name("right") == Some(node),
@@ -217,6 +320,34 @@ fn is_assigned(node: Node<'_>) -> bool {
     node.parent().is_some_and(|p| matches!(p.kind(), "assignment" | "operator_assignment") && p.child_by_field_name("left") == Some(node))
 }
 
+/// `render`'s own options: any other key after a partial's name is a local.
+const RENDER_OPTIONS: &[&str] = &[
+    "partial",
+    "locals",
+    "collection",
+    "object",
+    "as",
+    "layout",
+    "formats",
+    "status",
+    "spacer_template",
+    "cached",
+    "content_type",
+    "variants",
+    "handlers",
+    "template",
+    "action",
+    "inline",
+    "plain",
+    "html",
+    "json",
+    "xml",
+    "js",
+    "body",
+    "file",
+    "location",
+];
+
 fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
     let call = call_of(node, text, "")?;
     let name_of = |v: &crate::syntax::value::Value| v.as_name().map_or_else(|| v.to_string(), str::to_owned);
@@ -225,7 +356,14 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
         .first()
         .map(name_of)
         .or_else(|| ["partial", "template", "action", "layout"].iter().find_map(|k| call.option(k)).map(name_of));
-    let options = call.named_options().into_iter().map(|(k, _)| k).collect();
+    let options: Vec<String> = call.named_options().into_iter().map(|(k, _)| k).collect();
+    let mut locals: Vec<String> = match call.option("locals") {
+        Some(crate::syntax::value::Value::Hash(pairs)) => pairs.iter().filter_map(|(k, _)| k.as_name().map(str::to_owned)).collect(),
+        _ => Vec::new(),
+    };
+    if call.arguments.first().is_some_and(|a| matches!(a, crate::syntax::value::Value::String(_))) {
+        locals.extend(options.iter().filter(|k| !RENDER_OPTIONS.contains(&k.as_str())).cloned());
+    }
     let literal = |v: &crate::syntax::value::Value| match v {
         crate::syntax::value::Value::Symbol(s) | crate::syntax::value::Value::String(s) => Some(s.clone()),
         _ => None,
@@ -234,7 +372,7 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
         Some(first) => literal(first).map(|name| ("", name)),
         None => ["partial", "template", "action"].into_iter().find_map(|k| Some((k, literal(call.option(k)?)?))),
     };
-    Some(RenderCall { target, options, named, span: call.span })
+    Some(RenderCall { target, options, locals, named, span: call.span })
 }
 
 #[cfg(test)]
@@ -243,6 +381,31 @@ mod tests {
 
     use super::*;
     use crate::syntax::{Language, ParsedFile};
+
+    #[test]
+    fn names_the_code_binds_are_no_route_helpers() {
+        let text = r#"
+def show(untrusted_url, fallback_url = root_url, return_url: home_url)
+  back_url = request.referrer
+  link_to "Back", back_url
+  [untrusted_url, fallback_url, return_url, posts_path]
+end
+def other = back_url
+items.each { |item_url| item_url.present? && item_path }
+begin
+  run
+rescue => error_path
+  error_path
+end
+let(:login_path) { "/login" }
+it { visit login_path }
+"#;
+        let parsed = ParsedFile::parse(Language::Ruby, text);
+        let found = extract(parsed.ruby.as_ref().unwrap().root_node(), text);
+        let names: Vec<String> = found.route_helpers.iter().map(|r| format!("{}:{}", r.span.start.line, r.name)).collect();
+        // The defaults are values; a local of one method is a method call in another.
+        assert_eq!(names, ["1:root_url", "1:home_url", "4:posts_path", "6:back_url", "7:item_path"]);
+    }
 
     #[test]
     fn finds_route_helpers_renders_ivars_and_helpers() {

@@ -562,6 +562,14 @@ pub const RULES: &[Rule] = &[
         implemented: true,
     },
     Rule {
+        id: "fixtures.unsupported-value",
+        severity: Severity::Error,
+        targets: ALL,
+        family: "fixtures",
+        trigger: "a `test/fixtures/*.yml` field whose value is a list or a hash (`[]`, `{}`, `- a`, nested keys, a `<<:` merge), an ERB tag inside a larger value, an ERB-made label, or a label whose value is ERB",
+        implemented: true,
+    },
+    Rule {
         id: "rails.unknown-route-helper",
         severity: Severity::Error,
         targets: ALL,

@@ -178,6 +178,9 @@ fn test_reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
     if source.starts_with("test/models/") || source.starts_with("test/controllers/") {
         return Reading::Compiled;
     }
+    if source.starts_with("test/fixtures/") && source.ends_with(".yml") {
+        return Reading::Compiled;
+    }
     if let Some(name) = source.strip_prefix("test/test_helpers/") {
         let included = app.is_none_or(|app| {
             facts

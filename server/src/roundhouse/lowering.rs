@@ -207,10 +207,14 @@ pub fn is_model_subclass(model: &Model) -> bool {
 /// every other model statement ("not modelled and is dropped").
 pub fn subclass_findings(model: &Model) -> Vec<Diagnostic> {
     let superclass = model.superclass.as_deref().unwrap_or("");
+    // Plain callbacks run; what a plain class may hold (includes, accessors, visibility, delegations)
+    // is read as in any library class.
+    const LIBRARY_DSL: &[&str] =
+        &["include", "extend", "prepend", "attr_accessor", "attr_reader", "attr_writer", "private", "protected", "public", "delegate"];
     lower(model, &|_| None)
         .into_iter()
         .filter(|item| !(item.kind == Kind::Callback && item.findings.is_empty()))
-        .filter(|item| !matches!(item.kind, Kind::Macro) || !item.findings.iter().all(|f| f.severity == Severity::Info))
+        .filter(|item| !LIBRARY_DSL.contains(&item.construct.as_str()))
         .map(|item| {
             finding(
                 rule!("model.unsupported-macro"),
@@ -436,6 +440,8 @@ fn validation_item(validation: &Validation) -> Lowered {
     for (key, value) in &validation.options {
         match key.as_str() {
             "presence" | "absence" if matches!(value, Value::Bool(true)) => checks.push((key.clone(), value.clone())),
+            // `presence: false` asks for nothing, in Rails too.
+            "presence" | "absence" if matches!(value, Value::Bool(false)) => {}
             "length" if length_bounds(value).is_some() => checks.push((key.clone(), value.clone())),
             "presence" | "absence" | "length" => {
                 let why = match (key.as_str(), value) {
@@ -465,6 +471,8 @@ fn validation_item(validation: &Validation) -> Lowered {
                 ));
                 comments.push(format!("    # model.validation-ignored: {validator}: on {} is not enforced", attributes.join(", ")));
             }
+            // Options of `validates` itself.
+            "allow_nil" | "allow_blank" | "message" | "strict" => {}
             condition if CONDITIONS.contains(&condition) => {
                 findings.push(finding(
                     rule!("model.validation-option-ignored"),
@@ -473,7 +481,19 @@ fn validation_item(validation: &Validation) -> Lowered {
                 ));
                 comments.push(format!("    # model.validation-option-ignored: {condition}: ignored, the check always runs"));
             }
-            _ => {}
+            // Any other key names a validator class (`gem_requirements: true` → GemRequirementsValidator).
+            custom => {
+                let class = format!("{}Validator", inflect::camelize(custom));
+                findings.push(finding(
+                    rule!("model.validation-ignored"),
+                    span,
+                    format!(
+                        "Roundhouse does not run the custom validator `{custom}:` ({class}) on {}: the compiled model accepts what Rails would reject.",
+                        attributes.join(", ")
+                    ),
+                ));
+                comments.push(format!("    # model.validation-ignored: {custom}: ({class}) is not run"));
+            }
         }
     }
     // Options that change an enforced check (a presence check skipped when `allow_blank:` is given is

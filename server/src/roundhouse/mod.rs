@@ -10,6 +10,7 @@ pub mod exact;
 pub mod facts_rules;
 #[cfg(test)]
 mod fidelity;
+pub mod fixtures;
 pub mod ingest;
 pub mod jbuilder;
 pub mod lowering;
@@ -47,6 +48,9 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                 found.push(syntax_rules::finding(rule!("syntax.for-loop"), span, &text[range]));
             }
         }
+    }
+    if parsed.language == Language::Yaml && facts.relative_path.starts_with("test/fixtures/") {
+        found.extend(fixtures::check(text, &facts.line_index));
     }
     found.extend(facts_rules::check(facts, text));
     let (verbs, found): (Vec<Diagnostic>, Vec<Diagnostic>) = found.into_iter().partition(|d| d.rule == facts_rules::MIGRATION_VERB);

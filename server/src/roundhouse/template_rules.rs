@@ -64,7 +64,7 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
                 if let Some(code) = code {
                     let code_text = text.get(code.byte_range()).unwrap_or("");
                     let heredoc = code_text.contains("<<~") || code_text.contains("<<-");
-                    let comment = ruby_comment_in(parsed, code.start_byte(), code.end_byte());
+                    let comment = ruby_comment_in(parsed, text, code.start_byte(), code.end_byte());
                     if heredoc || comment {
                         let what = if heredoc { "a heredoc" } else { "a trailing `# comment`" };
                         push(
@@ -99,14 +99,20 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
     out
 }
 
-/// Whether the masked Ruby has a comment node inside `start..end`.
-fn ruby_comment_in(parsed: &ParsedFile, start: usize, end: usize) -> bool {
+/// Whether the masked Ruby has a comment inside `start..end` with no code after it: the `).to_s`
+/// Roundhouse appends to the (trimmed) code lands in it. A comment with code on later lines of the
+/// tag is fine.
+fn ruby_comment_in(parsed: &ParsedFile, text: &str, start: usize, end: usize) -> bool {
     let Some(tree) = &parsed.ruby else { return false };
     let mut cursor = tree.walk();
     let mut found = false;
     'walk: loop {
         let node = cursor.node();
-        if node.kind() == "comment" && node.start_byte() >= start && node.end_byte() <= end {
+        if node.kind() == "comment"
+            && node.start_byte() >= start
+            && node.end_byte() <= end
+            && text.get(node.end_byte()..end).unwrap_or("").trim().is_empty()
+        {
             found = true;
             break;
         }

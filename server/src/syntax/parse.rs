@@ -21,6 +21,8 @@ pub enum Language {
     Haml,
     /// Other template engines (`.slim`, `.rabl`): recognized, not parsed.
     OtherTemplate,
+    /// A test fixture (`test/fixtures/*.yml`): read line by line (`roundhouse::fixtures`), not parsed.
+    Yaml,
 }
 
 impl Language {
@@ -114,7 +116,7 @@ impl ParsedFile {
                 let (ruby, ruby_input) = parse_ruby_layer(masked, old_ruby);
                 ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code }
             }
-            Language::OtherTemplate => {
+            Language::OtherTemplate | Language::Yaml => {
                 ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code: Vec::new() }
             }
         }
