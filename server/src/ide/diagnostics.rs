@@ -213,7 +213,8 @@ fn model_subclass_statements(file: &FileFacts, context: &AppContext) -> Vec<Diag
         // `Rooms::Open < Room` names `Rooms::Room` or `Room`.
         let namespace = model.class_name.rsplit_once("::").map(|(ns, _)| ns);
         if active_record_ancestry(context, namespace, superclass) {
-            out.extend(roundhouse::lowering::subclass_findings(model));
+            let first = roundhouse::ingest::first_class(&file.outline.items).map_or("", |c| c.name.as_str());
+            out.extend(roundhouse::lowering::subclass_findings(model, first));
         }
     }
     out

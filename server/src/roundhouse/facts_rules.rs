@@ -125,9 +125,10 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         }
     }
     // The outline of each Active Record model class: class variables, `class << self`, parameters.
+    let bodies = super::ingest::bodies(facts);
     for namespace in facts.outline.namespaces() {
-        let is_model = facts.kind == Some(FileKind::Model)
-            && matches!(namespace.superclass.as_deref(), Some("ApplicationRecord" | "ActiveRecord::Base"));
+        // The class Roundhouse reads as this file's model (its other classes are not read).
+        let is_model = bodies.get(&namespace.span.start_byte) == Some(&super::ingest::Body::Full) && facts.kind == Some(FileKind::Model);
         for item in &namespace.items {
             match item {
                 crate::syntax::outline::Item::Assignment(a) if a.target.starts_with("@@") => {
@@ -172,13 +173,34 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                         );
                     }
                 }
-                crate::syntax::outline::Item::Method(def) if is_model && (def.parameters.contains('*') || def.parameters.contains('&')) => {
-                    push(
-                        &mut out,
-                        rule!("model.method-parameters-dropped"),
-                        def.span,
-                        format!("Roundhouse drops `*args`, `**opts` and `&blk` from `{}`: name the parameters.", def.name),
-                    );
+                // Roundhouse drops a model method's `*`, `**` and `&` parameters: that changes nothing
+                // for an anonymous one (a block still yields), but breaks a body that uses the name.
+                crate::syntax::outline::Item::Method(def) if is_model => {
+                    let body = text.get(def.span.start_byte..def.span.end_byte).unwrap_or("");
+                    let body = body.split_once(def.parameters.as_str()).map_or(body, |(_, rest)| rest);
+                    for parameter in def.parameters.trim_matches(|c| c == '(' || c == ')').split(',').map(str::trim) {
+                        let name = parameter.trim_start_matches(['*', '&']);
+                        let collecting =
+                            parameter.starts_with(['*', '&']) && !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+                        let used = collecting
+                            && body.match_indices(name).any(|(at, _)| {
+                                let before = body[..at].chars().next_back();
+                                let after = body[at + name.len()..].chars().next();
+                                !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '@' || c == ':')
+                                    && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                            });
+                        if used {
+                            push(
+                                &mut out,
+                                rule!("model.method-parameters-dropped"),
+                                def.span,
+                                format!(
+                                    "Roundhouse drops the `{parameter}` parameter of `{}` (a model method keeps only its plain and keyword parameters), so `{name}` is undefined in the compiled method. Instead, take the values as plain parameters (`def {}(items)`).",
+                                    def.name, def.name
+                                ),
+                            );
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -306,7 +328,6 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     }
     // Each model's class-body statements as Roundhouse lowers them (`lowering`): the one place that
     // decides what happens to a validation, an association, a callback or a macro.
-    let bodies = super::ingest::bodies(facts);
     for model in &facts.models {
         if bodies.get(&model.span.start_byte) == Some(&super::ingest::Body::Full) {
             out.extend(super::lowering::findings(model));
@@ -513,7 +534,6 @@ mod tests {
                 "app/controllers/posts_controller.rb:3 controller.after-around-filter",
                 "app/controllers/posts_controller.rb:4 controller.macro-dropped",
                 "app/models/event.rb:2 model.class-variable-initializer",
-                "app/models/event.rb:6 model.method-parameters-dropped",
                 "app/models/hasher.rb:1 jruby.c-extension",
                 "app/models/ledger.rb:3 model.singleton-class-statement",
                 "app/models/post.rb:10 model.validation-option-ignored",

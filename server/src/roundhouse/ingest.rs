@@ -292,7 +292,9 @@ pub fn bodies(facts: &FileFacts) -> std::collections::HashMap<usize, Body> {
     let classes: Vec<&Namespace> = facts.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Class).collect();
     // The one class a model, controller or test file is about; the others beside it are not read.
     let main = match kind {
-        Some(FileKind::Model) => first_class(&facts.outline.items).map(|c| (c, if is_model(c) { Body::Full } else { Body::Library })),
+        // The first class decides: a model makes the file a model file (its other classes are not
+        // read), anything else a library file (every class read as a library class).
+        Some(FileKind::Model) => first_class(&facts.outline.items).filter(|c| is_model(c)).map(|c| (c, Body::Full)),
         Some(FileKind::Controller) => {
             classes.iter().find(|c| c.name.rsplit("::").next().is_some_and(|n| n.ends_with("Controller"))).map(|c| (*c, Body::Full))
         }

@@ -203,10 +203,12 @@ pub fn is_model_subclass(model: &Model) -> bool {
     })
 }
 
-/// A model subclass's statements: Roundhouse keeps its plain callbacks (`before_save :m`) and drops
-/// every other model statement ("not modelled and is dropped").
-pub fn subclass_findings(model: &Model) -> Vec<Diagnostic> {
+/// The statements of a model Roundhouse reads as a plain class (a model's subclass, or a model that is
+/// not its file's first class, `first_class`): it keeps its plain callbacks (`before_save :m`) and
+/// drops every other model statement ("not modelled and is dropped").
+pub fn subclass_findings(model: &Model, first_class: &str) -> Vec<Diagnostic> {
     let superclass = model.superclass.as_deref().unwrap_or("");
+    let direct = matches!(superclass.trim_start_matches("::"), "ApplicationRecord" | "ActiveRecord::Base");
     // Plain callbacks run; what a plain class may hold (includes, accessors, visibility, delegations)
     // is read as in any library class.
     const LIBRARY_DSL: &[&str] =
@@ -216,14 +218,18 @@ pub fn subclass_findings(model: &Model) -> Vec<Diagnostic> {
         .filter(|item| !(item.kind == Kind::Callback && item.findings.is_empty()))
         .filter(|item| !LIBRARY_DSL.contains(&item.construct.as_str()))
         .map(|item| {
-            finding(
-                rule!("model.unsupported-macro"),
-                item.span,
+            let message = if direct {
+                format!(
+                    "Roundhouse reads this file as plain classes (its first class, {first_class}, is not a model), so it drops this statement of `{}` (\"not modelled and is dropped\"). Instead, move {} to a file of its own.",
+                    model.class_name, model.class_name
+                )
+            } else {
                 format!(
                     "Roundhouse reads `{}` (a subclass of {superclass}) as a plain class and drops this statement (\"not modelled and is dropped\"): only its plain callbacks are kept. Instead, declare it in {superclass}.",
                     model.class_name
-                ),
-            )
+                )
+            };
+            finding(rule!("model.unsupported-macro"), item.span, message)
         })
         .collect()
 }

@@ -331,10 +331,9 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
     };
     match kind {
         FileKind::Model | FileKind::Concern if source.starts_with("app/models/") => {
-            let Some(class) = ingest::first_class(&facts.outline.items) else { return library(facts, "a model-folder file") };
-            if !ingest::is_model(class) {
+            let Some(class) = ingest::first_class(&facts.outline.items).filter(|c| ingest::is_model(c)) else {
                 return library(facts, "a model-folder file");
-            }
+            };
             let stem = emitted_stem(&class.name);
             let mut paths = vec![format!("app/models/{stem}.rb"), format!("sig/app/models/{stem}.rbs")];
             let last = class.name.rsplit("::").next().unwrap_or(&class.name);
