@@ -312,10 +312,21 @@ mod tests {
     #[test]
     fn every_prefix_of_a_template_being_typed_is_checked_without_a_panic() {
         let text = "<%= form_with model: @é do |f| %>\n<% [1].each { |x| %><%= x %><% } %>\n<% if a then b end %><%- end -%>\n<%= c do %><% end\n} %>é";
+        let mut reported = 0;
         for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
-            let parsed = ParsedFile::parse(Language::Erb, &text[..end]);
-            let _ = check(&text[..end], &parsed);
+            let prefix = &text[..end];
+            let parsed = ParsedFile::parse(Language::Erb, prefix);
+            for m in check(prefix, &parsed) {
+                // Every span it reports lies in the text typed so far, on character boundaries.
+                for span in [m.span, m.output] {
+                    assert!(span.start_byte <= span.end_byte && span.end_byte <= end, "{span:?} outside {end} bytes");
+                    assert!(prefix.is_char_boundary(span.start_byte) && prefix.is_char_boundary(span.end_byte));
+                }
+                reported += 1;
+            }
         }
+        // Some prefixes are mispaired (the `<% end\n} %>` closer), so the walk really checks something.
+        assert!(reported > 0);
     }
 
     #[test]

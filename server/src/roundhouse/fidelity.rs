@@ -47,6 +47,8 @@ fn reported(files: &[(String, String)]) -> Vec<String> {
     for facts in &snapshot {
         let found = derived.get(&facts.path).map_or(&[][..], Vec::as_slice);
         for d in crate::ide::diagnostics::file_diagnostics(facts, found, Some(&context.reading)) {
+            // A rule id is made only from the catalogue (`rule!`); every one has its page too.
+            assert!(super::rule_docs::documented(&d.rule) && super::rule_docs::summary(&d.rule).is_some(), "{} has no page", d.rule);
             if d.rule.starts_with("rails.") || d.rule.starts_with("switchyard.") {
                 continue;
             }

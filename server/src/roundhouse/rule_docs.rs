@@ -163,16 +163,20 @@ pub fn book() -> String {
 }
 
 /// Writes one page per rule into `dir` (`<id>.md`), leaving files that already say the same alone.
-pub fn write_pages(dir: &Path) -> std::io::Result<()> {
+/// Writes every rule's page into `dir`, leaving alone the pages already up to date; returns the pages
+/// it wrote.
+pub fn write_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let pages = RULES.iter().map(|rule| (rule.id, page(rule, 1))).chain(OWN.iter().filter_map(|(id, _)| Some((*id, own_page(id)?))));
+    let mut written = Vec::new();
     for (id, text) in pages {
         let path = dir.join(format!("{id}.md"));
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             std::fs::write(&path, text)?;
+            written.push(path);
         }
     }
-    Ok(())
+    Ok(written)
 }
 
 /// Where the server writes the pages its diagnostics link to: the user's cache directory, per version.
@@ -212,11 +216,15 @@ mod tests {
     #[test]
     fn pages_are_written_once() {
         let dir = std::env::temp_dir().join(format!("switchyard-rule-pages-{}", std::process::id()));
-        write_pages(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(write_pages(&dir).unwrap().len(), RULES.len() + OWN.len(), "every page is written the first time");
+        assert_eq!(write_pages(&dir).unwrap(), Vec::<PathBuf>::new(), "pages already up to date are left alone");
+        // A page left by another version (or edited by hand) is written again, with the current text.
         let path = dir.join("views.output-block-pairing.md");
-        let written = std::fs::metadata(&path).unwrap().modified().unwrap();
-        write_pages(&dir).unwrap();
-        assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), written);
+        std::fs::write(&path, "stale").unwrap();
+        assert_eq!(write_pages(&dir).unwrap(), vec![path.clone()]);
+        let rule = super::super::catalogue::rule("views.output-block-pairing").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), page(rule, 1));
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), RULES.len() + OWN.len());
         std::fs::remove_dir_all(&dir).unwrap();
     }
