@@ -13,6 +13,8 @@ macro_rules! rule {
     }};
 }
 
+pub mod app;
+pub mod checks;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;

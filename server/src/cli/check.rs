@@ -7,10 +7,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Loaded, Outcome, load, report_file_errors};
+use crate::app::AppContext;
+use crate::checks::{app_diagnostics, file_diagnostics};
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::ide::context::AppContext;
-use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
 use crate::rails::FileFacts;
 use crate::rails::project;
 use crate::roundhouse::catalogue;

@@ -198,7 +198,7 @@ mod tests {
 
     /// What the editor shows for `text` as `app/models/post.rb` (suppressions applied).
     fn shown_in_model(text: &str) -> Vec<Diagnostic> {
-        crate::ide::diagnostics::file_diagnostics(&model_facts(text), &[], None)
+        crate::checks::file_diagnostics(&model_facts(text), &[], None)
     }
 
     #[test]
@@ -242,7 +242,7 @@ mod tests {
     fn unused_suppressions_are_removed() {
         let text = "class Post < ApplicationRecord\n  # switchyard:disable-next-line syntax.undef\n  has_many :comments\n  scope :x, -> { all } # switchyard:disable model.scope-body\nend\n";
         let facts = model_facts(text);
-        let shown = crate::ide::diagnostics::file_diagnostics(&facts, &[], None);
+        let shown = crate::checks::file_diagnostics(&facts, &[], None);
         let unused: Vec<&Diagnostic> = shown.iter().filter(|d| d.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION).collect();
         assert_eq!(unused.len(), 2);
         let apply = |d: &Diagnostic| {

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use super::context::AppContext;
 use super::routes::Hover;
+use crate::app::AppContext;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
 use crate::rails::route_table::RouteKind;
@@ -219,7 +219,7 @@ fn dedent(lines: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
+    use crate::checks::{app_diagnostics, file_diagnostics};
     use crate::test_fixture::Fixture;
 
     const APP: &str = r#"

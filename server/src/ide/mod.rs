@@ -1,7 +1,6 @@
 //! Features in editor terms — symbols, diagnostics — computed from the index with plain structs:
 //! paths, spans, names. The `lsp` layer turns these into protocol types.
 
-pub mod context;
 pub mod diagnostics;
 pub mod fixes;
 pub mod inlay;

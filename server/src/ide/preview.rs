@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::context::AppContext;
-use super::diagnostics::{app_diagnostics, file_derived, file_diagnostics};
+use crate::app::AppContext;
+use crate::checks::{app_diagnostics, file_derived, file_diagnostics};
 use crate::index::Index;
 use crate::roundhouse::preview::{Preview, preview};
 use crate::roundhouse::tree::{AppFacts, Target, map_file};

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::context::AppContext;
+use crate::app::AppContext;
 use crate::rails::route_table::{Route, RouteKind};
 use crate::rails::routes::RouteCall;
 use crate::rails::{FileFacts, inflect};

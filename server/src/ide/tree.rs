@@ -1,17 +1,11 @@
 //! Trees in editor terms: hover on a class or module name shows where Roundhouse writes it, and
 //! `views.output-collision` when two templates land in one emitted file.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-use super::context::AppContext;
 use super::routes::Hover;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::app::AppContext;
+
 use crate::rails::FileFacts;
 use crate::roundhouse::tree::{AppFacts, Target, emitted_stem, map_file};
-use crate::syntax::Span;
-
-pub const OUTPUT_COLLISION: crate::diagnostic::RuleId = rule!("views.output-collision");
 
 /// Hover on a class or module name: the file Roundhouse writes for it, and the file's trees.
 pub fn class_hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<Hover> {
@@ -33,41 +27,10 @@ pub fn class_hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Op
     Some(Hover { markdown, span })
 }
 
-/// Templates that land in the same emitted file: the last one Roundhouse writes wins.
-pub fn output_collisions(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
-    let mut by_path: BTreeMap<String, Vec<&FileFacts>> = BTreeMap::new();
-    for file in context.files.iter().filter(|f| f.template.is_some()) {
-        for path in crate::roundhouse::tree::template_paths(file) {
-            by_path.entry(path).or_default().push(file);
-        }
-    }
-    let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
-    for (path, mut sources) in by_path.into_iter().filter(|(_, s)| s.len() > 1) {
-        // Roundhouse writes them in path order: the last one's content is what survives.
-        sources.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
-        let winner = sources.last().map(|f| f.relative_path.clone()).unwrap_or_default();
-        for source in &sources {
-            let others: Vec<&str> =
-                sources.iter().filter(|o| o.relative_path != source.relative_path).map(|o| o.relative_path.as_str()).collect();
-            let fate = if source.relative_path == winner {
-                "this one wins".to_owned()
-            } else {
-                format!("{winner} wins and this template's output is lost")
-            };
-            out.entry(source.path.clone()).or_default().push(Diagnostic {
-                span: Span { start_byte: 0, end_byte: 0, start: Default::default(), end: Default::default() },
-                severity: Severity::Warning,
-                rule: OUTPUT_COLLISION,
-                message: format!("Roundhouse writes this template and {} to one file, {path}: {fate}.", others.join(", ")),
-            });
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::output_collisions;
     use crate::test_fixture::Fixture;
 
     const APP: &str = r#"

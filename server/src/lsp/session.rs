@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::app::AppContext;
 use crate::document::Document;
-use crate::ide::context::AppContext;
 use crate::index::Index;
 use crate::rails::FileFacts;
 

@@ -41,12 +41,12 @@ fn app_files(files: Vec<(String, String)>) -> Vec<(String, String)> {
 fn reported(files: &[(String, String)]) -> Vec<String> {
     let fixture = Fixture::from_files(files);
     let snapshot = fixture.index.snapshot();
-    let context = crate::ide::context::AppContext::new(&fixture.index, &fixture.root, &snapshot);
-    let derived = crate::ide::diagnostics::app_diagnostics(&context);
+    let context = crate::app::AppContext::new(&fixture.index, &fixture.root, &snapshot);
+    let derived = crate::checks::app_diagnostics(&context);
     let mut out = Vec::new();
     for facts in &snapshot {
         let found = derived.get(&facts.path).map_or(&[][..], Vec::as_slice);
-        for d in crate::ide::diagnostics::file_diagnostics(facts, found, Some(&context.reading)) {
+        for d in crate::checks::file_diagnostics(facts, found, Some(&context.reading)) {
             // A rule id is made only from the catalogue (`rule!`); every one has its page too.
             assert!(super::rule_docs::documented(&d.rule) && super::rule_docs::summary(&d.rule).is_some(), "{} has no page", d.rule);
             if d.rule.starts_with("rails.") || d.rule.starts_with("switchyard.") {

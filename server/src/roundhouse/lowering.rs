@@ -960,8 +960,8 @@ fn split_chain(chain: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ide::context::AppContext;
-    use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
+    use crate::app::AppContext;
+    use crate::checks::{app_diagnostics, file_diagnostics};
     use crate::roundhouse::tree::{AppFacts, Target, map_file};
 
     /// The rule, the preview and the inlay hint tell one story for every model statement of every

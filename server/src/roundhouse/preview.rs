@@ -10,8 +10,8 @@
 
 use super::lowering::{self, Kind};
 use super::tree::{Target, TreeEntry};
+use crate::app::AppContext;
 use crate::diagnostic::Diagnostic;
-use crate::ide::context::AppContext;
 use crate::rails::model::Model;
 use crate::rails::route_table::{Route, RouteKind};
 use crate::rails::schema::{Schema, Table};
@@ -710,7 +710,7 @@ fn controller_class(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ide::diagnostics::{app_diagnostics, file_diagnostics};
+    use crate::checks::{app_diagnostics, file_diagnostics};
     use crate::roundhouse::tree::{AppFacts, map_file};
     use crate::syntax::{Language, ParsedFile};
 

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use tower_lsp_server::Client;
 
+use crate::app::{AppContext, contribution};
+use crate::checks::{app_diagnostics, file_derived, file_diagnostics};
 use crate::diagnostic::Diagnostic;
-use crate::ide::context::{AppContext, contribution};
-use crate::ide::diagnostics::{app_diagnostics, file_derived, file_diagnostics};
 use crate::lsp::convert;
 use crate::lsp::session::Session;
 use crate::rails::FileFacts;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tower_lsp_server::ls_types::{Position, Uri};
 
-use crate::ide::context::AppContext;
+use crate::app::AppContext;
 use crate::index::Index;
 use crate::lsp::convert;
 use crate::lsp::session::Session;

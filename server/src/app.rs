@@ -1,5 +1,7 @@
 //! What whole-app checks and navigation need to know about one app, gathered once from a snapshot:
-//! its route table, the names a `*_path` helper may resolve to, its controllers, templates and methods.
+//! its route table, the names a `*_path` helper may resolve to, its controllers, templates, methods,
+//! partials' locals and how Roundhouse reads its files. Facts, not judgements: the checks over them
+//! are `checks`, the editor features `ide`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -38,8 +40,9 @@ pub struct AppContext {
     pub files: Vec<Arc<FileFacts>>,
     /// What deciding how Roundhouse reads each file needs (`roundhouse::ingest`).
     pub reading: crate::roundhouse::ingest::AppReading,
-    /// `views.output-collision` findings, by template: worked out once per context, when first asked.
-    collisions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
+    /// `views.output-collision` findings, by template: worked out once per context, when first asked
+    /// (`checks::output_collisions`).
+    pub(crate) collisions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
 }
 
 /// What a file contributes to its app's context, without positions: when an edit leaves it unchanged,
@@ -167,11 +170,6 @@ impl AppContext {
             files,
             collisions: std::sync::OnceLock::new(),
         }
-    }
-
-    /// Templates that write the same emitted file, by template path (see `ide::tree::output_collisions`).
-    pub fn output_collisions(&self) -> &BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>> {
-        self.collisions.get_or_init(|| super::tree::output_collisions(self))
     }
 
     pub fn model(&self, class_name: &str) -> Option<&crate::rails::model::Model> {

@@ -1,0 +1,1047 @@
+//! Every diagnostic of a file: its own findings (from extraction and `roundhouse::check_file`) and the
+//! checks that need the whole app — the `rails.*` wiring checks, the `routes.*` rules, the statements of
+//! model subclasses and concerns' `included` blocks, template collisions — each as true as the way
+//! Roundhouse reads the file makes it (`roundhouse::ingest`). The server and `--check` both ask here,
+//! so they always agree. It sits above `app` (the facts it judges) and below `ide` (the features).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+
+use crate::app::AppContext;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::FileFacts;
+use crate::rails::project::FileKind;
+use crate::rails::route_table::RouteKind;
+use crate::roundhouse;
+use crate::roundhouse::ingest::AppReading;
+
+pub const UNKNOWN_ROUTE_HELPER: crate::diagnostic::RuleId = rule!("rails.unknown-route-helper");
+pub const MISSING_ACTION: crate::diagnostic::RuleId = rule!("rails.missing-action");
+pub const MISSING_TEMPLATE: crate::diagnostic::RuleId = rule!("rails.missing-template");
+
+/// Controllers that Rails or common engines provide, never defined in the app.
+const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_mailbox/", "action_text/", "turbo/", "devise/"];
+
+/// A file's diagnostics: its own (from extraction) and `derived` (the whole-app checks), as true as the
+/// way Roundhouse reads the file makes them (`roundhouse::ingest`: none of its rules in a file it never
+/// reads, a dropped file rather than a stopped compile in one it reads on its own). `app` is what
+/// deciding that needs from the file's app; without it (an app still being indexed) the path decides.
+pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&AppReading>) -> Vec<Diagnostic> {
+    let reading = roundhouse::ingest::reading(facts, app);
+    let mut diagnostics: Vec<Diagnostic> =
+        facts.diagnostics.iter().chain(derived).cloned().filter_map(|d| roundhouse::ingest::apply(&reading, d)).collect();
+    // `# switchyard:disable …` comments; one that silences nothing is said (info).
+    let silences =
+        |s: &crate::rails::Suppression, rule: &str, d: &Diagnostic| d.rule == rule && s.line.is_none_or(|l| l == d.span.start.line);
+    let mut unused = Vec::new();
+    for suppression in &facts.suppressions {
+        for rule in &suppression.rules {
+            if !diagnostics.iter().any(|d| silences(suppression, rule, d)) {
+                let message = if roundhouse::catalogue::rule(rule).is_none() && crate::diagnostic::rule::UNUSED_SUPPRESSION != rule.as_str()
+                {
+                    format!("`{rule}` is not a rule (`switchyard rules` lists them): this comment silences nothing.")
+                } else {
+                    format!("Nothing here reports `{rule}`: this comment silences nothing and can go.")
+                };
+                unused.push(Diagnostic {
+                    span: suppression.span,
+                    severity: Severity::Info,
+                    rule: crate::diagnostic::rule::UNUSED_SUPPRESSION,
+                    message,
+                });
+            }
+        }
+    }
+    diagnostics.retain(|d| !facts.suppressions.iter().any(|s| s.rules.iter().any(|rule| silences(s, rule, d))));
+    diagnostics.extend(unused);
+    diagnostics.sort_by_key(|d| (d.span.start_byte, d.span.end_byte, d.rule));
+    diagnostics
+}
+
+/// The whole-app diagnostics of every file of the app, by path (files with none are absent). The
+/// per-file checks run in parallel: this is what an edit that changes the app's context waits for.
+pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>> {
+    use rayon::prelude::*;
+    let drawn: Vec<&str> =
+        context.files.iter().filter_map(|f| f.relative_path.strip_prefix("config/routes/")?.strip_suffix(".rb")).collect();
+    let per_file: Vec<(PathBuf, Vec<Diagnostic>)> = context
+        .files
+        .par_iter()
+        .map(|file| {
+            let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
+            found.extend(routeless_checks(file, context));
+            if context.has_routes_file {
+                if let Some(routes) = &file.routes {
+                    found.extend(roundhouse::routes::check(&routes.calls, &|name| drawn.contains(&name)));
+                }
+                found.extend(unknown_route_helpers(file, context));
+                found.extend(missing_templates(file, context));
+                found.extend(implicit_renders(file, context));
+            }
+            (file.path.clone(), found)
+        })
+        .filter(|(_, found)| !found.is_empty())
+        .collect();
+    let mut out: HashMap<PathBuf, Vec<Diagnostic>> = per_file.into_iter().collect();
+    if context.has_routes_file {
+        for (file, diagnostics) in missing_actions(context) {
+            out.entry(context.root.join(file)).or_default().extend(diagnostics);
+        }
+    }
+    for (path, diagnostics) in output_collisions(context) {
+        out.entry(path.clone()).or_default().extend(diagnostics.iter().cloned());
+    }
+    out
+}
+
+/// The whole-app diagnostics of one file that is not a routes file, from a context built before an
+/// edit that left the file's `contribution` unchanged: only its route helper uses can differ.
+pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
+    let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
+    if file.template.is_some() {
+        found.extend(output_collisions(context).get(&file.path).into_iter().flatten().cloned());
+    }
+    found.extend(routeless_checks(file, context));
+    if context.has_routes_file {
+        found.extend(unknown_route_helpers(file, context));
+        found.extend(missing_templates(file, context));
+        found.extend(implicit_renders(file, context));
+    }
+    found
+}
+
+/// The whole-app checks of one file that do not need the routes.
+fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut found = unexpanded_macros(file, context);
+    found.extend(unknown_association_loads(file, context));
+    found.extend(model_subclass_statements(file, context));
+    found.extend(concern_statements(file, context));
+    found
+}
+
+/// A concern's `included do … end` block: Roundhouse splices its statements into each model that
+/// includes it, and lowers them there; the findings sit on the concern's lines.
+fn concern_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    use crate::syntax::outline::{Item, Namespace, NamespaceKind};
+    let mut out = Vec::new();
+    for module in file.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Module) {
+        let Some(block) = module.items.iter().find_map(|item| match item {
+            Item::Call(call) if call.method == "included" && call.receiver.is_none() => call.block.as_ref(),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let last = module.name.rsplit("::").next().unwrap_or(&module.name);
+        let mut includers: Vec<&str> = context
+            .models
+            .values()
+            .map(|(f, i)| &f.models[*i])
+            .filter(|m| roundhouse::ingest::is_model_facts(m))
+            .filter(|m| {
+                m.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).any(|name| {
+                    name == module.name
+                        || name == last
+                            && module.name.strip_suffix(last).is_some_and(|ns| m.class_name.starts_with(ns.trim_end_matches("::")))
+                })
+            })
+            .map(|m| m.class_name.as_str())
+            .collect();
+        includers.sort_unstable();
+        let Some(first) = includers.first() else { continue };
+        let spliced = Namespace {
+            kind: NamespaceKind::Class,
+            name: (*first).to_owned(),
+            superclass: Some("ApplicationRecord".to_owned()),
+            span: block.span,
+            name_span: module.name_span,
+            items: block.items.clone(),
+        };
+        out.extend(roundhouse::lowering::spliced_findings(&crate::rails::model::extract(&spliced)));
+    }
+    out
+}
+
+/// Whether `superclass` (named inside `namespace`) is one of the app's models, or a class that
+/// inherits from one (`Group < Principal < ApplicationRecord`), at most eight levels up.
+fn active_record_ancestry(context: &AppContext, namespace: Option<&str>, superclass: &str) -> bool {
+    let mut name = superclass.to_owned();
+    let mut namespace = namespace.map(str::to_owned);
+    for _ in 0..8 {
+        let qualified = namespace.as_deref().map(|ns| format!("{ns}::{name}"));
+        let Some(model) = qualified.as_deref().and_then(|q| context.model(q)).or_else(|| context.model(&name)) else { return false };
+        if roundhouse::ingest::is_model_facts(model) {
+            return matches!(
+                model.superclass.as_deref().map(|s| s.trim_start_matches("::")),
+                Some("ApplicationRecord" | "ActiveRecord::Base")
+            );
+        }
+        let Some(next) = model.superclass.as_deref() else { return false };
+        namespace = model.class_name.rsplit_once("::").map(|(ns, _)| ns.to_owned());
+        name = next.trim_start_matches("::").to_owned();
+    }
+    false
+}
+
+/// A class of a model file whose superclass is one of the app's models (single-table inheritance, a
+/// shared base): Roundhouse reads it as a plain class and drops its model statements.
+fn model_subclass_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if file.models.is_empty() {
+        return Vec::new();
+    }
+    let bodies = roundhouse::ingest::bodies(file);
+    let mut out = Vec::new();
+    for model in &file.models {
+        if bodies.get(&model.span.start_byte) != Some(&roundhouse::ingest::Body::Library) {
+            continue;
+        }
+        let Some(superclass) = model.superclass.as_deref().map(|s| s.trim_start_matches("::")) else { continue };
+        // `Rooms::Open < Room` names `Rooms::Room` or `Room`.
+        let namespace = model.class_name.rsplit_once("::").map(|(ns, _)| ns);
+        if active_record_ancestry(context, namespace, superclass) {
+            let first = roundhouse::ingest::first_class(&file.outline.items).map_or("", |c| c.name.as_str());
+            out.extend(roundhouse::lowering::subclass_findings(model, first));
+        }
+    }
+    out
+}
+
+/// Methods that keep a relation on its model: a load after them names that model's associations.
+const RELATION_METHODS: &[&str] = &[
+    "all",
+    "where",
+    "not",
+    "rewhere",
+    "order",
+    "reorder",
+    "limit",
+    "offset",
+    "select",
+    "distinct",
+    "group",
+    "having",
+    "unscoped",
+    "references",
+    "readonly",
+    "lock",
+    "none",
+    "includes",
+    "preload",
+    "eager_load",
+    "joins",
+    "left_joins",
+    "left_outer_joins",
+    "strict_loading",
+    "page",
+    "per",
+];
+
+/// `rails.unknown-association` on `Post.includes(:comentz)` anywhere in the app: the model is the
+/// constant the relation starts at, when every method between keeps it there (relation methods, the
+/// model's scopes). Models that include modules or inherit from another model are left alone, as
+/// are unknown constants.
+fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for load in &file.association_loads {
+        let Some(model) = context.model(&load.model) else { continue };
+        if !model.declares_all_associations() {
+            continue;
+        }
+        let keeps_model = |m: &String| RELATION_METHODS.contains(&m.as_str()) || model.scopes.iter().any(|s| &s.name == m);
+        if !load.chain.iter().all(keeps_model) {
+            continue;
+        }
+        for (name, span) in &load.names {
+            if model.associations.iter().any(|a| &a.name == name) {
+                continue;
+            }
+            let hint = closest(name, model.associations.iter().map(|a| a.name.as_str()))
+                .map(|n| format!(" Did you mean `:{n}`?"))
+                .unwrap_or_default();
+            out.push(roundhouse::catalogue::finding(
+                rule!("rails.unknown-association"),
+                *span,
+                format!(
+                    "`{}(:{name})` names no association of {}: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs.{hint}",
+                    load.method, model.class_name
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Calls that answer the request, so an action that makes one does not rely on the implicit render.
+const RESPONDERS: &[&str] = &[
+    "render",
+    "redirect_to",
+    "redirect_back",
+    "redirect_back_or_to",
+    "head",
+    "respond_to",
+    "respond_with",
+    "send_data",
+    "send_file",
+    "super",
+    "yield",
+];
+
+/// `rails.missing-template` for the implicit render: an action a browser GET reaches that answers
+/// nothing itself and has no template. Rails raises ActionController::MissingExactTemplate there;
+/// Roundhouse's emitted controller answers 204 No Content. Silent when the action calls any method
+/// the app defines (it may render), for API controllers, and where an inherited controller's folder
+/// or `application/` could hold the template.
+fn implicit_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for controller in &file.controllers {
+        if !matches!(controller.superclass.as_deref(), Some("ApplicationController" | "ActionController::Base")) {
+            continue;
+        }
+        if controller.superclass.as_deref() == Some("ApplicationController")
+            && context.controller("ApplicationController").is_some_and(|c| c.superclass.as_deref() != Some("ActionController::Base"))
+        {
+            continue;
+        }
+        let Some(path) = controller.class_name.strip_suffix("Controller").map(crate::rails::inflect::underscore) else { continue };
+        for (action, calls) in &controller.action_calls {
+            let quiet = calls.iter().any(|c| RESPONDERS.contains(&c.as_str()) || context.method_names.contains(c));
+            if quiet
+                || !context.get_actions.contains(&(path.clone(), action.clone()))
+                || context.templates.contains(&format!("{path}/{action}"))
+                || context.templates.contains(&format!("application/{action}"))
+            {
+                continue;
+            }
+            let Some(summary) = controller.actions.iter().find(|a| &a.name == action) else { continue };
+            out.push(roundhouse::catalogue::finding(
+                MISSING_TEMPLATE,
+                summary.name_span,
+                format!(
+                    "`{action}` answers nothing itself and there is no template `{path}/{action}`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action."
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// `controller.concern-macro-not-expanded`: a class-body call of a class method of a module the
+/// controller (or an ancestor) includes, which Roundhouse cannot expand into filters.
+fn unexpanded_macros(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for controller in &file.controllers {
+        let modules = context.included_modules(&controller.class_name);
+        if modules.is_empty() {
+            continue;
+        }
+        for call in controller.macros.iter().filter(|c| !c.block && !c.name.contains('.')) {
+            let Some(found) = modules.iter().find_map(|m| context.module_macro(m, &call.name)) else { continue };
+            let args = crate::rails::concern_macros::call_args(&call.arguments, &call.options);
+            let Some(why) = crate::rails::concern_macros::not_expanded(found, &args) else { continue };
+            out.push(roundhouse::catalogue::finding(
+                rule!("controller.concern-macro-not-expanded"),
+                call.span,
+                format!(
+                    "Roundhouse does not expand `{}` from `{}` into filters: {why}. The call is dropped, so nothing it sets up runs in the emitted controller. Declare the filters here (`before_action …`), or keep the macro to filter calls with symbol targets.",
+                    call.name, found.module
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// `render "form"`, `render partial: "shared/nav"`, `render :edit` naming a template the app does not
+/// have. Only names written out are checked, and only where Rails' lookup is certain: a bare name
+/// that an inherited controller's folder or a shared partial could supply is given the benefit of
+/// the doubt, as is a folder the app has no templates in (a gem's views).
+fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let (folder, in_view) = match file.kind {
+        Some(FileKind::View) => (file.template.as_ref().and_then(|t| t.logical_path.rsplit_once('/')).map(|(dir, _)| dir.to_owned()), true),
+        Some(FileKind::Controller) => {
+            (file.relative_path.strip_prefix("app/controllers/").and_then(|p| p.strip_suffix("_controller.rb")).map(str::to_owned), false)
+        }
+        _ => (None, false),
+    };
+    let Some(folder) = folder else { return Vec::new() };
+    // Where else a bare name may resolve: a parent controller's folder, or (for a shared partial or
+    // layout) whichever controller renders it.
+    let lookup_elsewhere = if in_view {
+        file.template.as_ref().is_some_and(|t| t.partial || t.layout)
+    } else {
+        file.controllers.iter().any(|c| {
+            c.superclass
+                .as_deref()
+                .is_some_and(|s| !matches!(s, "ApplicationController" | "ActionController::Base" | "ActionController::API"))
+        })
+    };
+    file.render_calls
+        .iter()
+        .filter_map(|call| {
+            let (key, name) = call.named.as_ref()?;
+            if call.options.iter().any(|o| matches!(o.as_str(), "inline" | "file" | "plain" | "html" | "body" | "json" | "xml" | "js")) {
+                return None;
+            }
+            let partial = *key == "partial" || (in_view && key.is_empty());
+            let name = name.split('.').next().unwrap_or(name);
+            let (dir, base) = match name.rsplit_once('/') {
+                Some((dir, base)) if !dir.is_empty() && !base.is_empty() => (dir, base),
+                Some(_) => return None,
+                None => (folder.as_str(), name),
+            };
+            if base.is_empty() || !base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return None;
+            }
+            let file_name = if partial { format!("_{base}") } else { base.to_owned() };
+            let logical = format!("{dir}/{file_name}");
+            if context.templates.contains(&logical) {
+                return None;
+            }
+            let bare = !name.contains('/');
+            if bare
+                && (context.templates.contains(&format!("application/{file_name}"))
+                    || (lookup_elsewhere && {
+                        let suffix = format!("/{file_name}");
+                        context.templates.iter().any(|t| t.ends_with(&suffix))
+                    }))
+            {
+                return None;
+            }
+            let folder_prefix = format!("{dir}/");
+            if !bare && !context.templates.iter().any(|t| t.starts_with(&folder_prefix)) {
+                return None; // Not the app's folder: a gem's or engine's views.
+            }
+            let what = if partial { "partial" } else { "template" };
+            Some(Diagnostic {
+                span: call.span,
+                severity: Severity::Warning,
+                rule: MISSING_TEMPLATE,
+                message: format!("No {what} `{logical}` in app/views: this `render` raises ActionView::MissingTemplate when it runs."),
+            })
+        })
+        .collect()
+}
+
+fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    // A routes file Switchyard could not fully expand (a gem's macro, a dynamic route) may define
+    // helpers we cannot see: say nothing rather than something wrong.
+    if !context.table.skipped.is_empty() || file.kind == Some(FileKind::Routes) {
+        return Vec::new();
+    }
+    // A partial's locals: what its renders pass and what its strict-locals comment declares.
+    let locals: HashSet<&str> = match file.template.as_ref().filter(|t| t.partial) {
+        Some(template) => {
+            let base = template.logical_path.rsplit('/').next().unwrap_or("");
+            template
+                .strict_locals
+                .iter()
+                .map(String::as_str)
+                .chain(context.partial_locals.get(base).into_iter().flatten().map(String::as_str))
+                .collect()
+        }
+        None => HashSet::new(),
+    };
+    file.route_helper_calls
+        .iter()
+        .filter_map(|reference| {
+            let route_name = reference.name.strip_suffix("_path").or_else(|| reference.name.strip_suffix("_url"))?;
+            if context.helper_names.contains(route_name)
+                || context.method_names.contains(&reference.name)
+                || locals.contains(reference.name.as_str())
+            {
+                return None;
+            }
+            let suggestion = closest(route_name, context.helper_names.iter().map(String::as_str))
+                .map(|name| format!(" Did you mean `{name}{}`?", if reference.name.ends_with("_url") { "_url" } else { "_path" }))
+                .unwrap_or_default();
+            Some(Diagnostic {
+                span: reference.span,
+                severity: Severity::Error,
+                rule: UNKNOWN_ROUTE_HELPER,
+                message: format!(
+                    "No route is named `{route_name}`, so `{}` is undefined (NameError when this runs).{suggestion}",
+                    reference.name
+                ),
+            })
+        })
+        .collect()
+}
+
+/// Routes whose controller or action does not exist, grouped by the call that made them.
+fn missing_actions(context: &AppContext) -> BTreeMap<String, Vec<Diagnostic>> {
+    // (file, call start) → (call span, missing actions, missing controller class).
+    type Missing = (crate::syntax::Span, Vec<String>, Option<String>);
+    let mut by_call: BTreeMap<(String, usize), Missing> = BTreeMap::new();
+    for route in &context.table.routes {
+        let (RouteKind::Action, Some(controller), Some(action)) = (route.kind, &route.controller, &route.action) else { continue };
+        if FRAMEWORK_CONTROLLERS.iter().any(|p| controller.starts_with(p)) {
+            continue;
+        }
+        let class_name = AppContext::controller_class(controller);
+        let missing_controller = context.controller(&class_name).is_none();
+        let has_action = if missing_controller { Some(false) } else { context.has_action(&class_name, action) };
+        let has_template = context.templates.contains(&format!("{controller}/{action}"));
+        // An implicit action needs its template, and the controller still has to exist.
+        if has_action == Some(false) && (missing_controller || !has_template) {
+            let entry = by_call.entry((route.file.clone(), route.span.start_byte)).or_insert_with(|| (route.span, Vec::new(), None));
+            if missing_controller {
+                entry.2 = Some(class_name);
+            }
+            if !entry.1.contains(action) {
+                entry.1.push(action.clone());
+            }
+        }
+    }
+    let mut out: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+    for ((file, _), (span, actions, missing_controller)) in by_call {
+        let list = actions.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
+        let message = match missing_controller {
+            Some(class_name) => format!("No {class_name} in the app for {list}: the route raises a routing error when requested."),
+            None => {
+                format!("The controller has no {list} action and no template for it: the route raises AbstractController::ActionNotFound.")
+            }
+        };
+        out.entry(file).or_default().push(Diagnostic { span, severity: Severity::Warning, rule: MISSING_ACTION, message });
+    }
+    out
+}
+
+/// The closest name by edit distance, when it is close enough to be a typo.
+fn closest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    names
+        .map(|name| (edit_distance(wanted, name), name))
+        .filter(|(d, name)| *d <= 2.max(wanted.len() / 4) && *d < name.len())
+        .min_by_key(|(distance, name)| (*distance, name.len().abs_diff(wanted.len()), *name))
+        .map(|(_, name)| name)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// Templates that land in the same emitted file: the last one Roundhouse writes wins.
+pub fn output_collisions(context: &AppContext) -> &BTreeMap<PathBuf, Vec<Diagnostic>> {
+    context.collisions.get_or_init(|| collisions_of(context))
+}
+
+fn collisions_of(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
+    let mut by_path: BTreeMap<String, Vec<&FileFacts>> = BTreeMap::new();
+    for file in context.files.iter().filter(|f| f.template.is_some()) {
+        for path in crate::roundhouse::tree::template_paths(file) {
+            by_path.entry(path).or_default().push(file);
+        }
+    }
+    let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+    for (path, mut sources) in by_path.into_iter().filter(|(_, s)| s.len() > 1) {
+        // Roundhouse writes them in path order: the last one's content is what survives.
+        sources.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+        let winner = sources.last().map(|f| f.relative_path.clone()).unwrap_or_default();
+        for source in &sources {
+            let others: Vec<&str> =
+                sources.iter().filter(|o| o.relative_path != source.relative_path).map(|o| o.relative_path.as_str()).collect();
+            let fate = if source.relative_path == winner {
+                "this one wins".to_owned()
+            } else {
+                format!("{winner} wins and this template's output is lost")
+            };
+            out.entry(source.path.clone()).or_default().push(Diagnostic {
+                span: crate::syntax::Span::default(),
+                severity: Severity::Warning,
+                rule: rule!("views.output-collision"),
+                message: format!("Roundhouse writes this template and {} to one file, {path}: {fate}.", others.join(", ")),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    /// Every whole-app diagnostic of the fixture, as `file:line rule message`.
+    fn check(fixture: &str, expect: Expect) {
+        let fixture = Fixture::new(fixture);
+        let snapshot = fixture.index.snapshot();
+        let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let mut lines: Vec<String> = app_diagnostics(&context)
+            .into_iter()
+            .flat_map(|(path, diagnostics)| {
+                let file = path.strip_prefix(&fixture.root).unwrap().display().to_string();
+                diagnostics.into_iter().map(move |d| format!("{file}:{} {} {}", d.span.start.line + 1, d.rule, d.message))
+            })
+            .collect();
+        lines.sort();
+        let rendered = if lines.is_empty() { String::new() } else { lines.join("\n") + "\n" };
+        expect.assert_eq(&rendered);
+    }
+
+    const ROUTES: &str = r#"
+        #- /config/routes.rb
+        Rails.application.routes.draw do
+          resources :posts, only: [:index, :show]
+          get "about", to: "pages#about"
+        end
+        #- /app/controllers/posts_controller.rb
+        class PostsController < ApplicationController
+          include Listing
+          def show; end
+        end
+        #- /app/controllers/concerns/listing.rb
+        module Listing
+          def index; end
+        end
+        #- /app/controllers/application_controller.rb
+        class ApplicationController < ActionController::Base; end
+    "#;
+
+    #[test]
+    fn renders_of_templates_the_app_does_not_have() {
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              resources :posts
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              def create
+                render :new, status: :unprocessable_entity
+                render :neww
+                render "posts/show"
+                render partial: "sidebar"
+                render "kaminari/_paginator"
+                render json: @posts
+                render some_variable
+              end
+            end
+            #- /app/controllers/admin/posts_controller.rb
+            class Admin::PostsController < Admin::BaseController
+              def index = render(:dashboard)
+            end
+            #- /app/views/posts/new.html.erb
+            <%= render "form", post: @post %>
+            <%= render "frm" %>
+            <%= render partial: "comments/comment", collection: @comments %>
+            <%= render "comments/coment" %>
+            <%= render "nav" %>
+            <%= render @posts %>
+            #- /app/views/posts/_form.html.erb
+            <%= render "errors" %>
+            #- /app/views/posts/show.html.erb
+            #- /app/views/comments/_comment.html.erb
+            #- /app/views/application/_nav.html.erb
+            #- /app/views/shared/_errors.html.erb
+            #- /app/views/admin/base/dashboard.html.erb
+            "#,
+            expect![[r#"
+                app/controllers/posts_controller.rb:4 rails.missing-template No template `posts/neww` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+                app/controllers/posts_controller.rb:6 rails.missing-template No partial `posts/_sidebar` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+                app/views/posts/new.html.erb:2 rails.missing-template No partial `posts/_frm` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+                app/views/posts/new.html.erb:4 rails.missing-template No partial `comments/_coment` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn implicit_renders_without_a_template() {
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              resources :posts, only: [:index, :show, :new, :create]
+              get "feed", to: "posts#feed"
+              get "stats", to: "posts#stats"
+              post "ping", to: "posts#ping"
+              resources :tokens, only: :index
+            end
+            #- /app/controllers/application_controller.rb
+            class ApplicationController < ActionController::Base
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              def index; end
+              def show
+                @post = Post.find(params[:id])
+              end
+              def new
+                load_form
+              end
+              def create; end
+              def feed
+                respond_to { |format| format.rss }
+              end
+              def stats = head(:no_content)
+              def ping; end
+
+              private
+
+              def load_form
+                @post = Post.new
+              end
+            end
+            #- /app/controllers/tokens_controller.rb
+            class TokensController < ActionController::API
+              def index; end
+            end
+            #- /app/views/posts/index.html.erb
+            <h1>Posts</h1>
+        "#,
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn association_loads_name_the_models_associations() {
+        check(
+            r#"
+            #- /app/models/post.rb
+            class Post < ApplicationRecord
+              has_many :comments
+              belongs_to :author
+              scope :published, -> { where(published: true) }
+            end
+            #- /app/models/comment.rb
+            class Comment < ApplicationRecord
+              include Reactable
+              belongs_to :post
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              def index
+                @posts = Post.published.includes(:comentz, :author).order(:id)
+                @drafts = Post.where(published: false).preload(author: :profile)
+                @recent = Post.first.comments.includes(:anything)
+                @odd = Comment.includes(:reactions)
+                @joined = Post.joins(:tags)
+              end
+            end
+            #- /app/views/posts/index.html.erb
+            <% Post.eager_load(:autor).each do |post| %><%= post.id %><% end %>
+        "#,
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.unknown-association `includes(:comentz)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs. Did you mean `:comments`?
+                app/controllers/posts_controller.rb:7 rails.unknown-association `joins(:tags)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs.
+                app/views/posts/index.html.erb:1 rails.unknown-association `eager_load(:autor)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs. Did you mean `:author`?
+            "#]],
+        );
+    }
+
+    #[test]
+    fn concern_macros_that_are_not_filter_dsl() {
+        check(
+            r#"
+            #- /app/controllers/concerns/authentication.rb
+            module Authentication
+              extend ActiveSupport::Concern
+
+              class_methods do
+                def allow_unauthenticated_access(**options)
+                  skip_before_action :require_authentication, **options
+                end
+
+                def require_sudo_mode(**options)
+                  before_action :require_sudo, **options
+                  helper_method :sudo?
+                end
+              end
+            end
+            #- /app/controllers/application_controller.rb
+            class ApplicationController < ActionController::Base
+              include Authentication
+            end
+            #- /app/controllers/sessions_controller.rb
+            class SessionsController < ApplicationController
+              allow_unauthenticated_access only: %i[new create]
+              allow_unauthenticated_access if: :trusted_network?
+              require_sudo_mode only: :destroy
+              rate_limit to: 10, within: 3.minutes
+            end
+            #- /app/controllers/reports_controller.rb
+            class ReportsController < ActionController::Base
+              require_sudo_mode only: :destroy
+            end
+        "#,
+            expect![[r#"
+                app/controllers/sessions_controller.rb:3 controller.concern-macro-not-expanded Roundhouse does not expand `allow_unauthenticated_access` from `Authentication` into filters: a filter in it has an `if:`/`unless:` condition. The call is dropped, so nothing it sets up runs in the emitted controller. Declare the filters here (`before_action …`), or keep the macro to filter calls with symbol targets.
+                app/controllers/sessions_controller.rb:4 controller.concern-macro-not-expanded Roundhouse does not expand `require_sudo_mode` from `Authentication` into filters: its body holds `helper_method :sudo?`, which is not filter DSL. The call is dropped, so nothing it sets up runs in the emitted controller. Declare the filters here (`before_action …`), or keep the macro to filter calls with symbol targets.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn migration_verbs_matter_only_without_a_schema_file() {
+        let migrations = r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+            end
+            #- /db/migrate/20240101000000_create_posts.rb
+            class CreatePosts < ActiveRecord::Migration[8.0]
+              def change
+                create_table :posts do |t|
+                  t.string :title
+                end
+                # execute "VACUUM" is only a comment
+                create_join_table :posts, :tags
+                reversible do |dir|
+                  dir.up { execute "UPDATE posts SET title = ''" }
+                end
+              end
+            end
+        "#;
+        check(
+            migrations,
+            expect![[r#"
+                db/migrate/20240101000000_create_posts.rb:7 schema.migration-verb Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `create_join_table`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.
+                db/migrate/20240101000000_create_posts.rb:8 schema.migration-verb Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `reversible`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.
+            "#]],
+        );
+        let with_schema = format!(
+            "{migrations}\n            #- /db/schema.rb\n            ActiveRecord::Schema[8.0].define(version: 1) do\n            end\n"
+        );
+        check(&with_schema, expect![[""]]);
+    }
+
+    #[test]
+    fn names_bound_in_the_app_are_no_route_helpers() {
+        // Locals, parameters, a partial's locals (from its renders and its strict-locals comment),
+        // readers and RSpec lets; a name bound nowhere is still reported.
+        check(
+            &format!(
+                "{ROUTES}{}",
+                r#"
+        #- /app/views/posts/index.html.erb
+        <% back_url = request.referrer %>
+        <%= link_to "Back", back_url %>
+        <%= render "type_picker", type_change_path: posts_path %>
+        <%= link_to "Lost", lost_path %>
+        #- /app/views/posts/_type_picker.html.erb
+        <%= form_with url: type_change_path %>
+        #- /app/views/posts/_strict.html.erb
+        <%# locals: (cancel_url:, title: nil) -%>
+        <%= link_to "Cancel", cancel_url %>
+        #- /app/helpers/documents_helper.rb
+        module DocumentsHelper
+          attr_reader :return_url
+          def fetch_document(untrusted_url) = open(untrusted_url, return_url)
+        end
+        #- /spec/requests/login_spec.rb
+        RSpec.describe "login" do
+          let(:login_path) { "/login" }
+          it { get login_path; expect(page).to have_current_path(current_path) }
+        end
+        "#
+            ),
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+                app/views/posts/index.html.erb:4 rails.unknown-route-helper No route is named `lost`, so `lost_path` is undefined (NameError when this runs). Did you mean `post_path`?
+                config/routes.rb:3 rails.missing-action No PagesController in the app for `about`: the route raises a routing error when requested.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn unknown_route_helpers_suggest_the_closest_route() {
+        check(
+            &format!(
+                "{ROUTES}{}",
+                r#"
+        #- /app/views/pages/about.html.erb
+        <%= link_to "Posts", posts_path %> <%= link_to "Post", pots_url(1) %> <%= avatar_path %> <%= about_path %>
+        #- /app/helpers/avatars_helper.rb
+        module AvatarsHelper
+          def avatar_path = "/a.png"
+        end
+        "#
+            ),
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+                app/views/pages/about.html.erb:1 rails.unknown-route-helper No route is named `pots`, so `pots_url` is undefined (NameError when this runs). Did you mean `posts_url`?
+                config/routes.rb:3 rails.missing-action No PagesController in the app for `about`: the route raises a routing error when requested.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn haml_templates_are_checked_at_the_exact_code() {
+        let fixture = Fixture::new(&format!(
+            "{ROUTES}{}",
+            r##"
+        #- /app/views/posts/index.html.haml
+        %h1 Posts
+        - @posts.each do |post|
+          %li{data: {url: post_path(post)}}= link_to post.title, pots_path
+          - if post.draft?
+            = render "posts/draft_badge", post: post
+        %p See #{link_to "the archive", archive_url}
+        -# = link_to "old", ancient_path
+        :javascript
+          var url = "#{feed_path}";
+        "##
+        ));
+        let snapshot = fixture.index.snapshot();
+        let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let diagnostics = app_diagnostics(&context);
+        let haml = fixture.root.join("app/views/posts/index.html.haml");
+        let mut found: Vec<(u32, String)> = diagnostics[&haml]
+            .iter()
+            .map(|d| (d.span.start.line, format!("{}:{}-{} {}", d.span.start.line + 1, d.span.start.col + 1, d.span.end.col + 1, d.rule)))
+            .collect();
+        found.sort();
+        let found: Vec<String> = found.into_iter().map(|(_, f)| f).collect();
+        // Filters interpolate too; a `-#` comment is no code.
+        assert_eq!(
+            found,
+            [
+                "3:58-67 rails.unknown-route-helper",
+                "5:7-45 rails.missing-template",
+                "6:33-44 rails.unknown-route-helper",
+                "9:16-25 rails.unknown-route-helper",
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_controllers_and_actions_but_not_implicit_templates_or_concern_actions() {
+        check(
+            ROUTES,
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+                config/routes.rb:3 rails.missing-action No PagesController in the app for `about`: the route raises a routing error when requested.
+            "#]],
+        );
+        check(
+            &format!(
+                "{ROUTES}\n#- /app/views/pages/about.html.erb\n<h1>About</h1>\n#- /app/controllers/pages_controller.rb\nclass PagesController < ApplicationController\nend\n"
+            ),
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.missing-template `show` answers nothing itself and there is no template `posts/show`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+            "#]],
+        );
+        // A concern from outside the app may define the action: no guess.
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              resources :posts, only: [:index, :destroy]
+              resources :reports, only: :index
+            end
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ActionController::Base
+              def index; end
+            end
+            #- /app/controllers/reports_controller.rb
+            class ReportsController < ActionController::Base
+              include SomeGem::Reporting
+            end
+            "#,
+            expect![[r#"
+                app/controllers/posts_controller.rb:2 rails.missing-template `index` answers nothing itself and there is no template `posts/index`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+                config/routes.rb:2 rails.missing-action The controller has no `destroy` action and no template for it: the route raises AbstractController::ActionNotFound.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn routes_rules_fire_on_the_exact_construct() {
+        check(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              concern :commentable do
+                resources :comments
+              end
+              devise_for :users
+              resources :photos, path: "gallery", only: :index
+              resources "posts"
+              get
+              get "legacy", to: redirect("/new")
+              get "photos/search"
+              mount Sidekiq::Web => "/sidekiq"
+              draw :admin
+              draw :missing
+              namespace :api do
+                get "ping", to: "health#ping"
+              end
+            end
+            #- /config/routes/admin.rb
+            get "admin", to: "admin#show"
+            #- /app/controllers/photos_controller.rb
+            class PhotosController < ActionController::Base
+              def index; end
+              def search; end
+            end
+            "#,
+            expect![[r#"
+                app/controllers/photos_controller.rb:2 rails.missing-template `index` answers nothing itself and there is no template `photos/index`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+                app/controllers/photos_controller.rb:3 rails.missing-template `search` answers nothing itself and there is no template `photos/search`: a browser GET raises ActionController::MissingExactTemplate in Rails, while Roundhouse's emitted controller answers 204 No Content. Add the template, or `render`/`redirect_to`/`head` in the action.
+                config/routes.rb:10 routes.missing-target Roundhouse drops a `get` route without `to:` outside `resources` (Rails would infer the controller from the path). Name the target: `to: "controller#action"`.
+                config/routes.rb:11 routes.mount Roundhouse drops `mount`: the mounted app's routes do not exist in the compiled app.
+                config/routes.rb:13 routes.draw-missing `draw(:missing)` but there is no config/routes/missing.rb: Roundhouse stops the compile (and Rails raises).
+                config/routes.rb:15 rails.missing-action No Api::HealthController in the app for `ping`: the route raises a routing error when requested.
+                config/routes.rb:2 routes.unsupported-dsl Roundhouse does not support `concern` (routing concerns) in routes: it stops the compile with "unsupported routes DSL". Write the routes it stands for with `resources`, `scope` or verbs.
+                config/routes.rb:5 routes.unsupported-dsl Roundhouse does not support `devise_for` (gem routing macros) in routes: it stops the compile with "unsupported routes DSL". Write the routes it stands for with `resources`, `scope` or verbs.
+                config/routes.rb:6 routes.resource-option-ignored Roundhouse ignores `path:` on `resources` (it reads only `only`, `except` and `as`): the compiled route may reach a different controller or path than Rails'.
+                config/routes.rb:7 rails.missing-action No PostsController in the app for `index`, `create`, `new`, `edit`, `show`, `update`, `destroy`: the route raises a routing error when requested.
+                config/routes.rb:7 routes.malformed Roundhouse needs a symbol here ("resources name must be a symbol"): write `resources :posts`.
+                config/routes.rb:8 routes.malformed `get` without a path: Roundhouse stops the compile ("verb route without arguments"). Give the path: `get "path", to: "controller#action"`.
+                config/routes.rb:9 routes.redirect Roundhouse drops redirect routes: this URL answers 404 in the compiled app. Redirect from a controller action instead (`redirect_to "/b", status: :moved_permanently`).
+                config/routes/admin.rb:1 rails.missing-action No AdminController in the app for `show`: the route raises a routing error when requested.
+            "#]],
+        );
+    }
+}
+
+#[cfg(test)]
+mod suppression_tests {
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    #[test]
+    fn disable_comments_silence_their_line_the_next_line_or_the_file() {
+        let fixture = Fixture::new(
+            r#"
+            #- /app/models/report.rb
+            class Report < ApplicationRecord
+              alias a b # switchyard:disable syntax.alias-keyword
+              # switchyard:disable-next-line syntax.undef
+              undef c
+              undef d
+              alias e f # switchyard:disable syntax.undef
+            end
+            #- /lib/shell.rb
+            # Legacy code, not compiled by Roundhouse anyway.
+            # switchyard:disable syntax.backtick-command
+            class Shell
+              def run = `ls`
+            end
+            "#,
+        );
+        let report = fixture.facts("app/models/report.rb");
+        let left: Vec<String> =
+            file_diagnostics(&report, &[], None).iter().map(|d| format!("{} {}", d.span.start.line + 1, d.rule)).collect();
+        assert_eq!(left, ["5 syntax.undef", "6 syntax.alias-keyword", "6 switchyard.unused-suppression"]);
+        let unused =
+            file_diagnostics(&report, &[], None).into_iter().find(|d| d.rule == crate::diagnostic::rule::UNUSED_SUPPRESSION).unwrap();
+        // `  alias e f # switchyard:disable syntax.undef`: the span is the comment's directive.
+        let columns = (unused.span.start.line, unused.span.start.col, unused.span.end.col);
+        assert_eq!(columns, (5, 14, 14 + "switchyard:disable syntax.undef".len() as u32));
+        assert_eq!(unused.severity, Severity::Info);
+        assert!(file_diagnostics(&fixture.facts("lib/shell.rb"), &[], None).is_empty());
+    }
+}
