@@ -456,6 +456,7 @@ def measure(name, app, roundhouse, binary, work):
     error_files = {w["path"] for w in strict_found if w["level"] == "error"}
 
     per_rule = collections.OrderedDict()
+    confirmed_findings = set()
 
     def row(rule):
         return per_rule.setdefault(rule, {"findings": 0, "confirmed": 0, "by": collections.Counter(), "unconfirmed": [], "unscored": 0})
@@ -486,6 +487,7 @@ def measure(name, app, roundhouse, binary, work):
         if why:
             r["confirmed"] += 1
             r["by"][why] += 1
+            confirmed_findings.add(id(f))
         elif rule not in GAP and rule not in WARNING and rule not in TREE:
             r["unscored"] += 1
             r["unconfirmed"].append(f"{where} (no compiler channel) {f['message'][:110]}")
@@ -516,8 +518,7 @@ def measure(name, app, roundhouse, binary, work):
     missed_sites = [s for s in sites if (s[0], s[1]) not in covered]
 
     mc = [f for f in findings if f["rule"].startswith(MODEL_CONTROLLER) and f["severity"] == "warning" and f["file"] not in removed]
-    mc_rows = [r for rule, r in per_rule.items() if rule.startswith(MODEL_CONTROLLER) and rule in {f["rule"] for f in mc}]
-    mc_confirmed = sum(r["confirmed"] for r in mc_rows)
+    mc_confirmed = sum(1 for f in mc if id(f) in confirmed_findings)
 
     # Tree paths: what `switchyard tree` says each file writes in the CRuby tree, against the tree.
     tree_report = {"predicted": 0, "found": 0, "missing": [], "unclaimed": []}
@@ -529,6 +530,8 @@ def measure(name, app, roundhouse, binary, work):
                 emitted_files.update(os.path.relpath(os.path.join(base, n), tree) for n in names)
         claimed = set()
         for entry in entries:
+            if entry["source"] in removed:
+                continue  # not in the compiled copy
             for path in entry["targets"].get("ruby", {}).get("paths", []):
                 claimed.add(path)
                 tree_report["predicted"] += 1

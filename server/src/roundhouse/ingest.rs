@@ -351,6 +351,12 @@ pub fn apply(reading: &Reading, finding: Diagnostic) -> Option<Diagnostic> {
     }
 }
 
+/// The finding that makes Roundhouse drop a file it reads on its own (`Reading::FileByFile`): the first
+/// construct its ingest rejects there, or a syntax error.
+pub fn dropped_by(facts: &FileFacts) -> Option<&Diagnostic> {
+    facts.diagnostics.iter().find(|d| d.severity == Severity::Error && (rejects(&d.rule) || d.rule == "syntax.parse-error"))
+}
+
 /// Rules whose construct the ingest rejects (an error where the file is compiled).
 fn rejects(rule: &str) -> bool {
     rule.starts_with("syntax.") && rule != "syntax.parse-error"

@@ -393,7 +393,14 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
         // Folded into config/schema.rb when there is no db/schema.rb (the reading says so).
         FileKind::Migration => landed(source, vec!["config/schema.rb".to_owned(), "db/seed.sql".to_owned()], Vec::new(), "aot", None),
         FileKind::Test => test_entry(facts),
-        FileKind::Helper | FileKind::AppSupport | FileKind::Library | FileKind::Concern => library(facts, "a support file"),
+        FileKind::Helper | FileKind::AppSupport | FileKind::Library | FileKind::Concern => match ingest::dropped_by(facts) {
+            // Read on its own, the file is dropped whole when its ingest rejects a construct.
+            Some(finding) if ingest::reading(facts, Some(&app.reading)) == Reading::FileByFile => no_tree(
+                source,
+                format!("Roundhouse drops this file: its ingest rejects what `{}` reports on line {}", finding.rule, finding.span.start.line + 1),
+            ),
+            _ => library(facts, "a support file"),
+        },
         FileKind::OtherRuby => match source {
             "db/seeds.rb" => landed(source, vec!["db/seeds.rb".to_owned()], swaps, "aot", None),
             "config/importmap.rb" => landed(source, vec!["config/importmap.rb".to_owned()], Vec::new(), "aot", None),
