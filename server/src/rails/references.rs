@@ -235,8 +235,15 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut locals = Locals::default();
     // RSpec's `let(:x)`, `let!(:x)`, `subject(:x)`: methods of the example group, anywhere below it.
     let mut lets: BTreeSet<String> = BTreeSet::new();
+    // Methods the file defines, wherever (`def stub_current_path(path)` inside an RSpec `describe`).
+    let mut defined: BTreeSet<String> = BTreeSet::new();
     crate::syntax::for_each_node(root, |node| {
         locals.visit(node, text);
+        if node.kind() == "method"
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            defined.insert(text_of(name, text).to_owned());
+        }
         match node.kind() {
             "call" if node.child_by_field_name("receiver").is_none() => {
                 if let Some(method) = node.child_by_field_name("method").filter(|m| m.kind() == "identifier") {
@@ -276,7 +283,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
             _ => {}
         }
     });
-    references.route_helpers.retain(|r| !lets.contains(&r.name));
+    references.route_helpers.retain(|r| !lets.contains(&r.name) && !defined.contains(&r.name));
     references.ivars_read = read.into_iter().collect();
     references.constants = constants.into_iter().collect();
     references.helper_calls = helpers.into_iter().collect();
@@ -399,6 +406,10 @@ rescue => error_path
 end
 let(:login_path) { "/login" }
 it { visit login_path }
+describe "links" do
+  def stub_current_path(path) = path
+  it { stub_current_path("/top") }
+end
 "#;
         let parsed = ParsedFile::parse(Language::Ruby, text);
         let found = extract(parsed.ruby.as_ref().unwrap().root_node(), text);

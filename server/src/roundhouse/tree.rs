@@ -397,7 +397,11 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
             // Read on its own, the file is dropped whole when its ingest rejects a construct.
             Some(finding) if ingest::reading(facts, Some(&app.reading)) == Reading::FileByFile => no_tree(
                 source,
-                format!("Roundhouse drops this file: its ingest rejects what `{}` reports on line {}", finding.rule, finding.span.start.line + 1),
+                format!(
+                    "Roundhouse drops this file: its ingest rejects what `{}` reports on line {}",
+                    finding.rule,
+                    finding.span.start.line + 1
+                ),
             ),
             _ => library(facts, "a support file"),
         },
