@@ -77,7 +77,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "syntax",
-        trigger: "`alias new old`, `alias $a $b` (`alias_method` is fine)",
+        trigger: "`alias new old` in the body of an Active Record model or a controller (the compile stops); elsewhere (library classes, helpers, concerns, a model's subclass) Roundhouse drops the `alias` without a word — a warning there",
         implemented: true,
     },
     Rule { id: "syntax.undef", severity: Severity::Error, targets: ALL, family: "syntax", trigger: "`undef x`", implemented: true },
@@ -118,7 +118,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "syntax",
-        trigger: "`def f(**) = g(**)`",
+        trigger: "forwarding an anonymous `**` (`def f(**) = g(**)`); an anonymous `**` parameter that is never passed on compiles",
         implemented: true,
     },
     Rule {
@@ -134,7 +134,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "syntax",
-        trigger: "`class`/`module`/`class << x` in expression position: inside a method, or a class/module nested in an Active Record model's body (`class Category < ApplicationRecord; class Group … end; end`)",
+        trigger: "a `class`/`module` defined inside a method, or in the body of an Active Record model, an Active Model class or a controller, or in a test's `setup` block (`class << self` is fine; a class nested in a plain class or a test class's body is too)",
         implemented: true,
     },
     Rule {
@@ -230,7 +230,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "model",
-        trigger: "a non-`def` statement inside `class << self` of an Active Record model",
+        trigger: "a statement other than `def` or a bare `private`/`protected`/`public` inside an Active Record model's `class << self` (`attr_accessor`, `private :x`…)",
         implemented: true,
     },
     Rule {
@@ -254,7 +254,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "model",
-        trigger: "a model class-body call no Roundhouse pass claims (Roundhouse prints `<dsl> not supported (all targets): model DSL call on <Model> not lowered`): `default_scope`, `serialize`, `store_accessor`, `accepts_nested_attributes_for`, `has_many_attached`, `has_one_attached`, `normalizes`, `generates_token_for`, `delegate` in a model, `has_rich_text` with options, `validates_*_of … allow_nil:`, and — observed on a real app's transpile — `include SomeConcern`, a bare `private`/`protected` in the class body, `attr_accessor`/`attr_reader`/`attr_writer`, `has_json` in unclaimed forms (skip list in §1.5: constant assignments, `broadcasts_to`, `typed_store`, `has_secure_password`, `primary_abstract_class`, claimed `has_secure_token`/`has_json`, bare `has_rich_text`, 2-arg `attribute`, block-form lifecycle hooks, receiver-bearing statements)",
+        trigger: "a model class-body call Roundhouse does not lower (it prints `<dsl> not supported (all targets)`): dropped — `delegate`, `serialize`, `store_accessor`, `normalizes`, `default_scope`, `accepts_nested_attributes_for`, `has_many_attached`, `extend`, `has_rich_text` with options, `attribute` with options, gems' macros; changed — `private`/`protected` (the methods are public), `has_one_attached` (a reader only); kept with the warning — `include` (info for `ActiveModel::*`), `attr_accessor`/`attr_reader`/`attr_writer` (info). Also: a model's subclass, or a model that is not its file's first class, whose model statements are dropped (\"not modelled and is dropped\"), and a concern's `included` block statements that are not model DSL (dropped without a word)",
         implemented: true,
     },
     Rule {
@@ -262,7 +262,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "model",
-        trigger: "`before_save :x, if:/unless:/prepend:`, array `on:`, lambda arguments (`before_create -> { … }`, `after_create_commit -> { … }`), `around_*`, `after_find`, `after_touch`, `validate :m, on:`",
+        trigger: "a callback Roundhouse drops (it prints `<hook> not supported`): `if:`/`unless:`/`prepend:`, an `on:` list, `on:` on a hook other than validation and commit ones, a lambda or a callbacks object, `around_*`, `after_find`, `after_touch`, `after_initialize :method`; a method name or a block on a known hook runs",
         implemented: true,
     },
     Rule {
@@ -270,7 +270,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "model",
-        trigger: "`validates … uniqueness:/format:/numericality:/inclusion:/exclusion:/comparison:/confirmation:/acceptance:/length: {is:/in:}`, `length: 5` (not enforced)",
+        trigger: "a validation Roundhouse does not enforce, without a word: `uniqueness:`, `format:`, `numericality:`, `inclusion:`, `exclusion:`, `comparison:`, `confirmation:`, `acceptance:`, a custom validator (`email: true`), `length:` with `is:`/`in:`/`within:` or a bound that is not a number, `presence:` with options; and, printing `not supported`, `validate` with options or a block, `validates_each`, `validates_with`, `validates_associated`, the other `validates_*_of` or ones with options",
         implemented: true,
     },
     Rule {
@@ -278,7 +278,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "model",
-        trigger: "`if:`, `unless:`, `on:`, `message:`, `allow_nil:` on `validates` (rule runs unconditionally)",
+        trigger: "an option of `validates` that Roundhouse ignores while enforcing the check: `if:`, `unless:`, `on:` (the check always runs), `allow_nil:` on presence, `allow_blank:` on length, `message:` and messages inside `length:` (Rails' default messages), `strict:`",
         implemented: true,
     },
     Rule {
@@ -286,7 +286,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "model",
-        trigger: "`counter_cache:`, `touch:`, `inverse_of:`, `autosave:`, `primary_key:`, `required:`, `validate:`, `strict_loading:`, `ensure:`, scope lambdas with parameters",
+        trigger: "an association option Roundhouse ignores without a word — everything but `class_name`, `foreign_key`, `dependent`, `through`, `source`, `source_type`, `as`, `polymorphic`, `optional`, `default` and `join_table` (`counter_cache:`, `touch:`, `inverse_of:`, `autosave:`, `primary_key:`, `required: false`, `validate: true`…) — and a scope on `belongs_to`/`has_one` or a scope with parameters",
         implemented: true,
     },
     Rule {
@@ -294,7 +294,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "model",
-        trigger: "`*args`, `**opts`, `&blk` on a method of an Active Record model",
+        trigger: "a named `*args`, `**opts` or `&blk` parameter of an Active Record model's method that its body uses: Roundhouse drops the parameter (anonymous ones, and a block only yielded to, change nothing)",
         implemented: true,
     },
     Rule {
@@ -398,7 +398,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: SPINEL,
         family: "controller",
-        trigger: "`respond_to` arm `format.json` (and other non-html arms)",
+        trigger: "a `format.json` arm of a `respond_to` in an action that renders `json:` inline — the Spinel tree drops it and answers with the html branch; `head`, `render :template` and bare `format.json` arms are kept — target **spinel** only",
         implemented: true,
     },
     Rule {
@@ -446,7 +446,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "views",
-        trigger: "`json.merge!`, `json.cache!`, `json.set!`, `json.child!`, `json.key do … end` (emit nothing)",
+        trigger: "a `.json.jbuilder` statement Roundhouse's jbuilder lowering does not keep: `json.cache!`/`json.merge!`/`json.key_format!` (written as a key named after the call), `json.key value do … end` (the block lost), `json.set!`, `json.child!`, `json.key do … end`, `json.key record, :a`, `json.array!` with a block or attribute names, and any statement that is not a `json.` call (`if`, loops, assignments)",
         implemented: true,
     },
     Rule {
@@ -454,7 +454,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "views",
-        trigger: "`turbo_stream.append \"x\", partial:/collection:/locals:` and block form (template will not render)",
+        trigger: "`turbo_stream.<action>` with an option other than `partial:`/`locals:` (`collection:`, `content:`, `html:`, `template:`…), an `_all` action with options, or a `{ … }` block (dropped); `partial:` (with `locals:`) and a `do … end` block are read",
         implemented: true,
     },
     Rule {
@@ -470,7 +470,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "views",
-        trigger: "`#{`, `#@x`, `#$x` in plain template text (outside any tag): Roundhouse writes text as a double-quoted Ruby string, so Rails' literal text becomes Ruby interpolation — a compile failure when it does not parse, a silent change when it does (facts: erb-compile T1)",
+        trigger: "`#{`, `#@x`, `#$x` in plain template text (outside any tag): Roundhouse writes text as a double-quoted Ruby string, so Rails' literal text becomes Ruby interpolation — a compile failure when it does not parse, a silent change when it does",
         implemented: true,
     },
     Rule {
@@ -478,7 +478,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "views",
-        trigger: "inside a `<%= … do %>` output block: a code tag that opens a block Roundhouse does not count (two openers in one tag; statements after the `do \\|x\\|` line of a multi-line tag; an opener keyword not first, `<% x = if c %>`; a keyword followed by a newline; a trailing `# comment` after the opener), or a closing tag that is not exactly `end` / `end if …` (`<% end\\n} %>`, `<% end, error: true } %>`) — Roundhouse pairs `end`s by text and closes the wrong block (erb-compile T2a/T2b)",
+        trigger: "inside a `<%= … do %>` output block: a code tag that opens a block Roundhouse does not count (two openers in one tag; statements after the `do |x|` line of a multi-line tag; an opener keyword not first, `<% x = if c %>`; a keyword followed by a newline; a trailing `# comment` after the opener), or a closing tag that is not exactly `end` / `end if …` (`<% end\\n} %>`, `<% end, error: true } %>`) — Roundhouse pairs `end`s by text and closes the wrong block",
         implemented: true,
     },
     Rule {
@@ -486,7 +486,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "views",
-        trigger: "a heredoc or a trailing `# comment` inside a `<%= … %>` tag (Roundhouse's `).to_s` lands on the terminator or comment line)",
+        trigger: "a heredoc, or a `# comment` with no code after it, inside a `<%= … %>` tag (Roundhouse's `).to_s` lands in it); a comment on an earlier line of a multi-line tag is fine",
         implemented: true,
     },
     Rule {
@@ -518,7 +518,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Info,
         targets: ALL,
         family: "initializer",
-        trigger: "initializer statements Roundhouse does not read: anything but `config.<key> =` / `Rails.application.config.<key> =` / `config.x.…` assignments (outside the framework keys), `Time::DATE_FORMATS[…] =`, `ActiveSupport::TimeFormats.register`, the `session_store` key",
+        trigger: "initializer statements Roundhouse does not read: anything but `config.<key> =` / `Rails.application.config.<key> =` assignments (also inside `Rails.application.configure do … end`), `config.x.…`, `Time::DATE_FORMATS[…] =`, `ActiveSupport::TimeFormats.register`, the `session_store` key, and statements that `require` files (an initializer can make Roundhouse read a `lib/` folder that way)",
         implemented: true,
     },
     Rule {
@@ -550,7 +550,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: SPINEL,
         family: "spinel",
-        trigger: "`instance_variable_get/set`, `define_method`, `method_missing`, `class_eval`/`instance_eval`/`module_eval`, `eval`, `.send`/`__send__`/`public_send`, `Thread`, `Mutex` in app code",
+        trigger: "`send`/`__send__`/`public_send`, `instance_variable_get/set`, `define_method`, `class_eval`/`instance_eval`/`module_eval`, `eval`, `method_missing`, `Thread.new`, `Mutex.new` in app code Roundhouse compiles (not in a library class's class-body loop, which it does not read) — target **spinel** only",
         implemented: true,
     },
     Rule {
@@ -558,7 +558,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Info,
         targets: SPINEL,
         family: "spinel",
-        trigger: "a test file whose text contains `< TestBase` or `< ActionDispatch::IntegrationTest` anywhere — including a comment or a helper class — moves into the AOT lane; point at the exact occurrence",
+        trigger: "a compiled test (test/models, test/controllers) whose class inherits from `ActiveSupport::TestCase`, `Minitest::Test` or `ActionDispatch::IntegrationTest`: Roundhouse turns it into a `TestBase` test, which the Spinel tree compiles ahead of time at `test/<name>_test.rb` — target **spinel** only",
         implemented: true,
     },
     Rule {

@@ -102,6 +102,39 @@ const KNOWN_COLUMN_TYPES: &[&str] = &[
     "json",
 ];
 
+/// `text` with what is inside strings, brackets and braces blanked (nested option keys are not the
+/// call's own).
+fn outside_brackets(text: &str) -> String {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    text.chars()
+        .map(|c| match (quote, c) {
+            (Some(q), c) if c == q => {
+                quote = None;
+                c
+            }
+            (Some(_), _) => ' ',
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                c
+            }
+            (None, '{' | '[') => {
+                depth += 1;
+                c
+            }
+            (None, '}' | ']') => {
+                depth = depth.saturating_sub(1);
+                c
+            }
+            (None, c) if depth > 0 => {
+                let _ = c;
+                ' '
+            }
+            (None, c) => c,
+        })
+        .collect()
+}
+
 fn span_at(facts: &FileFacts, start: usize, len: usize) -> Span {
     facts.line_index.span(start..start + len)
 }
@@ -274,20 +307,42 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         }
     }
     if facts.kind == Some(FileKind::View) || facts.kind == Some(FileKind::Controller) {
-        static TURBO_OPTION_FORM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-            regex::Regex::new(
-                r#"turbo_stream\.(append|prepend|replace|update|before|after|morph)(_all)?\b\(?\s*[^,()]+\)?(,\s*(partial|collection|locals):|\s+do\b|\s*\{)"#,
-            )
-            .unwrap()
+        // Measured: `partial:` (with `locals:`) and the `do … end` block are read on the six actions;
+        // any other option, the `_all` actions' options and a `{ … }` block are not.
+        static TURBO_STREAM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"turbo_stream\.(append|prepend|replace|update|before|after|morph|remove)(_all)?\b"#).unwrap()
         });
+        static BRACE_BLOCK: std::sync::LazyLock<regex::Regex> =
+            std::sync::LazyLock::new(|| regex::Regex::new(r#"^\s*\{|[)"']\s*\{"#).unwrap());
+        static OPTION: std::sync::LazyLock<regex::Regex> =
+            std::sync::LazyLock::new(|| regex::Regex::new(r#"(?:^|[,(\s])(\w+):\s"#).unwrap());
         for (i, line) in code_lines() {
-            if let Some(found) = TURBO_OPTION_FORM.find(line) {
-                push(
-                    &mut out,
-                    rule!("views.turbo-stream-option-form"),
-                    line_span(i, found.start(), found.len()),
-                    "Roundhouse leaves `turbo_stream.<action>` with `partial:`/`collection:`/`locals:` or a block in source form: this template will not render. Pass the target and a record, or render the partial yourself.".to_owned(),
-                );
+            for found in TURBO_STREAM.find_iter(line) {
+                let rest = &line[found.end()..];
+                // The call's own text: up to a closing `%>` or the end of the line.
+                let rest = rest.split("%>").next().unwrap_or(rest);
+                let top_level = outside_brackets(rest);
+                let options: Vec<&str> = OPTION.captures_iter(&top_level).filter_map(|c| c.get(1)).map(|m| m.as_str()).collect();
+                // A `{` right after the call or its last argument opens a block (a hash argument's
+                // follows a `key:`).
+                let brace_block = BRACE_BLOCK.is_match(rest);
+                let all = found.as_str().ends_with("_all");
+                let unread: Vec<&str> = options.iter().copied().filter(|o| all || !matches!(*o, "partial" | "locals")).collect();
+                let message = if brace_block {
+                    format!(
+                        "Roundhouse drops `{}` with a `{{ … }}` block from the compiled template: it contributes nothing. Instead, use a `do … end` block or `partial:`.",
+                        found.as_str()
+                    )
+                } else if let Some(option) = unread.first() {
+                    format!(
+                        "Roundhouse leaves `{}` with `{option}:` as written: it reads only `partial:` (and `locals:`) or a `do … end` block on the six basic actions, so this template will not render. Instead, render the partial: `{}(target, partial: \"…\", locals: {{ … }})`.",
+                        found.as_str(),
+                        found.as_str().trim_end_matches("_all")
+                    )
+                } else {
+                    continue;
+                };
+                push(&mut out, rule!("views.turbo-stream-option-form"), line_span(i, found.start(), found.len()), message);
             }
         }
     }
@@ -617,12 +672,15 @@ mod tests {
         assert_eq!(
             rules(
                 "app/views/posts/create.turbo_stream.erb",
-                "<%= turbo_stream.append \"posts\", partial: \"posts/post\", locals: { post: @post } %>\n<%= turbo_stream.prepend \"posts\", @post %>\n<%= turbo_stream.update(\"count\") { \"1\" } %>\n<%= turbo_stream.remove @post %>\n<%= turbo_stream.replace \"flash\" do %>\n<% end %>\n"
+                "<%= turbo_stream.append \"posts\", partial: \"posts/post\", locals: { post: @post } %>\n<%= turbo_stream.prepend \"posts\", @post %>\n<%= turbo_stream.update(\"count\") { \"1\" } %>\n<%= turbo_stream.remove @post %>\n<%= turbo_stream.replace \"flash\" do %>\n<% end %>\n<%= turbo_stream.append \"posts\", collection: @posts %>\n<%= turbo_stream.update \"count\", content: \"1\" %>\n<%= turbo_stream.append_all \".posts\", partial: \"posts/post\" %>\n"
             ),
+            // Measured: partial: (and locals:) and a do block are read; a brace block, any other
+            // option and the _all actions' options are not.
             [
-                "1:5 views.turbo-stream-option-form `turbo_stream.append \"posts\", partial:`",
-                "3:5 views.turbo-stream-option-form `turbo_stream.update(\"count\") {`",
-                "5:5 views.turbo-stream-option-form `turbo_stream.replace \"flash\" do`",
+                "3:5 views.turbo-stream-option-form `turbo_stream.update`",
+                "7:5 views.turbo-stream-option-form `turbo_stream.append`",
+                "8:5 views.turbo-stream-option-form `turbo_stream.update`",
+                "9:5 views.turbo-stream-option-form `turbo_stream.append_all`",
             ]
         );
     }
