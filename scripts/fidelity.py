@@ -320,10 +320,11 @@ def tree_evidence(finding, app, tree, source_lines):
             return None
         if rule == "controller.concern-macro-not-expanded":
             m = re.search(r"expand `(\w+[?!]?)`", message)
-            return f"{emitted_path} has no `{m.group(1)}`" if m and m.group(1) not in emitted else None
+            called = m and re.search(r"(?<![\w.])" + re.escape(m.group(1)) + r"(?![\w?!])", emitted)
+            return f"{emitted_path} never calls `{m.group(1)}`" if m and not called else None
         if rule in ("controller.macro-dropped", "controller.after-around-filter"):
             m = re.search(r"`(\w+)`", message)
-            if m and m.group(1) not in emitted:
+            if m and not re.search(r"(?<![\w.])" + re.escape(m.group(1)) + r"(?![\w?!])", emitted):
                 return f"{emitted_path} has no `{m.group(1)}`"
             return None
         return None
@@ -456,7 +457,7 @@ def measure(name, app, roundhouse, binary, work):
     error_files = {w["path"] for w in strict_found if w["level"] == "error"}
 
     per_rule = collections.OrderedDict()
-    confirmed_findings = set()
+    confirmed_findings, unscored = set(), set()
 
     def row(rule):
         return per_rule.setdefault(rule, {"findings": 0, "confirmed": 0, "by": collections.Counter(), "unconfirmed": [], "unscored": 0})
@@ -475,6 +476,7 @@ def measure(name, app, roundhouse, binary, work):
         if parent and removed and ("app/models/" + "/".join(snake(p) for p in parent.group(1).split("::")) + ".rb") in removed:
             r["findings"] -= 1
             r["unscored"] += 1
+            unscored.add(id(f))
             continue  # its superclass is not in the compiled copy: the verdict there would be another
         if rule in GAP and any(re.search(GAP[rule], m) for m in gap_files.get(f["file"], [])):
             why = "gap"
@@ -517,7 +519,7 @@ def measure(name, app, roundhouse, binary, work):
     covered = [k for k in site_keys if any(f["file"] == k[0] and abs(f["line"] - k[1]) <= 1 for f in findings)]
     missed_sites = [s for s in sites if (s[0], s[1]) not in covered]
 
-    mc = [f for f in findings if f["rule"].startswith(MODEL_CONTROLLER) and f["severity"] == "warning" and f["file"] not in removed]
+    mc = [f for f in findings if f["rule"].startswith(MODEL_CONTROLLER) and f["severity"] == "warning" and f["file"] not in removed and id(f) not in unscored]
     mc_confirmed = sum(1 for f in mc if id(f) in confirmed_findings)
 
     # Tree paths: what `switchyard tree` says each file writes in the CRuby tree, against the tree.

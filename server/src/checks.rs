@@ -116,7 +116,35 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(unknown_association_loads(file, context));
     found.extend(model_subclass_statements(file, context));
     found.extend(concern_statements(file, context));
+    found.extend(json_hash_assignments(file, context));
     found
+}
+
+/// `model.json-hash-assignment`: a whole Hash written to a column some model declares with `has_json`.
+fn json_hash_assignments(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if file.hash_writes.is_empty() {
+        return Vec::new();
+    }
+    let columns: HashSet<&str> = context
+        .models
+        .values()
+        .flat_map(|(f, i)| f.models[*i].macros.iter())
+        .filter(|m| m.name == "has_json")
+        .filter_map(|m| m.arguments.first().and_then(|a| a.as_name()))
+        .collect();
+    file.hash_writes
+        .iter()
+        .filter(|(column, _)| columns.contains(column.as_str()))
+        .map(|(column, span)| {
+            roundhouse::catalogue::finding(
+                rule!("model.json-hash-assignment"),
+                *span,
+                format!(
+                    "Roundhouse does not model writing a whole Hash to the `{column}` json column: Rails casts each key through the `has_json` schema, the compiled app stores the Hash as given. Instead, write through the per-key writers (`{column}_<key>=`). (Roundhouse prints \"has_json not supported (all targets)\" for this line.)"
+                ),
+            )
+        })
+        .collect()
 }
 
 /// A concern's `included do … end` block: Roundhouse splices its statements into each model that

@@ -1,7 +1,8 @@
 //! Switchyard: a static index of a Rails app and a language server over it, built for apps that are
 //! compiled with Roundhouse.
 //!
-//! Layers (dependencies point one way): `lsp → ide → rails / index → syntax / document`.
+//! Layers (dependencies point one way): `lsp → ide → checks → app → index → roundhouse / rails →
+//! syntax / document` (ARCHITECTURE.md has the map).
 //! Only `lsp` knows the protocol; everything below speaks paths, byte spans and plain structs.
 
 /// A rule id checked against the catalogue when the crate compiles: `rule!("syntax.for-loop")` (a

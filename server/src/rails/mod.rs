@@ -78,6 +78,9 @@ pub struct FileFacts {
     /// `Post.includes(:comments)` and the like, checked against the model's associations.
     #[serde(skip)]
     pub association_loads: Vec<references::AssociationLoad>,
+    /// Whole hashes written to an attribute (checked against `has_json` columns).
+    #[serde(skip)]
+    pub hash_writes: Vec<(String, Span)>,
     /// Class-side methods of modules: the macros a controller may call (`require_sudo_mode`).
     #[serde(skip)]
     pub concern_macros: Vec<concern_macros::ConcernMacro>,
@@ -217,6 +220,7 @@ impl FileFacts {
             permits: Vec::new(),
             concern_macros: Vec::new(),
             association_loads: Vec::new(),
+            hash_writes: Vec::new(),
         }
     }
 }
@@ -326,6 +330,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     facts.constants = references.constants;
     facts.render_calls = references.renders;
     facts.association_loads = references.association_loads;
+    facts.hash_writes = references.hash_writes;
     if let Some(template) = facts.template.as_mut() {
         template.ivars_read = references.ivars_read;
         template.helpers_called = references.helper_calls;

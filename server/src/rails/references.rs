@@ -106,6 +106,43 @@ pub struct References {
     /// Constants named (`Markly`, `SQLite3::Database`), sorted and unique.
     pub constants: Vec<String>,
     pub association_loads: Vec<AssociationLoad>,
+    /// Whole hashes written to an attribute: `record.update!(settings: { … })`, `record.settings = { … }`
+    /// (the attribute's name and the write's span).
+    pub hash_writes: Vec<(String, Span)>,
+}
+
+/// Methods that write attributes from their keyword arguments.
+const ATTRIBUTE_WRITERS: &[&str] = &["update", "update!", "assign_attributes", "new", "create", "create!", "update_columns"];
+
+/// `update!(settings: { … })` → `settings`; `x.settings = { … }` → `settings`.
+fn hash_writes(node: Node<'_>, text: &str, out: &mut Vec<(String, Span)>) {
+    match node.kind() {
+        "call" => {
+            let Some(method) = node.child_by_field_name("method").map(|m| text_of(m, text)) else { return };
+            if !ATTRIBUTE_WRITERS.contains(&method) {
+                return;
+            }
+            let Some(arguments) = node.child_by_field_name("arguments") else { return };
+            let mut cursor = arguments.walk();
+            for pair in arguments.named_children(&mut cursor).filter(|p| p.kind() == "pair") {
+                if let (Some(key), Some(value)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value"))
+                    && value.kind() == "hash"
+                {
+                    out.push((text_of(key, text).trim_start_matches(':').trim_end_matches(':').to_owned(), Span::of(pair)));
+                }
+            }
+        }
+        "assignment" => {
+            if let (Some(left), Some(right)) = (node.child_by_field_name("left"), node.child_by_field_name("right"))
+                && left.kind() == "call"
+                && right.kind() == "hash"
+                && let Some(name) = left.child_by_field_name("method")
+            {
+                out.push((text_of(name, text).to_owned(), Span::of(node)));
+            }
+        }
+        _ => {}
+    }
 }
 
 const LOAD_METHODS: [&str; 6] = ["includes", "preload", "eager_load", "joins", "left_joins", "left_outer_joins"];
@@ -239,6 +276,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut defined: BTreeSet<String> = BTreeSet::new();
     crate::syntax::for_each_node(root, |node| {
         locals.visit(node, text);
+        hash_writes(node, text, &mut references.hash_writes);
         if node.kind() == "method"
             && let Some(name) = node.child_by_field_name("name")
         {

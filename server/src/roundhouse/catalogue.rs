@@ -290,6 +290,14 @@ pub const RULES: &[Rule] = &[
         implemented: true,
     },
     Rule {
+        id: "model.json-hash-assignment",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "model",
+        trigger: "a whole Hash written to a `has_json` column (`record.update!(settings: { … })`, `record.settings = { … }`): Roundhouse prints `has_json not supported` and does not cast the keys through the column's schema as Rails does",
+        implemented: true,
+    },
+    Rule {
         id: "model.method-parameters-dropped",
         severity: Severity::Warning,
         targets: ALL,
