@@ -312,7 +312,7 @@ def tree_evidence(finding, app, tree, source_lines):
                 return None
             return None
         if rule == "model.method-parameters-dropped":
-            m = re.search(r"from `(\w+[?!]?)`", message)
+            m = re.search(r"parameter of `(\w+[?!]?)`", message)
             if m:
                 d = re.search(r"def (self\.)?" + re.escape(m.group(1)) + r"(\(([^)]*)\))?", emitted)
                 if d and not re.search(r"[*&]", d.group(3) or ""):

@@ -833,6 +833,18 @@ fn attribute_item(model: &Model, attribute: &crate::rails::model::Attribute) -> 
             kind: Kind::Macro,
             construct: String::new(),
         },
+        // `attribute :tags, array: true` (options, no type): dropped without a word.
+        "attribute" if attribute.attribute_type.is_none() => {
+            let f = finding(
+                rule!("model.unsupported-macro"),
+                attribute.span,
+                format!(
+                    "Roundhouse drops `attribute :{}` without a word: the compiled class has no such attribute. It reads `attribute :name, :type` (a type, no options).",
+                    attribute.names.first().map_or("name", String::as_str)
+                ),
+            );
+            dropped(attribute.span, Kind::Macro, f)
+        }
         _ => {
             let f = unsupported(
                 attribute.span,
