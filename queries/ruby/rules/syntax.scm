@@ -89,12 +89,5 @@
 (unary operator: "defined?"
   operand: [(super) (yield) (parenthesized_statements [(super) (yield)])]) @syntax.defined-path
 
-; Dynamic dispatch the Spinel lane cannot compile ahead of time (`spinel.*`, app code only) ----------------
-
-((call method: (identifier) @spinel.dynamic-dispatch)
- (#match? @spinel.dynamic-dispatch "^(send|__send__|public_send|instance_variable_get|instance_variable_set|define_method|class_eval|instance_eval|module_eval|eval)$"))
-((call receiver: (constant) @_receiver method: (identifier) @_new) @spinel.dynamic-dispatch
- (#match? @_receiver "^(Thread|Mutex)$")
- (#eq? @_new "new"))
-((method name: (identifier) @spinel.dynamic-dispatch)
- (#eq? @spinel.dynamic-dispatch "method_missing"))
+; `spinel.dynamic-dispatch` is found by the Rust walk (`syntax_rules::ancestry_checks`): as patterns
+; over every call it cost a quarter of this query's compile time and a predicate run on every call.

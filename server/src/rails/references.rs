@@ -215,7 +215,7 @@ const PARAMETER_KINDS: &[&str] = &[
 
 impl Locals {
     /// Leaves the scopes that end before `node`, and opens the one it starts.
-    fn visit(&mut self, node: Node<'_>, text: &str) {
+    fn visit(&mut self, node: Node<'_>, parent: Option<Node<'_>>, text: &str) {
         while self.stack.last().is_some_and(|(end, ..)| *end <= node.start_byte()) {
             self.stack.pop();
         }
@@ -224,7 +224,7 @@ impl Locals {
                 self.stack.push((node.end_byte(), false, Default::default()));
             }
             "block" | "do_block" | "lambda" => self.stack.push((node.end_byte(), true, Default::default())),
-            "identifier" if self.binds(node) => {
+            "identifier" if Self::binds(node, parent) => {
                 let name = text_of(node, text).to_owned();
                 match self.stack.last_mut() {
                     Some((_, _, names)) => {
@@ -238,8 +238,8 @@ impl Locals {
     }
 
     /// Whether this identifier is a name being bound: a parameter, an assignment's target, `=> e`.
-    fn binds(&self, node: Node<'_>) -> bool {
-        let Some(parent) = node.parent() else { return false };
+    fn binds(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+        let Some(parent) = parent else { return false };
         match parent.kind() {
             // `def f(url = root_url, back: home_url)`: the name binds, the default is a value.
             kind if PARAMETER_KINDS.contains(&kind) => parent.child_by_field_name("name").is_none_or(|name| name == node),
@@ -274,8 +274,8 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut lets: BTreeSet<String> = BTreeSet::new();
     // Methods the file defines, wherever (`def stub_current_path(path)` inside an RSpec `describe`).
     let mut defined: BTreeSet<String> = BTreeSet::new();
-    crate::syntax::for_each_node(root, |node| {
-        locals.visit(node, text);
+    crate::syntax::for_each_node_with_parent(root, |node, parent| {
+        locals.visit(node, parent, text);
         hash_writes(node, text, &mut references.hash_writes);
         if node.kind() == "method"
             && let Some(name) = node.child_by_field_name("name")
@@ -303,7 +303,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                 }
             }
             // A bare name the code binds (a local, a parameter) is no route helper.
-            "identifier" if is_value_position(node) => {
+            "identifier" if is_value_position(node, parent) => {
                 let name = text_of(node, text);
                 if is_route_helper(name) && !locals.bound(name) {
                     references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
@@ -312,10 +312,10 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
             "call" => {
                 references.association_loads.extend(association_load(node, text));
             }
-            "instance_variable" if !is_assigned(node) => {
+            "instance_variable" if !is_assigned(node, parent) => {
                 read.insert(text_of(node, text).to_owned());
             }
-            "constant" | "scope_resolution" if node.parent().is_none_or(|p| p.kind() != "scope_resolution") => {
+            "constant" | "scope_resolution" if parent.is_none_or(|p| p.kind() != "scope_resolution") => {
                 constants.insert(text_of(node, text).trim_start_matches("::").to_owned());
             }
             _ => {}
@@ -338,8 +338,8 @@ fn is_route_helper(name: &str) -> bool {
 
 /// A bare identifier used as a value (`redirect_to posts_path`, `url: posts_path`, `<%= posts_path %>`),
 /// not a method name, a parameter or an assignment target.
-fn is_value_position(node: Node<'_>) -> bool {
-    let Some(parent) = node.parent() else { return false };
+fn is_value_position(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+    let Some(parent) = parent else { return false };
     match parent.kind() {
         "argument_list"
         | "program"
@@ -361,8 +361,8 @@ fn is_value_position(node: Node<'_>) -> bool {
 }
 
 /// `@post = …`, `@posts ||= …`: the variable is written there, not read.
-fn is_assigned(node: Node<'_>) -> bool {
-    node.parent().is_some_and(|p| matches!(p.kind(), "assignment" | "operator_assignment") && p.child_by_field_name("left") == Some(node))
+fn is_assigned(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+    parent.is_some_and(|p| matches!(p.kind(), "assignment" | "operator_assignment") && p.child_by_field_name("left") == Some(node))
 }
 
 /// `render`'s own options: any other key after a partial's name is a local.

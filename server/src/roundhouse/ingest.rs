@@ -305,7 +305,6 @@ pub fn bodies(facts: &FileFacts) -> std::collections::HashMap<usize, Body> {
         let body = match main {
             _ if ns.kind == NamespaceKind::Module => Body::Library,
             Some((class, body)) if class.span == ns.span => body,
-            // Inside the main class: nested (its rule says what happens to it).
             // Inside the main class: a model's or controller's nested class is rejected as a whole
             // (`syntax.nested-definition` says so), a test's is left out, a library's is read.
             Some((class, body)) if class.span.start_byte < ns.span.start_byte && ns.span.end_byte <= class.span.end_byte => match body {

@@ -226,7 +226,9 @@ pub fn check(tree: &Tree, text: &str, facts: &FileFacts) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     ancestry_checks(tree.root_node(), text, false, &mut found);
     for (finding, node) in found {
-        push(finding, node, &mut out);
+        if !finding.rule.starts_with("spinel.") || kind.is_some_and(FileKind::is_app_code) {
+            push(finding, node, &mut out);
+        }
     }
     nested_definitions(tree.root_node(), text, &bodies, &mut out);
     if facts.kind == Some(FileKind::Controller) || facts.relative_path.starts_with("app/controllers/") {
@@ -236,13 +238,31 @@ pub fn check(tree: &Tree, text: &str, facts: &FileFacts) -> Vec<Diagnostic> {
     out
 }
 
-/// Class variables written and classes defined inside a `def`; magic constants.
+/// Calls the Spinel lane cannot compile ahead of time (`spinel.dynamic-dispatch`, app code only).
+const DYNAMIC_DISPATCH: &[&str] = &[
+    "send",
+    "__send__",
+    "public_send",
+    "instance_variable_get",
+    "instance_variable_set",
+    "define_method",
+    "class_eval",
+    "instance_eval",
+    "module_eval",
+    "eval",
+];
+
+/// Class variables written and classes defined inside a `def`; magic constants; dynamic dispatch
+/// (`send`, `define_method`, `Thread.new`, `def method_missing`).
 fn ancestry_checks<'t>(node: Node<'t>, text: &str, in_method: bool, out: &mut Vec<(Diagnostic, Node<'t>)>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         let kind = child.kind();
         if kind == "identifier" && matches!(text_of(child, text), "__FILE__" | "__LINE__" | "__ENCODING__") {
             out.push((diagnostic(rule!("syntax.magic-constant"), child, text), child));
+        }
+        if let Some(dispatch) = dynamic_dispatch(child, text) {
+            out.push((diagnostic(rule!("spinel.dynamic-dispatch"), dispatch, text), dispatch));
         }
         if in_method {
             if matches!(kind, "assignment" | "operator_assignment")
@@ -255,6 +275,24 @@ fn ancestry_checks<'t>(node: Node<'t>, text: &str, in_method: bool, out: &mut Ve
             }
         }
         ancestry_checks(child, text, in_method || matches!(kind, "method" | "singleton_method"), out);
+    }
+}
+
+/// The node to report when `node` dispatches dynamically: the method of `x.send(…)`, `define_method`…;
+/// a whole `Thread.new` / `Mutex.new`; the name of a `def method_missing`.
+fn dynamic_dispatch<'t>(node: Node<'t>, text: &str) -> Option<Node<'t>> {
+    match node.kind() {
+        "call" => {
+            let method = node.child_by_field_name("method").filter(|m| m.kind() == "identifier")?;
+            let name = text_of(method, text);
+            if DYNAMIC_DISPATCH.contains(&name) {
+                return Some(method);
+            }
+            let receiver = node.child_by_field_name("receiver").filter(|r| r.kind() == "constant")?;
+            (name == "new" && matches!(text_of(receiver, text), "Thread" | "Mutex")).then_some(node)
+        }
+        "method" => node.child_by_field_name("name").filter(|n| n.kind() == "identifier" && text_of(*n, text) == "method_missing"),
+        _ => None,
     }
 }
 
@@ -311,6 +349,9 @@ fn json_arms<'t>(root: Node<'t>, text: &str, report: &mut dyn FnMut(Diagnostic, 
 /// A class or module defined in the body of a model, an Active Model class or a controller, or in a
 /// test's setup: Roundhouse's ingest rejects it (a `class << self` there is fine).
 fn nested_definitions(root: Node<'_>, text: &str, bodies: &HashMap<usize, Body>, out: &mut Vec<Diagnostic>) {
+    if !bodies.values().any(|b| *b == Body::NotRead) {
+        return; // no class of the file is one the ingest leaves unread: nothing nested is rejected
+    }
     crate::syntax::for_each_node(root, |node| {
         if !matches!(node.kind(), "class" | "module") || bodies.get(&node.start_byte()) != Some(&Body::NotRead) {
             return;
@@ -376,6 +417,19 @@ mod tests {
             "class Cache\n  @@store = nil\n  class << self\n    def store\n      @@store ||= {}\n    end\n  end\n  def build\n    klass = Class.new\n    class Inner; end\n  end\nend\n",
         );
         assert_eq!(found, ["5:7 syntax.class-variable-in-method", "10:5 syntax.nested-definition"]);
+    }
+
+    #[test]
+    fn dynamic_dispatch_in_app_code_only() {
+        let text = "record.send(:title)\nrecord.public_send(name)\ndefine_method(:x) { 1 }\nworker = Thread.new { run }\nlock = Mutex.new\ndef method_missing(name, *args) = super\nrecord.sender\nnote = \"never .send(:x) here\"\nQueue.new\n";
+        let found: Vec<String> = findings_in("lib/x.rb", text)
+            .iter()
+            .filter(|d| d.rule == "spinel.dynamic-dispatch")
+            .map(|d| format!("{}:{}-{}", d.span.start.line + 1, d.span.start.col + 1, d.span.end.col + 1))
+            .collect();
+        assert_eq!(found, ["1:8-12", "2:8-19", "3:1-14", "4:10-28", "5:8-17", "6:5-19"]);
+        // Not app code: a test may send what it likes.
+        assert!(findings_in("test/models/x_test.rb", text).iter().all(|d| d.rule != "spinel.dynamic-dispatch"));
     }
 
     #[test]

@@ -89,6 +89,27 @@ pub fn for_each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     }
 }
 
+/// `for_each_node`, handing each node its parent too (`None` for `root`): the walk knows it, where
+/// `Node::parent` searches down from the tree's root on every call.
+pub fn for_each_node_with_parent<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, Option<Node<'t>>)) {
+    let mut cursor = root.walk();
+    let mut parents: Vec<Node<'t>> = Vec::new();
+    loop {
+        let node = cursor.node();
+        visit(node, parents.last().copied());
+        if cursor.goto_first_child() {
+            parents.push(node);
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() || cursor.node() == root {
+                return;
+            }
+            parents.pop();
+        }
+    }
+}
+
 /// Where the `do` of a trailing block opener starts in `code` (`… do`, `… do |x|`, `foo(a) do`; also a
 /// bare `do`): the `do` must follow whitespace or `)`, or start the code.
 pub fn trailing_do(code: &str) -> Option<usize> {
@@ -102,5 +123,30 @@ pub fn without_block_params(code: &str) -> &str {
     match code.strip_suffix('|').and_then(|before| before.rfind('|').map(|open| &before[..open])) {
         Some(before) => before.trim_end(),
         None => code,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_hands_each_node_its_parent() {
+        let text = "class A\n  def f(x, y = 1) = [x, y].map { |z| z + 1 }\nend\n";
+        let parsed = ParsedFile::parse(Language::Ruby, text);
+        let tree = parsed.ruby.unwrap();
+        let mut seen = 0;
+        for_each_node_with_parent(tree.root_node(), |node, parent| {
+            assert_eq!(parent, node.parent().filter(|_| node != tree.root_node()), "{}", node.kind());
+            seen += 1;
+        });
+        let mut all = 0;
+        for_each_node(tree.root_node(), |_| all += 1);
+        assert!(seen > 20 && seen == all, "{seen} of {all}");
+        // Below a subtree's root, the parents are those of the whole tree.
+        let method = tree.root_node().named_child(0).unwrap().child_by_field_name("body").unwrap().named_child(0).unwrap();
+        for_each_node_with_parent(method, |node, parent| {
+            assert_eq!(parent, if node == method { None } else { node.parent() });
+        });
     }
 }

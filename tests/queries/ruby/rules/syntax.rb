@@ -117,19 +117,3 @@ window = (first..last)
 #        ^ !syntax.flip-flop
 if (1..5).cover?(n) then n end
 #  ^ !syntax.flip-flop
-record.send(:title)
-#      ^ spinel.dynamic-dispatch
-record.public_send(name)
-#      ^ spinel.dynamic-dispatch
-define_method(:x) { 1 }
-# <- spinel.dynamic-dispatch
-worker = Thread.new { run }
-#        ^ spinel.dynamic-dispatch
-lock = Mutex.new
-#      ^ spinel.dynamic-dispatch
-def method_missing(name, *args) = super
-#   ^ spinel.dynamic-dispatch
-record.sender
-#      ^ !spinel.dynamic-dispatch
-note = "never .send(:x) here"
-#              ^ !spinel.dynamic-dispatch
