@@ -691,19 +691,29 @@ def write_app(files, dest):
             f.write(text)
 
 
-def ask(roundhouse, app):
+def emitted(root, tops=None):
+    """{relative path: text} of an emitted tree (only under `tops`, when given)."""
+    tree = {}
+    for top in tops or [""]:
+        for base, _, names in os.walk(os.path.join(root, top)):
+            for n in names:
+                p = os.path.join(base, n)
+                tree[os.path.relpath(p, root)] = open(p, errors="replace").read()
+    return tree
+
+
+def ask(roundhouse, app, jruby=False):
     gaps = survey(roundhouse, app)
     with tempfile.TemporaryDirectory() as out:
         strict_rc, _, strict_other = transpile(roundhouse, app, "ruby", os.path.join(out, "strict"), lenient=False)
         fatal = next((l for l in strict_other if "ingest" in l and ("unsupported construct" in l or "parse error" in l)), None)
         rc, warnings, other = transpile(roundhouse, app, "ruby", os.path.join(out, "ruby"), lenient=True)
         _, spinel, _ = transpile(roundhouse, app, "spinel", os.path.join(out, "spinel"), lenient=True)
-        tree = {}
-        for top in ("app", "config", "db", "test"):
-            for base, _, names in os.walk(os.path.join(out, "ruby", top)):
-                for n in names:
-                    p = os.path.join(base, n)
-                    tree[os.path.relpath(p, os.path.join(out, "ruby"))] = open(p, errors="replace").read()
+        tree = emitted(os.path.join(out, "ruby"), ("app", "config", "db", "test"))
+        jruby_tree = None
+        if jruby:
+            transpile(roundhouse, app, "jruby", os.path.join(out, "jruby"), lenient=True)
+            jruby_tree = emitted(os.path.join(out, "jruby"))
     prefix = app.rstrip("/") + "/"
     return {
         "gaps": gaps,
@@ -712,6 +722,7 @@ def ask(roundhouse, app):
         "warnings": [w for w in warnings if w["code"] in ("unsupported", "lower_residue")],
         "spinel_warnings": [w for w in spinel if w["code"] in ("unsupported", "lower_residue")],
         "tree": tree,
+        "jruby_tree": jruby_tree,
     }
 
 
@@ -724,7 +735,8 @@ def verdict_holds(line, answer):
         seen = [m for p, m in answer["gaps"] if gap_file(p) == file]
         return any(pattern in m for m in seen), seen
     if kind == "no-gap":
-        return not answer["gaps"], answer["gaps"]
+        seen = [(p, m) for p, m in answer["gaps"] if not rest or gap_file(p) == rest]
+        return not seen, seen
     if kind == "fatal":
         return answer["fatal"] is not None and rest in answer["fatal"], answer["fatal"]
     if kind == "compiles":
@@ -740,9 +752,10 @@ def verdict_holds(line, answer):
         file, _, line_no = rest.partition(":")
         seen = [f"{w['path']}:{w['line']} {w['message'][:100]}" for w in pool if (not file or w["path"] == file) and (not line_no or w["line"] == int(line_no))]
         return not seen, seen
-    if kind in ("emits", "omits"):
+    if kind in ("emits", "omits", "jruby-emits", "jruby-omits"):
         file, _, text = rest.partition(" ")
-        body = answer["tree"].get(file)
+        body = (answer["jruby_tree"] or {} if kind.startswith("jruby-") else answer["tree"]).get(file)
+        kind = kind.removeprefix("jruby-")
         if body is None:
             return kind == "omits" and text == "", f"no {file} in the tree"
         return (text in body) == (kind == "emits"), f"{file}: {len(body)} bytes"
@@ -791,7 +804,7 @@ def cmd_fixtures(args):
         with tempfile.TemporaryDirectory() as tmp:
             app = os.path.join(tmp, "app")
             write_app(files, app)
-            answer = ask(roundhouse, app)
+            answer = ask(roundhouse, app, jruby=any(v.startswith("jruby-") for v in verdicts))
         bad = [(v, seen) for v in verdicts for ok, seen in [verdict_holds(v, answer)] if not ok]
         name = os.path.relpath(path, REPO)
         if not verdicts:

@@ -7,7 +7,7 @@ const user: EmittedTree = {
   source: "app/models/user.rb",
   targets: {
     ruby: { paths: ["app/models/user.rb", "app/models/user_row.rb"], swaps: [], lane: null },
-    jruby: { paths: ["app/models/user.rb", "app/models/user_row.rb"], swaps: ["BCrypt → raising stand-in"], lane: null },
+    jruby: { paths: ["app/models/user.rb", "app/models/user_row.rb"], swaps: ["Markly → commonmark-java shim (runtime/markly_jruby.rb)"], lane: null },
     spinel: { paths: ["app/models/user.rb", "app/models/user_row.rb"], swaps: [], lane: "aot" },
   },
   summary: "CRuby → app/models/user.rb (+1) · JVM → same (1 swap) · Spinel: AOT",
@@ -28,7 +28,7 @@ test("status item names the trees a file lands in", () => {
 test("the tree document lists paths, lane, swaps and the note", () => {
   const text = treeText({ ...user, note: "a note" });
   assert.match(text, /^app\/models\/user\.rb\n/);
-  assert.match(text, /JVM:\n  app\/models\/user\.rb\n  app\/models\/user_row\.rb\n  swap: BCrypt → raising stand-in\n/);
+  assert.match(text, /JVM:\n  app\/models\/user\.rb\n  app\/models\/user_row\.rb\n  swap: Markly → commonmark-java shim \(runtime\/markly_jruby\.rb\)\n/);
   assert.match(text, /Spinel:\n[\s\S]*  lane: aot\n/);
   assert.match(text, /Note: a note\n$/);
 });

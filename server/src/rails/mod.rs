@@ -69,6 +69,9 @@ pub struct FileFacts {
     /// Constants the code names (`Markly`, `SQLite3::Database`), sorted: which runtime swaps it reaches.
     #[serde(skip)]
     pub constants: Vec<String>,
+    /// Where the code names the sqlite3 gem's API (`SQLite3::…`), which the JVM tree does not load.
+    #[serde(skip)]
+    pub sqlite3_uses: Vec<references::Reference>,
     /// `# switchyard:disable rule` comments.
     #[serde(skip)]
     pub suppressions: Vec<Suppression>,
@@ -216,6 +219,7 @@ impl FileFacts {
             diagnostics: Vec::new(),
             migration_verbs: Vec::new(),
             constants: Vec::new(),
+            sqlite3_uses: Vec::new(),
             suppressions: Vec::new(),
             permits: Vec::new(),
             concern_macros: Vec::new(),
@@ -328,6 +332,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     let references = references::extract(tree.root_node(), ruby_text);
     facts.route_helper_calls = references.route_helpers;
     facts.constants = references.constants;
+    facts.sqlite3_uses = references.sqlite3_uses;
     facts.render_calls = references.renders;
     facts.association_loads = references.association_loads;
     facts.hash_writes = references.hash_writes;

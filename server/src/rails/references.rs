@@ -105,6 +105,8 @@ pub struct References {
     pub helper_calls: Vec<String>,
     /// Constants named (`Markly`, `SQLite3::Database`), sorted and unique.
     pub constants: Vec<String>,
+    /// Each place the sqlite3 gem's API is named (`SQLite3::Database`, `SQLite3::BusyException`).
+    pub sqlite3_uses: Vec<Reference>,
     pub association_loads: Vec<AssociationLoad>,
     /// Whole hashes written to an attribute: `record.update!(settings: { … })`, `record.settings = { … }`
     /// (the attribute's name and the write's span).
@@ -316,7 +318,11 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                 read.insert(text_of(node, text).to_owned());
             }
             "constant" | "scope_resolution" if parent.is_none_or(|p| p.kind() != "scope_resolution") => {
-                constants.insert(text_of(node, text).trim_start_matches("::").to_owned());
+                let name = text_of(node, text).trim_start_matches("::");
+                if name == "SQLite3" || name.starts_with("SQLite3::") {
+                    references.sqlite3_uses.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                }
+                constants.insert(name.to_owned());
             }
             _ => {}
         }

@@ -550,7 +550,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: JRUBY,
         family: "jruby",
-        trigger: "app code that uses a C-extension API that has no JVM build in the JVM tree: `SQLite3::…`, `require \"sqlite3\"`, direct `BCrypt::…` (raising stand-in)",
+        trigger: "app code that names the sqlite3 gem's API (`SQLite3::Database`, `SQLite3::BusyException`…): the JVM tree reaches SQLite through JDBC and does not load that gem, so the name is undefined there",
         implemented: true,
     },
     Rule {

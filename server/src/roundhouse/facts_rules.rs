@@ -454,12 +454,15 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     }
     let compiled = facts.kind.is_some_and(|k| k.is_app_code() || k == FileKind::View);
     if compiled {
-        for constant in facts.constants.iter().filter(|c| c.starts_with("SQLite3") || c.starts_with("BCrypt")) {
+        for reference in &facts.sqlite3_uses {
             push(
                 &mut out,
                 rule!("jruby.c-extension"),
-                file_start,
-                format!("`{constant}` is a C extension API with no JVM build: in the JVM tree it is a raising stand-in."),
+                reference.span,
+                format!(
+                    "`{}` is the sqlite3 gem's API, a C extension with no JVM build: the JVM tree reaches SQLite through JDBC and does not load the gem, so there this name is undefined (a NameError when it runs).",
+                    reference.name
+                ),
             );
         }
     }
@@ -531,6 +534,7 @@ mod tests {
             class String; end
             #- /app/models/hasher.rb
             class Hasher
+              def store = SQLite3::Database.new("cache.db")
               def digest(s) = BCrypt::Password.create(s)
             end
             #- /test/integration/flow_test.rb
@@ -589,7 +593,7 @@ mod tests {
                 "app/controllers/posts_controller.rb:3 controller.after-around-filter",
                 "app/controllers/posts_controller.rb:4 controller.macro-dropped",
                 "app/models/event.rb:2 model.class-variable-initializer",
-                "app/models/hasher.rb:1 jruby.c-extension",
+                "app/models/hasher.rb:2 jruby.c-extension",
                 "app/models/ledger.rb:3 model.singleton-class-statement",
                 "app/models/post.rb:10 model.validation-option-ignored",
                 "app/models/post.rb:12 model.callback-form",

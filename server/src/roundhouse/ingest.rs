@@ -9,12 +9,11 @@
 //!   it emits, `test/models/**`, `test/controllers/**`, `db/seeds.rb`, and the `test/test_helpers/*.rb`
 //!   that `test/test_helper.rb` includes. A construct the ingest rejects stops a strict compile.
 //! - **file by file**: `lib/` (minus `autoload_lib(ignore:)`), `extras/`, `app/{lib,jobs,channels,
-//!   mailers,services,workers,serializers,policies,validators,presenters,helpers}` and
-//!   `config/application.rb`. A rejected construct drops the file (its classes are missing from every
-//!   tree); the app compiles.
-//! - **DSL only**: routes files, `db/schema.rb`, initializers (their config keys), migrations (folded
-//!   only without `db/schema.rb`), `config/importmap.rb`: their Ruby is not compiled, so no `syntax.*`
-//!   rule applies.
+//!   mailers,services,workers,serializers,policies,validators,presenters,helpers}`. A rejected
+//!   construct drops the file (its classes are missing from every tree); the app compiles.
+//! - **DSL only**: routes files, `db/schema.rb`, `config/application.rb` and initializers (their config
+//!   settings), migrations (folded only without `db/schema.rb`), `config/importmap.rb`: their Ruby is
+//!   not compiled, so no `syntax.*` rule applies.
 //! - **not read**: everything else (`spec/`, `test/integration`, `test/system`, `app/components`,
 //!   `.rb` files under `app/views`, `config/environments`, the `Gemfile`…).
 //!
@@ -118,12 +117,11 @@ pub fn reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
     match kind {
         FileKind::Model | FileKind::Controller | FileKind::Concern => Reading::Compiled,
         FileKind::View => view_reading(source),
-        FileKind::Routes | FileKind::Schema | FileKind::Initializer => Reading::Dsl,
+        FileKind::Routes | FileKind::Schema | FileKind::Initializer | FileKind::Application => Reading::Dsl,
         FileKind::Migration => match app {
             Some(app) if app.has_schema => Reading::NotRead("migrations are folded only when there is no db/schema.rb".to_owned()),
             _ => Reading::Dsl,
         },
-        FileKind::Application => Reading::FileByFile,
         FileKind::Environment => Reading::NotRead("config/environments/* is not read".to_owned()),
         FileKind::Test => test_reading(facts, app),
         FileKind::Helper | FileKind::AppSupport | FileKind::Library => {
@@ -206,8 +204,10 @@ pub enum Body {
     /// A test class: its test and setup blocks and constants are compiled; a nested class is left out.
     Test,
     /// A library class or module (`lib/`, helpers, concerns, plain classes in `app/models`): methods and
-    /// constants are compiled; other class-body calls are read one by one (a rejected construct drops
-    /// the call), calls on a receiver (`%w[a b].each do … end`) are not read, `alias` is dropped.
+    /// constant and class-variable assignments are compiled; other class-body calls are read one by
+    /// one (a rejected construct drops the call), `alias` is dropped, and the rest is not read: calls
+    /// on a receiver (`%w[a b].each do … end`), conditions, loops, other assignments (`@x = …`,
+    /// `X ||= …`), bare expressions.
     Library,
     /// A class Roundhouse does not read: a model file's classes after the first, a controller file's
     /// classes beside its controller, a test file's beside its test.
@@ -285,6 +285,29 @@ pub fn emitted_test(facts: &FileFacts) -> Option<EmittedTest> {
     Some(EmittedTest { path, spinel_path, aot, class_name: class.name.clone(), class_span: class.name_span })
 }
 
+/// Whether a module of a file read on its own has a body Roundhouse reads: one that defines a method,
+/// a constant or a `class << self`, or holds a concern's `included` / `class_methods` block. A module
+/// holding only calls (or only other namespaces) is skipped, its calls unread.
+fn module_read(module: &Namespace) -> bool {
+    module.items.iter().any(|item| match item {
+        Item::Method(_) | Item::SingletonClass { .. } => true,
+        Item::Assignment(a) => a.operator == "=" && is_constant_name(&a.target),
+        Item::Call(call) => call.receiver.is_none() && matches!(call.method.as_str(), "included" | "class_methods") && call.block.is_some(),
+        Item::Namespace(_) => false,
+    })
+}
+
+fn is_constant_name(target: &str) -> bool {
+    target.starts_with(|c: char| c.is_ascii_uppercase()) && target.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether the top-level code of a file read on its own (outside any class or module) is read: only
+/// when the file defines a class, or a module whose body is read. A file of top-level statements
+/// alone (`Dir[…].each { |f| require f }`) is not read.
+pub fn top_level_read(facts: &FileFacts) -> bool {
+    facts.outline.namespaces().iter().any(|ns| ns.kind == NamespaceKind::Class || module_read(ns))
+}
+
 /// How each class and module of `facts`' file is read, by the byte its definition starts at.
 pub fn bodies(facts: &FileFacts) -> std::collections::HashMap<usize, Body> {
     let mut out = std::collections::HashMap::new();
@@ -301,8 +324,10 @@ pub fn bodies(facts: &FileFacts) -> std::collections::HashMap<usize, Body> {
         Some(FileKind::Test) => first_class(&facts.outline.items).map(|c| (c, Body::Test)),
         _ => None,
     };
+    let file_by_file = matches!(kind, Some(FileKind::Library | FileKind::Helper | FileKind::AppSupport));
     for ns in facts.outline.namespaces() {
         let body = match main {
+            _ if ns.kind == NamespaceKind::Module && file_by_file && !module_read(ns) => Body::NotRead,
             _ if ns.kind == NamespaceKind::Module => Body::Library,
             Some((class, body)) if class.span == ns.span => body,
             // Inside the main class: a model's or controller's nested class is rejected as a whole
@@ -393,7 +418,7 @@ mod tests {
             app/views/posts/index.html.erb Compiled
             app/views/posts/index.json.jbuilder Compiled
             app/views/posts/mail.text.erb NotRead("`text` templates are not emitted (views.template-format)")
-            config/application.rb FileByFile
+            config/application.rb Dsl
             config/environments/production.rb NotRead("config/environments/* is not read")
             config/initializers/time.rb Dsl
             config/routes.rb Dsl

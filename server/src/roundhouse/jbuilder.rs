@@ -1,7 +1,7 @@
 //! `views.jbuilder-ignored`: what Roundhouse's jbuilder lowering does with each statement of a
 //! `.json.jbuilder` template. It writes a JSON object from a narrow set of statements and drops or
 //! rewrites the rest without a word. Measured on one-statement templates against the compiler
-//! (`tests/fixtures/fidelity/jbuilder-*.fixture`):
+//! (`tests/fixtures/fidelity/views-jbuilder-statements.fixture`):
 //!
 //! - kept: `json.key value` (one argument, no block), `json.extract! record, :a, :b`,
 //!   `json.partial! "x", local: v`, `json.array! records, partial: "x", as: :y`;

@@ -111,7 +111,7 @@ const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_be
 
 /// How the ingest treats `node`'s place in the file: the body it sits in (`ingest::bodies`), and within
 /// a body, the statement it is part of.
-fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usize, Body>) -> Site {
+fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usize, Body>, top_level_read: bool) -> Site {
     let mut in_method = false;
     let mut statement = node;
     let mut current = node;
@@ -145,23 +145,31 @@ fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usi
         }
         current = parent;
     }
-    // Top-level code: a model's, controller's or test's file is read for its class alone; a
+    // Top-level code: a model's, controller's or test's file is read for its class alone; a file read
+    // on its own only when it defines a class or a read module (`ingest::top_level_read`); a
     // template's `def` defines nothing in the compiled view.
     match kind {
         Some(FileKind::Model | FileKind::Controller | FileKind::Concern | FileKind::Test) => Site::NotRead,
+        Some(FileKind::Library | FileKind::Helper | FileKind::AppSupport) if !top_level_read => Site::NotRead,
         Some(FileKind::View) if in_method => Site::NotRead,
         _ => Site::Compiled,
     }
 }
 
-/// A class-body statement of a library class or module.
+/// A class-body statement of a library class or module (`Body::Library` says which are read).
 fn library_statement(statement: Node<'_>, node: Node<'_>) -> Site {
     match statement.kind() {
         "alias" if statement == node => Site::AliasDropped,
+        "alias" => Site::Compiled,
         "call" if statement.child_by_field_name("receiver").is_some() => Site::NotRead,
         // `included do … end`, `attr_accessor …`, a gem's macro: read one by one.
         "call" | "identifier" => Site::StatementDropped,
-        _ => Site::Compiled,
+        "assignment" if statement.child_by_field_name("left").is_some_and(|l| matches!(l.kind(), "constant" | "class_variable")) => {
+            Site::Compiled
+        }
+        // Definitions (their bodies are reached through `in_method`) and nested namespaces.
+        "method" | "singleton_method" | "class" | "module" | "singleton_class" => Site::Compiled,
+        _ => Site::NotRead,
     }
 }
 
@@ -201,10 +209,11 @@ fn at_site(mut finding: Diagnostic, site: Site, node: Node<'_>, text: &str) -> O
 /// true as its place in the file makes it (`site`).
 pub fn check(tree: &Tree, text: &str, facts: &FileFacts) -> Vec<Diagnostic> {
     let bodies = super::ingest::bodies(facts);
+    let top_level_read = super::ingest::top_level_read(facts);
     let kind = facts.kind;
     let mut out = Vec::new();
     let push = |finding: Diagnostic, node: Node<'_>, out: &mut Vec<Diagnostic>| {
-        if let Some(finding) = at_site(finding, site(node, text, kind, &bodies), node, text) {
+        if let Some(finding) = at_site(finding, site(node, text, kind, &bodies, top_level_read), node, text) {
             out.push(finding);
         }
     };
@@ -421,7 +430,8 @@ mod tests {
 
     #[test]
     fn dynamic_dispatch_in_app_code_only() {
-        let text = "record.send(:title)\nrecord.public_send(name)\ndefine_method(:x) { 1 }\nworker = Thread.new { run }\nlock = Mutex.new\ndef method_missing(name, *args) = super\nrecord.sender\nnote = \"never .send(:x) here\"\nQueue.new\n";
+        // Top-level code, read because the file defines a class.
+        let text = "record.send(:title)\nrecord.public_send(name)\ndefine_method(:x) { 1 }\nworker = Thread.new { run }\nlock = Mutex.new\ndef method_missing(name, *args) = super\nrecord.sender\nnote = \"never .send(:x) here\"\nQueue.new\nclass X; end\n";
         let found: Vec<String> = findings_in("lib/x.rb", text)
             .iter()
             .filter(|d| d.rule == "spinel.dynamic-dispatch")
@@ -434,7 +444,10 @@ mod tests {
 
     #[test]
     fn magic_constants_but_not_dir() {
-        assert_eq!(rules("here = __FILE__\nline = __LINE__\ndir = __dir__\n"), ["1:8 syntax.magic-constant", "2:8 syntax.magic-constant"]);
+        assert_eq!(
+            rules("class X\n  def f\n    here = __FILE__\n    line = __LINE__\n    dir = __dir__\n  end\nend\n"),
+            ["3:12 syntax.magic-constant", "4:12 syntax.magic-constant"]
+        );
     }
 
     #[test]

@@ -250,10 +250,7 @@ fn swaps(facts: &FileFacts) -> Vec<String> {
         found.push("Markly → commonmark-java shim (runtime/markly_jruby.rb)".to_owned());
     }
     if mentions("SQLite3") {
-        found.push("SQLite3 → JDBC (jdbc-sqlite3)".to_owned());
-    }
-    if mentions("BCrypt") || facts.models.iter().any(|m| m.macros.iter().any(|c| c.name == "has_secure_password")) {
-        found.push("BCrypt → raising stand-in".to_owned());
+        found.push("SQLite3 → undefined (the tree reaches SQLite through JDBC, without the sqlite3 gem)".to_owned());
     }
     found
 }
@@ -605,7 +602,7 @@ mod tests {
                 app/helpers/messages/attachment_presentation.rb → [app/models/messages/attachment_presentation.rb] spinel [app/models/messages/attachment_presentation.rb Some("aot")] swaps [Markly → commonmark-java shim (runtime/markly_jruby.rb)]
                 app/models/concerns/trashable.rb → [app/models/trashable.rb] spinel [app/models/trashable.rb Some("aot")]
                 app/models/open_room.rb → [app/models/open_room.rb] spinel [app/models/open_room.rb Some("aot")]
-                app/models/post.rb → [app/models/post.rb, sig/app/models/post.rbs, app/models/post_row.rb, app/models/relation_scopes.rb] spinel [app/models/post.rb, sig/app/models/post.rbs, app/models/post_row.rb, app/models/relation_scopes.rb Some("aot")] swaps [BCrypt → raising stand-in] — only Post is emitted from a model file: 1 other class(es) here are dropped
+                app/models/post.rb → [app/models/post.rb, sig/app/models/post.rbs, app/models/post_row.rb, app/models/relation_scopes.rb] spinel [app/models/post.rb, sig/app/models/post.rbs, app/models/post_row.rb, app/models/relation_scopes.rb Some("aot")] — only Post is emitted from a model file: 1 other class(es) here are dropped
                 app/models/widget.rb → [app/models/widget.rb, sig/app/models/widget.rbs] spinel [app/models/widget.rb, sig/app/models/widget.rbs Some("aot")] — no `widgets` table in db/schema.rb, so no WidgetRow
                 app/views/posts/_post.html.haml → [app/views/posts/_post.rb] spinel [app/views/posts/_post.rb Some("aot")]
                 app/views/posts/create.turbo_stream.erb → [app/views/posts/create.rb] spinel [app/views/posts/create.rb Some("aot")]
