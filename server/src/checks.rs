@@ -28,8 +28,13 @@ const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_ma
 /// deciding that needs from the file's app; without it (an app still being indexed) the path decides.
 pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&AppReading>) -> Vec<Diagnostic> {
     let reading = roundhouse::ingest::reading(facts, app);
-    let mut diagnostics: Vec<Diagnostic> =
-        facts.diagnostics.iter().chain(derived).cloned().filter_map(|d| roundhouse::ingest::apply(&reading, d)).collect();
+    let mut diagnostics: Vec<Diagnostic> = facts
+        .diagnostics
+        .iter()
+        .chain(derived)
+        .cloned()
+        .filter_map(|d| roundhouse::ingest::apply(&reading, &facts.relative_path, d))
+        .collect();
     // `# switchyard:disable …` comments; one that silences nothing is said (info).
     let silences =
         |s: &crate::rails::Suppression, rule: &str, d: &Diagnostic| d.rule == rule && s.line.is_none_or(|l| l == d.span.start.line);

@@ -149,7 +149,7 @@ end, 50)
 local tree = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
 check(
   ":SwitchyardTree shows where the file lands",
-  tree_shown and tree:find("CRuby → app/models/user.rb", 1, true) and tree:find("lane aot", 1, true) and tree:find("BCrypt", 1, true),
+  tree_shown and tree:find("CRuby → app/models/user.rb", 1, true) and tree:find("lane aot", 1, true) and tree:find("JVM → same", 1, true),
   tree
 )
 

@@ -161,6 +161,17 @@ impl Index {
     /// Finds the Rails apps under `folders` and indexes all their files in parallel.
     /// `progress(done, total)` is called from worker threads as files finish.
     pub fn index_workspace(&self, folders: &[PathBuf], progress: &(dyn Fn(usize, usize) + Sync)) -> IndexReport {
+        self.index_workspace_except(folders, &|_| false, progress)
+    }
+
+    /// `index_workspace`, leaving the files `keep` names (open documents, whose buffer is the truth)
+    /// unread: they count in the report's files, not its bytes.
+    pub fn index_workspace_except(
+        &self,
+        folders: &[PathBuf],
+        keep: &(dyn Fn(&Path) -> bool + Sync),
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> IndexReport {
         let mut files = Vec::new();
         for folder in folders {
             let (mut apps, mut found) = project::discover(folder);
@@ -181,10 +192,14 @@ impl Index {
         let results: Vec<Result<usize, (PathBuf, FileError)>> = files
             .par_iter()
             .map(|path| {
-                let result = self.read_file(path).map(|(facts, len)| {
-                    self.insert(facts);
-                    len
-                });
+                let result = if keep(path) {
+                    Ok(0)
+                } else {
+                    self.read_file(path).map(|(facts, len)| {
+                        self.insert(facts);
+                        len
+                    })
+                };
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 progress(n, total);
                 result.map_err(|e| (path.clone(), e))
@@ -233,7 +248,8 @@ impl Index {
                 _ => break,
             }
         }
-        inflect::tableize(&current)
+        let prefixes = crate::rails::table_name_prefixes(snapshot);
+        format!("{}{}", crate::rails::model::table_prefix(&current, &prefixes), inflect::tableize(&current))
     }
 }
 

@@ -44,9 +44,10 @@ pub struct Session {
     pub hints_off: Mutex<Vec<String>>,
     /// Set when an app's context was rebuilt: other files' hints may have changed.
     pub hints_stale: AtomicBool,
-    /// Folder indexes running: until they end, an app's files are not all known, so whole-app checks
-    /// wait for the refresh that ends each index.
-    pub indexing: std::sync::atomic::AtomicUsize,
+    /// Folder indexes running or about to (taken by `begin_indexing`): until they end, an app's files are
+    /// not all known, so whole-app checks wait for the refresh that ends each index and whole-app requests
+    /// wait for it (`indexed`).
+    indexing: tokio::sync::watch::Sender<usize>,
     /// Whether a failure to run the compiler was already shown (it is said once).
     pub exact_failure_shown: AtomicBool,
     pub index: Arc<Index>,
@@ -65,7 +66,48 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// One folder index under way: whole-app work resumes when the last one is dropped.
+pub struct IndexingGuard(Arc<Session>);
+
+impl Drop for IndexingGuard {
+    fn drop(&mut self) {
+        self.0.indexing.send_modify(|running| *running = running.saturating_sub(1));
+    }
+}
+
 impl Session {
+    /// Marks an index as under way until the guard is dropped. Taken before the index is spawned, so a
+    /// request that arrives in between already waits for it.
+    pub fn begin_indexing(self: &Arc<Self>) -> IndexingGuard {
+        self.indexing.send_modify(|running| *running += 1);
+        IndexingGuard(Arc::clone(self))
+    }
+
+    pub fn is_indexing(&self) -> bool {
+        *self.indexing.borrow() > 0
+    }
+
+    /// Waits until no index is under way, or `limit` has passed (then the caller answers from what is
+    /// indexed so far). An answer about the whole app given mid-index would describe half of it.
+    pub async fn indexed(&self, limit: std::time::Duration) {
+        let mut receiver = self.indexing.subscribe();
+        let _ = tokio::time::timeout(limit, receiver.wait_for(|running| *running == 0)).await;
+    }
+
+    /// Knows the app `path` belongs to before the workspace index has found it: the nearest enclosing
+    /// Rails root, when it is in (or encloses) a workspace folder, so a document opened at start is read
+    /// as part of its app, not as a stray file. A file outside every folder stays outside.
+    fn adopt_app_of(&self, path: &Path) {
+        if self.index.app_for(path).is_some() {
+            return;
+        }
+        let folders = self.folders();
+        let Some(root) = path.ancestors().skip(1).find(|dir| crate::rails::project::is_rails_root(dir)) else { return };
+        if folders.iter().any(|folder| root.starts_with(folder) || folder.starts_with(root)) {
+            self.index.add_apps(vec![crate::rails::project::RailsApp::at(root.to_path_buf())]);
+        }
+    }
+
     pub fn documents(&self) -> MutexGuard<'_, HashMap<PathBuf, Document>> {
         lock(&self.documents)
     }
@@ -235,6 +277,7 @@ impl Session {
 
     /// Like `refresh_document`, also returning the facts replaced.
     pub fn replace_document_facts(&self, document: &Document) -> (Arc<FileFacts>, Option<Arc<FileFacts>>) {
+        self.adopt_app_of(&document.path);
         let facts = self.index.extract_text(&document.path, &document.text, &document.parsed);
         self.index.replace(facts)
     }

@@ -87,6 +87,9 @@ pub struct FileFacts {
     /// Class-side methods of modules: the macros a controller may call (`require_sudo_mode`).
     #[serde(skip)]
     pub concern_macros: Vec<concern_macros::ConcernMacro>,
+    /// `def self.table_name_prefix` of the modules in a model-folder file: (namespace, prefix).
+    #[serde(skip)]
+    pub table_name_prefixes: Vec<(String, String)>,
 }
 
 /// A class or module defined in a file (any Ruby file; library code is mostly this).
@@ -225,8 +228,16 @@ impl FileFacts {
             concern_macros: Vec::new(),
             association_loads: Vec::new(),
             hash_writes: Vec::new(),
+            table_name_prefixes: Vec::new(),
         }
     }
+}
+
+/// Every `table_name_prefix` the app's model folder declares, by namespace.
+pub fn table_name_prefixes<'a>(
+    files: impl IntoIterator<Item = &'a std::sync::Arc<FileFacts>>,
+) -> std::collections::HashMap<String, String> {
+    files.into_iter().flat_map(|f| f.table_name_prefixes.iter().cloned()).collect()
 }
 
 /// A `# switchyard:disable` comment.
@@ -359,7 +370,9 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         .collect();
     match kind {
         Some(FileKind::Model) => {
-            facts.models = outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Class).map(model::extract).collect();
+            let namespaces = outline.namespaces();
+            facts.models = namespaces.iter().filter(|ns| ns.kind == NamespaceKind::Class).map(|ns| model::extract(ns)).collect();
+            facts.table_name_prefixes = model::table_name_prefixes(&namespaces, tree, ruby_text);
         }
         Some(FileKind::Controller) => {
             facts.controllers = outline

@@ -160,6 +160,43 @@ impl Model {
     }
 }
 
+/// `module Push; def self.table_name_prefix = "push_"; end`: the namespace and the prefix its models'
+/// tables take (Rails prepends the nearest enclosing module's). Only a body that is one plain string is
+/// known without running the app.
+pub fn table_name_prefixes(namespaces: &[&Namespace], tree: &tree_sitter::Tree, text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for namespace in namespaces.iter().filter(|ns| ns.kind == crate::syntax::outline::NamespaceKind::Module) {
+        for item in &namespace.items {
+            let Item::Method(method) = item else { continue };
+            if !method.singleton || method.name != "table_name_prefix" {
+                continue;
+            }
+            let Some(def) = tree.root_node().descendant_for_byte_range(method.span.start_byte, method.span.end_byte) else { continue };
+            let mut cursor = def.walk();
+            let body: Vec<_> = def.child_by_field_name("body").map(|b| b.named_children(&mut cursor).collect()).unwrap_or_default();
+            let [string] = body.as_slice() else { continue };
+            let mut parts = string.walk();
+            if string.kind() == "string" && string.named_children(&mut parts).all(|c| c.kind() == "string_content") {
+                let content = string.named_child(0).map(|c| &text[c.byte_range()]).unwrap_or("");
+                out.push((namespace.name.clone(), content.to_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// The prefix `class_name`'s table takes: the nearest enclosing namespace's `table_name_prefix`.
+pub fn table_prefix<'a>(class_name: &str, prefixes: &'a std::collections::HashMap<String, String>) -> &'a str {
+    let mut namespace = class_name;
+    while let Some((outer, _)) = namespace.rsplit_once("::") {
+        if let Some(prefix) = prefixes.get(outer) {
+            return prefix;
+        }
+        namespace = outer;
+    }
+    ""
+}
+
 pub fn extract(namespace: &Namespace) -> Model {
     let mut model = Model {
         class_name: namespace.name.clone(),

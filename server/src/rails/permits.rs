@@ -72,7 +72,8 @@ fn is_params(node: Node<'_>, text: &str) -> bool {
 fn symbol(node: Node<'_>, text: &str) -> Option<String> {
     match node.kind() {
         "simple_symbol" => Some(text_of(node, text).trim_start_matches(':').to_owned()),
-        "hash_key_symbol" => Some(text_of(node, text).to_owned()),
+        // `%i[name handle]`'s elements.
+        "hash_key_symbol" | "bare_symbol" => Some(text_of(node, text).to_owned()),
         _ => None,
     }
 }
@@ -107,7 +108,12 @@ fn all_array_values(node: Node<'_>) -> bool {
         let mut cursor = node.walk();
         node.named_children(&mut cursor).collect()
     };
-    pairs.iter().all(|p| p.kind() == "pair" && p.child_by_field_name("value").is_some_and(|v| v.kind() == "array"))
+    pairs.iter().all(|p| p.kind() == "pair" && p.child_by_field_name("value").is_some_and(is_array))
+}
+
+/// `[:a, :b]` or `%i[a b]`.
+fn is_array(node: Node<'_>) -> bool {
+    matches!(node.kind(), "array" | "symbol_array")
 }
 
 fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
@@ -130,7 +136,7 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
             let args = arguments(node);
             let [pair] = args.as_slice() else { return None };
             let key = symbol(pair.child_by_field_name("key")?, text)?;
-            let value = pair.child_by_field_name("value").filter(|v| v.kind() == "array")?;
+            let value = pair.child_by_field_name("value").filter(|v| is_array(*v))?;
             let mut cursor = value.walk();
             let elements: Vec<Node<'_>> = value.named_children(&mut cursor).collect();
             Some((key, symbol_list(&elements, text)?))
@@ -148,7 +154,7 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
             };
             let args = arguments(node);
             let fields = match args.as_slice() {
-                [array] if array.kind() == "array" => {
+                [array] if is_array(*array) => {
                     let mut cursor = array.walk();
                     let elements: Vec<Node<'_>> = array.named_children(&mut cursor).collect();
                     symbol_list(&elements, text)?

@@ -21,6 +21,14 @@ pub struct RailsApp {
     pub name: String,
 }
 
+impl RailsApp {
+    /// The app rooted at `root`, named after its folder.
+    pub fn at(root: PathBuf) -> RailsApp {
+        let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("app").to_owned();
+        RailsApp { root, name }
+    }
+}
+
 /// What a file is to Rails, from its path relative to the app root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -148,6 +156,12 @@ pub fn template_parts(relative: &str) -> Option<(String, Option<String>, String)
     Some((logical, format, handler.to_owned()))
 }
 
+/// A generator's template (`lib/generators/<name>/templates/model.rb`, `lib/templates/…`): ERB that
+/// writes Ruby, not Ruby itself, whatever its extension says.
+pub fn is_generator_template(relative: &str) -> bool {
+    relative.starts_with("lib/templates/") || (relative.starts_with("lib/generators/") && relative.contains("/templates/"))
+}
+
 pub fn is_rails_root(dir: &Path) -> bool {
     dir.join("config/application.rb").is_file() || dir.join("config/routes.rb").is_file()
 }
@@ -187,13 +201,7 @@ pub fn discover(folder: &Path) -> (Vec<RailsApp>, Vec<PathBuf>) {
             files.push(path.to_path_buf());
         }
     }
-    let apps: Vec<RailsApp> = roots
-        .into_iter()
-        .map(|root| {
-            let name = root.file_name().and_then(|n| n.to_str()).unwrap_or("app").to_owned();
-            RailsApp { root, name }
-        })
-        .collect();
+    let apps: Vec<RailsApp> = roots.into_iter().map(RailsApp::at).collect();
     files.retain(|f| owning_app(f, &apps).is_some());
     files.sort();
     (apps, files)

@@ -271,8 +271,29 @@ pub struct EmittedTest {
     pub class_span: crate::syntax::Span,
 }
 
+/// The class a test file is about: of the classes at the top of the file (a class inside a module is
+/// not one), the first that looks like a test (`…Test`, or a `…Test` / `…TestCase` /
+/// `…IntegrationTest` parent), else the first. The others are the test's helpers.
+pub fn test_class(facts: &FileFacts) -> Option<&Namespace> {
+    let classes: Vec<&Namespace> = facts
+        .outline
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Namespace(ns) if ns.kind == NamespaceKind::Class => Some(ns),
+            _ => None,
+        })
+        .collect();
+    let last_segment = |name: &str| name.rsplit("::").next().unwrap_or(name).to_owned();
+    let looks_like_test = |class: &&&Namespace| {
+        last_segment(&class.name).ends_with("Test")
+            || class.superclass.as_deref().is_some_and(|s| matches!(last_segment(s).as_str(), "Test" | "TestCase" | "IntegrationTest"))
+    };
+    classes.iter().find(looks_like_test).or(classes.first()).copied()
+}
+
 pub fn emitted_test(facts: &FileFacts) -> Option<EmittedTest> {
-    let class = first_class(&facts.outline.items)?;
+    let class = test_class(facts)?;
     let stem_source = class.name.strip_suffix("Test").unwrap_or(&class.name);
     let stem = super::tree::emitted_stem(stem_source).replace('/', "_");
     let dir = if class.name.ends_with("ControllerTest") { "controllers" } else { "models" };
@@ -321,7 +342,7 @@ pub fn bodies(facts: &FileFacts) -> std::collections::HashMap<usize, Body> {
         Some(FileKind::Controller) => {
             classes.iter().find(|c| c.name.rsplit("::").next().is_some_and(|n| n.ends_with("Controller"))).map(|c| (*c, Body::Full))
         }
-        Some(FileKind::Test) => first_class(&facts.outline.items).map(|c| (c, Body::Test)),
+        Some(FileKind::Test) => test_class(facts).map(|c| (c, Body::Test)),
         _ => None,
     };
     let file_by_file = matches!(kind, Some(FileKind::Library | FileKind::Helper | FileKind::AppSupport));
@@ -357,10 +378,13 @@ fn about_reading(rule: &str) -> bool {
 }
 
 /// A finding as the file's reading makes it true: gone where Roundhouse does not read the construct,
-/// a dropped file instead of a stopped compile where it reads the file on its own.
-pub fn apply(reading: &Reading, finding: Diagnostic) -> Option<Diagnostic> {
+/// a dropped file instead of a stopped compile where it reads the file on its own. A syntax error
+/// holds in any file, except in a generator's template that nothing reads as Ruby (ERB that writes
+/// Ruby, whatever its extension).
+pub fn apply(reading: &Reading, relative_path: &str, finding: Diagnostic) -> Option<Diagnostic> {
     match reading {
         Reading::Compiled => Some(finding),
+        Reading::NotRead(_) if finding.rule == "syntax.parse-error" && crate::rails::project::is_generator_template(relative_path) => None,
         Reading::NotRead(_) => about_reading(&finding.rule).then_some(finding),
         Reading::Dsl => (about_reading(&finding.rule)).then_some(finding),
         Reading::FileByFile if finding.severity == Severity::Error && rejects(&finding.rule) => Some(Diagnostic {

@@ -4,8 +4,8 @@
 //!
 //! The unit of output is the class: only the class name decides an emitted path, with Roundhouse's own
 //! `snake_case` (no break inside an acronym). Not modelled yet: `<X>Params` classes (they need the
-//! controllers' permit lists), `table_name_prefix` modules, the `require` exception to
-//! `autoload_lib(ignore:)`, and `action_text/rich_text*.rb`.
+//! controllers' permit lists), the `require` exception to `autoload_lib(ignore:)`, and
+//! `action_text/rich_text*.rb`.
 
 use serde::Serialize;
 
@@ -119,12 +119,19 @@ pub struct AppFacts<'a> {
     pub reading: AppReading,
     /// Source file → the `<X>Params` files its controllers' permit lists produce.
     pub params: std::collections::HashMap<String, Vec<String>>,
+    /// Namespace → its `table_name_prefix` (Roundhouse reads them, as Rails does, before the models).
+    pub table_prefixes: std::collections::HashMap<String, String>,
 }
 
 impl<'a> AppFacts<'a> {
     pub fn new(files: &'a [std::sync::Arc<FileFacts>]) -> AppFacts<'a> {
         let tables = files.iter().filter_map(|f| f.schema.as_ref()).flat_map(|s| s.tables.iter().map(|t| t.name.as_str())).collect();
-        AppFacts { tables, reading: AppReading::new(files), params: params_files(files) }
+        AppFacts {
+            tables,
+            reading: AppReading::new(files),
+            params: params_files(files),
+            table_prefixes: crate::rails::table_name_prefixes(files),
+        }
     }
 }
 
@@ -334,7 +341,7 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
             let stem = emitted_stem(&class.name);
             let mut paths = vec![format!("app/models/{stem}.rb"), format!("sig/app/models/{stem}.rbs")];
             let last = class.name.rsplit("::").next().unwrap_or(&class.name);
-            let table = pluralize(&snake_case(last));
+            let table = format!("{}{}", crate::rails::model::table_prefix(&class.name, &app.table_prefixes), pluralize(&snake_case(last)));
             let mut notes = Vec::new();
             if app.tables.contains(&table.as_str()) {
                 paths.push(format!("app/models/{}.rb", emitted_stem(&format!("{}Row", class.name))));

@@ -262,7 +262,12 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
     while i < nodes.len() {
         let node = nodes[i];
         let next_is = |offset: usize, kind: &str| nodes.get(i + offset).is_some_and(|n| n.kind() == kind);
-        let call_start = if node.is_named() && next_is(1, ".") && nodes.get(i + 2).is_some_and(|n| n.kind() == "identifier") {
+        // A name after `def`, `(`, `,`, an operator…: a method being defined, a parameter, an operand,
+        // never a statement of its own.
+        let mid_expression = i > 0 && !nodes[i - 1].is_named() && !matches!(nodes[i - 1].kind(), "do" | "{" | "}" | "end" | "then" | ";");
+        let call_start = if mid_expression {
+            None
+        } else if node.is_named() && next_is(1, ".") && nodes.get(i + 2).is_some_and(|n| n.kind() == "identifier") {
             Some((Some(node), nodes[i + 2], i + 3))
         } else if node.kind() == "identifier" && text_of(node, text) != "end" {
             Some((None, node, i + 1))
@@ -300,7 +305,8 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
                 continue;
             }
             None => match node.kind() {
-                "identifier" => close_block(&mut open, &mut current, Some(node)),
+                "identifier" if text_of(node, text) == "end" => close_block(&mut open, &mut current, Some(node)),
+                "identifier" => {}
                 "block_parameters" => {
                     if let Some((call, _)) = open.last_mut() {
                         let mut cursor = node.walk();
@@ -509,5 +515,24 @@ end
         let Item::Call(filter) = &namespaces[1].items[0] else { panic!("not a call") };
         assert_eq!(filter.method, "before_action");
         assert_eq!(filter.option("only").map(|v| v.to_string()).as_deref(), Some("[:show, :edit]"));
+    }
+
+    #[test]
+    fn a_half_typed_def_is_no_call() {
+        // The `(` never closes: tree-sitter keeps the rest as fragments of an ERROR node. The method's
+        // name and its parameter are not statements; the macros on either side still are.
+        let text = "class Post < ApplicationRecord\n  include Publishable\n  delegate :name, to: :author\n\n  def to_param(x, \n    \"#{id}-#{title}\"\n  end\n\n  def excerpt(length = 140)\n    body.to_s\n  end\n\n  private\n\n  def strip\n    title.strip!\n  end\nend\n";
+        let o = outline(text);
+        let calls: Vec<&str> = o
+            .namespaces()
+            .iter()
+            .flat_map(|n| n.items.iter())
+            .filter_map(|i| match i {
+                Item::Call(c) => Some(c.method.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(!calls.contains(&"to_param") && !calls.contains(&"x"), "{calls:?}");
+        assert!(calls.contains(&"include") && calls.contains(&"delegate"), "{calls:?}");
     }
 }

@@ -6,6 +6,8 @@
 //!   note?, summary }`: where the file lands in each tree (`null` outside any app).
 //! - `switchyard/preview` `{ uri, target? }` → `{ text, language, target, mapping: [[previewLine,
 //!   sourceLine]] }`: the built-in preview (`null` outside any app); it follows the open buffer.
+//!
+//! Each describes the whole app, so each waits for an index under way (`WHOLE_APP_WAIT` at most).
 
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::Result;
@@ -15,6 +17,10 @@ use crate::ide::routes::format_table;
 use crate::lsp::backend::Backend;
 use crate::lsp::{convert, guard};
 use crate::rails::route_table::Route;
+
+/// How long a whole-app request (routes, tree, preview) waits for an index under way before it answers
+/// from the files read so far: long enough for a large app's cold index, short enough never to hang.
+const WHOLE_APP_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 #[derive(Debug, Deserialize, Default)]
 pub struct RoutesParams {
@@ -35,6 +41,7 @@ pub struct AppRoutes {
 }
 
 pub async fn routes(backend: &Backend, params: RoutesParams) -> Result<RoutesResult> {
+    backend.session.indexed(WHOLE_APP_WAIT).await;
     let index = std::sync::Arc::clone(&backend.session.index);
     let only = params.uri.as_ref().and_then(convert::path_of);
     guard::request("switchyard/routes", move || {
@@ -65,6 +72,7 @@ pub struct EmittedTreeParams {
 }
 
 pub async fn emitted_tree(backend: &Backend, params: EmittedTreeParams) -> Result<Option<serde_json::Value>> {
+    backend.session.indexed(WHOLE_APP_WAIT).await;
     let index = std::sync::Arc::clone(&backend.session.index);
     let Some(path) = convert::path_of(&params.uri) else { return Ok(None) };
     guard::request("switchyard/emittedTree", move || {
@@ -89,6 +97,7 @@ pub struct PreviewParams {
 }
 
 pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<serde_json::Value>> {
+    backend.session.indexed(WHOLE_APP_WAIT).await;
     let index = std::sync::Arc::clone(&backend.session.index);
     let Some(path) = convert::path_of(&params.uri) else { return Ok(None) };
     let target = match params.target.as_deref() {

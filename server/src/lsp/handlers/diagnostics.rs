@@ -89,7 +89,7 @@ impl Publish {
 /// unchanged (typing in a method body, a template's text), only the file's own checks run, against the
 /// app context built before: a keystroke costs the file, not the app.
 pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Arc<FileFacts>>, version: Option<i32>) -> Vec<Publish> {
-    let indexing = session.indexing.load(std::sync::atomic::Ordering::SeqCst) > 0;
+    let indexing = session.is_indexing();
     let Some(app) = session.index.app_for(&changed.path).filter(|_| !indexing) else {
         let diagnostics = file_diagnostics(changed, &[], None);
         session.record_published(&changed.path, &diagnostics);

@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::diagnostics::{Publish, refresh_app};
 use crate::lsp::backend::Backend;
-use crate::lsp::session::{ClientFlags, Session};
+use crate::lsp::session::{ClientFlags, IndexingGuard, Session};
 use crate::lsp::{capabilities, convert};
 
 pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<InitializeResult> {
@@ -95,12 +95,13 @@ pub async fn initialized(backend: &Backend) {
     // `initialized` returns at once and a client that never answers cannot hold up `exit`.
     let client = backend.client.clone();
     let session = backend.session();
+    let indexing = session.begin_indexing();
     tokio::spawn(async move {
         if session.flags().dynamic_watched_files {
             register_file_watchers(&client).await;
         }
         let folders = session.folders();
-        index_folders(client, session, folders).await;
+        index_folders(client, session, folders, indexing).await;
     });
 }
 
@@ -122,21 +123,14 @@ async fn register_file_watchers(client: &tower_lsp_server::Client) {
 }
 
 /// Indexes `folders` on a blocking thread, reporting `$/progress`, then publishes the diagnostics of
-/// every indexed file and refreshes open documents (their buffer, not the disk, is the truth).
-pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Session>, folders: Vec<PathBuf>) {
+/// every indexed file and refreshes open documents (their buffer, not the disk, is the truth: the index
+/// leaves their facts alone). `indexing` was taken by the caller; however this ends (a failed index
+/// included), whole-app checks and requests resume when it is dropped.
+pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Session>, folders: Vec<PathBuf>, indexing: IndexingGuard) {
     if folders.is_empty() {
         return;
     }
     let started = Instant::now();
-    session.indexing.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    // However this ends (a failed index included), whole-app checks resume after it.
-    struct Done(Arc<Session>);
-    impl Drop for Done {
-        fn drop(&mut self) {
-            self.0.indexing.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
-    let done = Done(Arc::clone(&session));
     let token = NumberOrString::String(format!("switchyard/indexing/{}", started.elapsed().as_nanos()));
     let progress = if session.flags().work_done_progress && client.create_work_done_progress(token.clone()).await.is_ok() {
         Some(client.progress(token, "Switchyard").with_message("Finding Rails apps").with_percentage(0).begin().await)
@@ -145,9 +139,10 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     };
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
     let index = Arc::clone(&session.index);
+    let open = Arc::clone(&session);
     let work = tokio::task::spawn_blocking(move || {
         let last_reported = std::sync::atomic::AtomicUsize::new(0);
-        index.index_workspace(&folders, &|done, total| {
+        index.index_workspace_except(&folders, &|path| open.is_open(path), &|done, total| {
             // About fifty reports per index, whatever its size.
             let step = (total / 50).max(1);
             let previous = last_reported.load(std::sync::atomic::Ordering::Relaxed);
@@ -185,7 +180,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
             session.refresh_document(document);
         }
     }
-    drop(done);
+    drop(indexing);
     let mut config_errors = Vec::new();
     for app in session.index.apps() {
         let read = session.reload_config(&app.root);

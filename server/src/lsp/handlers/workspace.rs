@@ -66,7 +66,7 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
         backend.client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
     }
     if !new_app_folders.is_empty() {
-        index_folders(backend.client.clone(), backend.session(), new_app_folders).await;
+        index_folders(backend.client.clone(), backend.session(), new_app_folders, backend.session.begin_indexing()).await;
     }
 }
 
@@ -91,6 +91,6 @@ pub async fn did_change_workspace_folders(backend: &Backend, params: DidChangeWo
         session.add_folder(folder.clone());
     }
     if !added.is_empty() {
-        index_folders(backend.client.clone(), backend.session(), added).await;
+        index_folders(backend.client.clone(), backend.session(), added, backend.session.begin_indexing()).await;
     }
 }
