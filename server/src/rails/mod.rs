@@ -6,6 +6,7 @@ pub mod concern_macros;
 pub mod config;
 pub mod controller;
 pub mod inflect;
+pub mod migration;
 pub mod model;
 pub mod permits;
 pub mod project;
@@ -90,6 +91,9 @@ pub struct FileFacts {
     /// `def self.table_name_prefix` of the modules in a model-folder file: (namespace, prefix).
     #[serde(skip)]
     pub table_name_prefixes: Vec<(String, String)>,
+    /// A migration, as the schema fold of an app without `db/schema.rb` reads it.
+    #[serde(skip)]
+    pub migration: Option<migration::Migration>,
 }
 
 /// A class or module defined in a file (any Ruby file; library code is mostly this).
@@ -229,6 +233,7 @@ impl FileFacts {
             association_loads: Vec::new(),
             hash_writes: Vec::new(),
             table_name_prefixes: Vec::new(),
+            migration: None,
         }
     }
 }
@@ -393,6 +398,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             facts.permits = permits::extract(tree.root_node(), ruby_text, &ranges);
         }
         Some(FileKind::Schema) => facts.schema = Some(schema::extract(&outline)),
+        Some(FileKind::Migration) => facts.migration = Some(migration::extract(tree.root_node(), ruby_text)),
         Some(FileKind::Routes) => facts.routes = Some(routes::extract(&outline, facts.relative_path != "config/routes.rb")),
         Some(FileKind::Application | FileKind::Environment | FileKind::Initializer) => {
             facts.config = Some(config::extract(&outline, tree.root_node(), ruby_text, kind == Some(FileKind::Initializer)));

@@ -318,7 +318,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "schema",
-        trigger: "without `db/schema.rb`: `change_table`, `create_join_table`, `drop_join_table`, `execute`, `reversible`, `revert`, `up_only` in `db/migrate`",
+        trigger: "without `db/schema.rb`: `change_table`, `create_join_table`, `drop_join_table`, `execute`, `reversible`, `revert`, `up_only` called in a migration's `change` (or `up`, when it has no `change`)",
         implemented: true,
     },
     Rule {

@@ -263,23 +263,15 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         let start = facts.line_index.offset(crate::syntax::LineCol { line: line as u32, col: col as u32 }).unwrap_or(0);
         span_at(facts, start, len)
     };
-    if facts.kind == Some(FileKind::Migration) {
-        static VERB: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-            regex::Regex::new(r"^\s*(change_table|create_join_table|drop_join_table|execute|reversible|revert|up_only)\b").unwrap()
-        });
-        for (i, line) in code_lines() {
-            if let Some(verb) = VERB.captures(line).and_then(|c| c.get(1)) {
-                push(
-                    &mut out,
-                    MIGRATION_VERB,
-                    line_span(i, verb.start(), verb.len()),
-                    format!(
-                        "Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `{}`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.",
-                        verb.as_str()
-                    ),
-                );
-            }
-        }
+    for (verb, span) in facts.migration.iter().flat_map(|m| &m.unfoldable) {
+        push(
+            &mut out,
+            MIGRATION_VERB,
+            *span,
+            format!(
+                "Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `{verb}`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb."
+            ),
+        );
     }
     if facts.template.as_ref().is_some_and(|t| t.handler == "haml") {
         static FILTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"^\s*:([a-z_]+)\s*$").unwrap());

@@ -112,9 +112,9 @@ pub fn map_app(files: &[std::sync::Arc<FileFacts>]) -> Vec<TreeEntry> {
 }
 
 /// What the map needs to know about the whole app.
-pub struct AppFacts<'a> {
-    /// Table names in `db/schema.rb`.
-    pub tables: Vec<&'a str>,
+pub struct AppFacts {
+    /// Table names in `db/schema.rb` (without one, the tables db/migrate creates).
+    pub tables: Vec<String>,
     /// What deciding whether a file is read needs (`ingest::reading`).
     pub reading: AppReading,
     /// Source file → the `<X>Params` files its controllers' permit lists produce.
@@ -123,9 +123,16 @@ pub struct AppFacts<'a> {
     pub table_prefixes: std::collections::HashMap<String, String>,
 }
 
-impl<'a> AppFacts<'a> {
-    pub fn new(files: &'a [std::sync::Arc<FileFacts>]) -> AppFacts<'a> {
-        let tables = files.iter().filter_map(|f| f.schema.as_ref()).flat_map(|s| s.tables.iter().map(|t| t.name.as_str())).collect();
+impl AppFacts {
+    pub fn new(files: &[std::sync::Arc<FileFacts>]) -> AppFacts {
+        let mut tables: Vec<String> =
+            files.iter().filter_map(|f| f.schema.as_ref()).flat_map(|s| s.tables.iter().map(|t| t.name.clone())).collect();
+        // Without db/schema.rb, the schema is db/migrate folded in file-name order.
+        if !files.iter().any(|f| f.relative_path == "db/schema.rb") {
+            let mut migrations: Vec<&std::sync::Arc<FileFacts>> = files.iter().filter(|f| f.migration.is_some()).collect();
+            migrations.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+            tables.extend(crate::rails::migration::fold(migrations.iter().filter_map(|f| f.migration.as_ref())));
+        }
         AppFacts {
             tables,
             reading: AppReading::new(files),
@@ -318,7 +325,7 @@ fn library_paths(facts: &FileFacts) -> Vec<String> {
 }
 
 /// Where one file lands.
-pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
+pub fn map_file(facts: &FileFacts, app: &AppFacts) -> TreeEntry {
     let source = facts.relative_path.as_str();
     let Some(kind) = facts.kind else { return no_tree(source, "outside any Rails app") };
     if let Reading::NotRead(why) = ingest::reading(facts, Some(&app.reading)) {
@@ -343,7 +350,7 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts<'_>) -> TreeEntry {
             let last = class.name.rsplit("::").next().unwrap_or(&class.name);
             let table = format!("{}{}", crate::rails::model::table_prefix(&class.name, &app.table_prefixes), pluralize(&snake_case(last)));
             let mut notes = Vec::new();
-            if app.tables.contains(&table.as_str()) {
+            if app.tables.contains(&table) {
                 paths.push(format!("app/models/{}.rb", emitted_stem(&format!("{}Row", class.name))));
             } else {
                 notes.push(format!("no `{table}` table in db/schema.rb, so no {}Row", class.name));

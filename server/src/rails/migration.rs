@@ -1,0 +1,143 @@
+//! A migration as the schema fold reads it, for an app without `db/schema.rb`: the body of its first
+//! class's `change` method (`up` when there is no `change`; never `down` or another method), and in
+//! it every call without a receiver. `create_table`, `drop_table` and `rename_table` change which
+//! tables exist; the verbs the fold cannot replay (`change_table`, `execute`, …) stop it.
+
+use tree_sitter::Node;
+
+use crate::syntax::{Span, text_of};
+
+/// The verbs a schema fold cannot replay without running the database.
+pub const UNFOLDABLE: &[&str] = &["change_table", "create_join_table", "drop_join_table", "execute", "reversible", "revert", "up_only"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableChange {
+    Create(String),
+    Drop(String),
+    Rename(String, String),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Migration {
+    /// In the order the fold meets them.
+    pub tables: Vec<TableChange>,
+    /// Each unfoldable verb and the span of its name.
+    pub unfoldable: Vec<(String, Span)>,
+}
+
+pub fn extract(root: Node<'_>, text: &str) -> Migration {
+    let mut migration = Migration::default();
+    let Some(class) = first_class(root) else { return migration };
+    let Some(body) = class.child_by_field_name("body") else { return migration };
+    let mut cursor = body.walk();
+    let methods: Vec<Node<'_>> = body.named_children(&mut cursor).filter(|n| matches!(n.kind(), "method" | "singleton_method")).collect();
+    let named = |name: &str| methods.iter().find(|m| m.child_by_field_name("name").is_some_and(|n| text_of(n, text) == name)).copied();
+    let Some(method) = named("change").or_else(|| named("up")) else { return migration };
+    let mut stack = vec![method];
+    let mut calls = Vec::new();
+    while let Some(node) = stack.pop() {
+        if node.kind() == "call" && node.child_by_field_name("receiver").is_none() {
+            calls.push(node);
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    for call in calls {
+        let Some(name) = call.child_by_field_name("method") else { continue };
+        let verb = text_of(name, text);
+        let names = || -> Vec<String> {
+            let Some(arguments) = call.child_by_field_name("arguments") else { return Vec::new() };
+            let mut cursor = arguments.walk();
+            arguments.named_children(&mut cursor).map_while(|a| table_name(a, text)).collect()
+        };
+        match verb {
+            _ if UNFOLDABLE.contains(&verb) => migration.unfoldable.push((verb.to_owned(), Span::of(name))),
+            "create_table" => migration.tables.extend(names().into_iter().next().map(TableChange::Create)),
+            "drop_table" => migration.tables.extend(names().into_iter().next().map(TableChange::Drop)),
+            "rename_table" => {
+                if let [old, new, ..] = names().as_slice() {
+                    migration.tables.push(TableChange::Rename(old.clone(), new.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    migration
+}
+
+/// The tables that exist after `migrations`, replayed in order.
+pub fn fold<'a>(migrations: impl IntoIterator<Item = &'a Migration>) -> Vec<String> {
+    let mut tables: Vec<String> = Vec::new();
+    for change in migrations.into_iter().flat_map(|m| &m.tables) {
+        match change {
+            TableChange::Create(name) => {
+                if !tables.contains(name) {
+                    tables.push(name.clone());
+                }
+            }
+            TableChange::Drop(name) => tables.retain(|t| t != name),
+            TableChange::Rename(old, new) => {
+                if let Some(t) = tables.iter_mut().find(|t| *t == old) {
+                    *t = new.clone();
+                }
+            }
+        }
+    }
+    tables
+}
+
+fn first_class(root: Node<'_>) -> Option<Node<'_>> {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "class" {
+            return Some(node);
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    None
+}
+
+/// `:posts` or `"posts"`.
+fn table_name(node: Node<'_>, text: &str) -> Option<String> {
+    match node.kind() {
+        "simple_symbol" => Some(text_of(node, text).trim_start_matches(':').to_owned()),
+        "string" => {
+            let mut cursor = node.walk();
+            let parts: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            match parts.as_slice() {
+                [content] if content.kind() == "string_content" => Some(text_of(*content, text).to_owned()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::{Language, ParsedFile};
+
+    fn read(text: &str) -> Migration {
+        let parsed = ParsedFile::parse(Language::Ruby, text);
+        extract(parsed.ruby.as_ref().unwrap().root_node(), text)
+    }
+
+    #[test]
+    fn only_change_or_else_up_is_replayed() {
+        let m = read(
+            "class AddThings < ActiveRecord::Migration[8.0]\n  def change\n    create_table :things do |t|\n      t.string :name\n    end\n    reversible do |dir|\n      dir.up { execute \"UPDATE things\" }\n    end\n  end\n\n  def up\n    change_table :ignored\n  end\n\n  def backfill\n    execute \"SELECT 1\"\n  end\nend\n",
+        );
+        assert_eq!(m.tables, [TableChange::Create("things".into())]);
+        let verbs: Vec<(&str, u32)> = m.unfoldable.iter().map(|(v, s)| (v.as_str(), s.start.line)).collect();
+        assert_eq!(verbs, [("reversible", 5), ("execute", 6)]);
+        let up = read(
+            "class Old < ActiveRecord::Migration[4.2]\n  def self.up\n    create_table \"changes\"\n    rename_table :changes, :edits\n  end\n  def self.down\n    execute \"DROP\"\n  end\nend\n",
+        );
+        assert!(up.unfoldable.is_empty());
+        assert_eq!(fold([&up]), ["edits"]);
+    }
+}
