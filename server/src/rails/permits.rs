@@ -87,13 +87,16 @@ fn arguments(call: Node<'_>) -> Vec<Node<'_>> {
         .unwrap_or_default()
 }
 
-/// Symbols, optionally ending in one hash whose values are all arrays (its keys are dropped).
+/// Symbols, optionally followed by `key: [...]` pairs (or one hash of them): nested lists, whose keys
+/// are dropped.
 fn symbol_list(elements: &[Node<'_>], text: &str) -> Option<Vec<String>> {
     let mut fields = Vec::new();
-    for (i, element) in elements.iter().enumerate() {
-        if let Some(name) = symbol(*element, text) {
+    let mut nested = false;
+    for element in elements {
+        if let Some(name) = symbol(*element, text).filter(|_| !nested) {
             fields.push(name);
-        } else if i + 1 == elements.len() && matches!(element.kind(), "pair" | "hash") && all_array_values(*element) {
+        } else if matches!(element.kind(), "pair" | "hash") && all_array_values(*element) {
+            nested = true;
         } else {
             return None;
         }

@@ -192,6 +192,18 @@ pub fn spliced_findings(model: &Model) -> Vec<Diagnostic> {
             ..first
         });
     }
+    // Methods defined in the block go with it: neither the model nor the compiled module has them.
+    for method in &model.methods {
+        out.push(Diagnostic {
+            span: method.name_span,
+            severity: Severity::Warning,
+            rule: rule!("model.unsupported-macro"),
+            message: format!(
+                "Roundhouse drops `def {}` from the concern's `included` block without a word: {} does not get it, so calls to it raise NoMethodError. Instead, define it in the module's body, outside `included do`, where it is kept.",
+                method.name, model.class_name
+            ),
+        });
+    }
     out
 }
 

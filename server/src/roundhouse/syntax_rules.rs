@@ -114,6 +114,8 @@ const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_be
 fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usize, Body>, top_level_read: bool) -> Site {
     let mut in_method = false;
     let mut statement = node;
+    // The statement of the namespace's own body that holds `node` (through methods and blocks).
+    let mut outer = node;
     let mut current = node;
     while let Some(parent) = current.parent() {
         match parent.kind() {
@@ -130,8 +132,18 @@ fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usi
                     Some(parent)
                 };
                 let body = owner.and_then(|o| bodies.get(&o.start_byte()).copied()).unwrap_or(Body::Library);
+                let file_by_file = matches!(kind, Some(FileKind::Library | FileKind::Helper | FileKind::AppSupport));
                 return match body {
                     Body::NotRead => Site::NotRead,
+                    // A file read on its own drops a class-body block (`included do … end`, a gem's
+                    // macro) unread, methods and all; only `class_methods do` is read.
+                    Body::Library if file_by_file && outer != node && is_dropped_block(outer, text) => Site::NotRead,
+                    // A concern's `included` block is read statement by statement for its includers
+                    // (its methods are dropped, `lowering::spliced_findings`): a rejected form in
+                    // one of its methods is a gap that drops the statement, not the compile.
+                    Body::Library if in_method && kind == Some(FileKind::Concern) && is_call_of(outer, text, &["included"]) => {
+                        Site::StatementDropped
+                    }
                     _ if in_method => Site::Compiled,
                     Body::Full if is_call_of(statement, text, ASSOCIATIONS) => Site::StatementDropped,
                     Body::Full | Body::Test => Site::Compiled,
@@ -140,8 +152,11 @@ fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usi
             }
             _ => {}
         }
-        if !in_method && parent.kind() == "body_statement" {
-            statement = current;
+        if parent.kind() == "body_statement" {
+            if !in_method {
+                statement = current;
+            }
+            outer = current;
         }
         current = parent;
     }
@@ -171,6 +186,11 @@ fn library_statement(statement: Node<'_>, node: Node<'_>) -> Site {
         "method" | "singleton_method" | "class" | "module" | "singleton_class" => Site::Compiled,
         _ => Site::NotRead,
     }
+}
+
+/// A class-body call with a block, other than `class_methods do`.
+fn is_dropped_block(statement: Node<'_>, text: &str) -> bool {
+    statement.kind() == "call" && statement.child_by_field_name("block").is_some() && !is_call_of(statement, text, &["class_methods"])
 }
 
 fn is_call_of(statement: Node<'_>, text: &str, methods: &[&str]) -> bool {
