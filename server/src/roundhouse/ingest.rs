@@ -306,15 +306,23 @@ pub fn emitted_test(facts: &FileFacts) -> Option<EmittedTest> {
     Some(EmittedTest { path, spinel_path, aot, class_name: class.name.clone(), class_span: class.name_span })
 }
 
-/// Whether a module of a file read on its own has a body Roundhouse reads: one that defines a method,
-/// a constant or a `class << self`, or holds a concern's `included` / `class_methods` block. A module
-/// holding only calls (or only other namespaces) is skipped, its calls unread.
-fn module_read(module: &Namespace) -> bool {
+/// Whether a module of a file read on its own has a body Roundhouse reads (and so emits it): one that
+/// defines a method (in its body, a `class << self` or a nested `ClassMethods`), a constant or an
+/// attribute (`attr_reader` and its kin), or holds a concern's `included` / `class_methods` block. A
+/// module holding only other calls (`Inner.setting = 1`, `puts`) or only other namespaces is skipped,
+/// its calls unread.
+pub fn module_read(module: &Namespace) -> bool {
     module.items.iter().any(|item| match item {
         Item::Method(_) | Item::SingletonClass { .. } => true,
         Item::Assignment(a) => a.operator == "=" && is_constant_name(&a.target),
-        Item::Call(call) => call.receiver.is_none() && matches!(call.method.as_str(), "included" | "class_methods") && call.block.is_some(),
-        Item::Namespace(_) => false,
+        Item::Call(call) => {
+            call.receiver.is_none()
+                && (matches!(call.method.as_str(), "attr_reader" | "attr_writer" | "attr_accessor")
+                    || matches!(call.method.as_str(), "included" | "class_methods") && call.block.is_some())
+        }
+        Item::Namespace(ns) => {
+            ns.kind == NamespaceKind::Module && ns.name.ends_with("ClassMethods") && ns.items.iter().any(|i| matches!(i, Item::Method(_)))
+        }
     })
 }
 

@@ -283,38 +283,20 @@ fn classes(items: &[Item]) -> Vec<&Namespace> {
     out
 }
 
-/// Modules that declare something (a def, an attr, `included do`, a constant…), reached the same way;
-/// a nested `ClassMethods` folds into its parent.
+/// Modules whose body Roundhouse reads (`ingest::module_read`), reached the same way; a nested
+/// `ClassMethods` folds into its parent.
 fn qualifying_modules(items: &[Item], nested: bool) -> Vec<&Namespace> {
     let mut out = Vec::new();
     for item in items {
         if let Item::Namespace(ns) = item {
             let class_methods = nested && ns.name.rsplit("::").next() == Some("ClassMethods");
-            if ns.kind == NamespaceKind::Module && !class_methods && declares_something(ns) {
+            if ns.kind == NamespaceKind::Module && !class_methods && ingest::module_read(ns) {
                 out.push(ns);
             }
             out.extend(qualifying_modules(&ns.items, true));
         }
     }
     out
-}
-
-fn declares_something(module: &Namespace) -> bool {
-    module.items.iter().any(|item| match item {
-        Item::Method(_) | Item::Assignment(_) => {
-            matches!(item, Item::Method(_)) || matches!(item, Item::Assignment(a) if a.target.starts_with(|c: char| c.is_ascii_uppercase()))
-        }
-        Item::Call(call) if call.receiver.is_none() => {
-            matches!(call.method.as_str(), "attr_reader" | "attr_writer" | "attr_accessor" | "included")
-                || (call.method == "class_methods"
-                    && call.block.as_ref().is_some_and(|b| b.items.iter().any(|i| matches!(i, Item::Method(_)))))
-        }
-        Item::SingletonClass { items, .. } => items.iter().any(|i| matches!(i, Item::Method(_))),
-        Item::Namespace(ns) => {
-            ns.kind == NamespaceKind::Module && ns.name.ends_with("ClassMethods") && ns.items.iter().any(|i| matches!(i, Item::Method(_)))
-        }
-        _ => false,
-    })
 }
 
 fn library_paths(facts: &FileFacts) -> Vec<String> {
