@@ -116,6 +116,7 @@ TREE = {
     "model.validation-option-ignored",
     "model.association-option-ignored",
     "model.method-parameters-dropped",
+    "model.unsupported-macro",  # only its silent drops from a concern's `included` block
     "controller.macro-dropped",
     "controller.after-around-filter",
     "schema.unknown-column-type",
@@ -268,6 +269,16 @@ def tree_evidence(finding, app, tree, source_lines):
     text = source_lines(file)[line - 1] if line - 1 < len(source_lines(file)) else ""
     message = finding["message"]
     if rule.startswith("model.") or rule.startswith("controller."):
+        dropped_def = re.search(r"drops `def (?:self\.)?(\w+[?!=]?)` from the concern's `included` block without a word: ([\w:]+) does not", message)
+        if rule == "model.unsupported-macro" and dropped_def:
+            # Neither the including model nor the concern's own compiled module defines it.
+            module = re.search(r"^\s*module\s+([A-Z][\w:]*)", "\n".join(source_lines(file)), re.M)
+            paths = ["app/models/" + "/".join(snake(p) for p in n.split("::")) + ".rb" for n in [dropped_def.group(2)] + ([module.group(1)] if module else [])]
+            texts = [emitted_text(tree, p) for p in paths]
+            defines = re.compile(r"def (self\.)?" + re.escape(dropped_def.group(1)) + r"(?![\w?!=])")
+            if texts[0] is not None and not any(t and defines.search(t) for t in texts):
+                return f"no `def {dropped_def.group(1)}` in {' or '.join(p for p, t in zip(paths, texts) if t is not None)}"
+            return None
         name = class_of(app, file)
         if not name:
             return None
@@ -604,42 +615,24 @@ def report(result, verbose):
                 out.append(f"  {rule}: {u}")
             if len(shown) < len(r["unconfirmed"]):
                 out.append(f"  {rule}: … {len(r['unconfirmed']) - len(shown)} more")
-    if i["unconfirmed"]:
+    def listing(title, lines, limit):
+        """A titled list, cut at `limit` lines unless verbose."""
+        if not lines:
+            return
         out.append("")
-        out.append("files with an error finding but no ingest gap:")
-        for f in i["unconfirmed"] if verbose else i["unconfirmed"][:20]:
-            out.append(f"  {f}")
-    if i["missed"]:
-        out.append("")
-        out.append("rejecting gaps Switchyard misses:")
-        for f, m in i["missed"]:
-            out.append(f"  {f}: {m[:140]}")
-    if i["nonrejecting_missed"]:
-        out.append("")
-        out.append("gaps that drop a file or a construct (not the app) with no finding in the file:")
-        for f, m in i["nonrejecting_missed"]:
-            out.append(f"  {f}: {m[:140]}")
-    if t["missing"]:
-        out.append("")
-        out.append("predicted tree paths the compiler did not write:")
-        for m in t["missing"] if verbose else t["missing"][:25]:
-            out.append(f"  {m}")
-        if not verbose and len(t["missing"]) > 25:
-            out.append(f"  … {len(t['missing']) - 25} more")
-    if t["unclaimed"]:
-        out.append("")
-        out.append("emitted files no source is mapped to:")
-        for m in t["unclaimed"] if verbose else t["unclaimed"][:25]:
-            out.append(f"  {m}")
-        if not verbose and len(t["unclaimed"]) > 25:
-            out.append(f"  … {len(t['unclaimed']) - 25} more")
-    if w["missed"]:
-        out.append("")
-        out.append("warning[unsupported] sites Switchyard misses:")
-        for p, l, m in w["missed"] if verbose else w["missed"][:40]:
-            out.append(f"  {p}:{l}: {m}")
-        if not verbose and len(w["missed"]) > 40:
-            out.append(f"  … {len(w['missed']) - 40} more")
+        out.append(title)
+        shown = lines if verbose or limit is None else lines[:limit]
+        out.extend(f"  {line}" for line in shown)
+        if len(shown) < len(lines):
+            out.append(f"  … {len(lines) - len(shown)} more")
+
+    listing("files with an error finding but no ingest gap:", i["unconfirmed"], 20)
+    listing("rejecting gaps Switchyard misses:", [f"{f}: {m[:140]}" for f, m in i["missed"]], None)
+    listing("gaps that drop a file or a construct (not the app) with no finding in the file:",
+            [f"{f}: {m[:140]}" for f, m in i["nonrejecting_missed"]], None)
+    listing("predicted tree paths the compiler did not write:", t["missing"], 25)
+    listing("emitted files no source is mapped to:", t["unclaimed"], 25)
+    listing("warning[unsupported] sites Switchyard misses:", [f"{p}:{l}: {m}" for p, l, m in w["missed"]], 40)
     return "\n".join(out)
 
 

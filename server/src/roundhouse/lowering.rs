@@ -80,6 +80,14 @@ pub struct Lowered {
     pub construct: String,
 }
 
+impl Lowered {
+    /// A statement the ingest rejects: its finding, and a comment where it would have been.
+    fn rejected(span: Span, finding: Diagnostic, kind: Kind, what: String) -> Lowered {
+        let emitted = vec![format!("  # {}: {what} is rejected", finding.rule)];
+        Lowered { span, fate: Fate::Rejected, findings: vec![finding], emitted, hint: None, kind, construct: String::new() }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Association,
@@ -199,8 +207,10 @@ pub fn spliced_findings(model: &Model) -> Vec<Diagnostic> {
             severity: Severity::Warning,
             rule: rule!("model.unsupported-macro"),
             message: format!(
-                "Roundhouse drops `def {}` from the concern's `included` block without a word: {} does not get it, so calls to it raise NoMethodError. Instead, define it in the module's body, outside `included do`, where it is kept.",
-                method.name, model.class_name
+                "Roundhouse drops `def {}{}` from the concern's `included` block without a word: {} does not get it, so calls to it raise NoMethodError. Instead, define it in the module's body (or a class method in `class_methods do`), outside `included do`, where it is kept.",
+                if method.singleton { "self." } else { "" },
+                method.name,
+                model.class_name
             ),
         });
     }
@@ -684,15 +694,7 @@ fn scope_item(scope: &crate::rails::model::Scope, own_table: &str) -> Lowered {
                 scope.name, scope.name
             ),
         );
-        return Lowered {
-            span: scope.span,
-            fate: Fate::Rejected,
-            findings: vec![f],
-            emitted: vec![format!("  # model.scope-body: scope :{} is rejected", scope.name)],
-            hint: None,
-            kind: Kind::Scope,
-            construct: String::new(),
-        };
+        return Lowered::rejected(scope.span, f, Kind::Scope, format!("scope :{}", scope.name));
     }
     let sql = fold_scope(body);
     let hint = match &sql {
@@ -732,15 +734,7 @@ fn enum_item(enumeration: &crate::rails::model::Enum) -> Lowered {
                 enumeration.name
             ),
         );
-        return Lowered {
-            span: enumeration.span,
-            fate: Fate::Rejected,
-            findings: vec![f],
-            emitted: vec![format!("  # model.enum-mapping: enum :{} is rejected", enumeration.name)],
-            hint: None,
-            kind: Kind::Enum,
-            construct: String::new(),
-        };
+        return Lowered::rejected(enumeration.span, f, Kind::Enum, format!("enum :{}", enumeration.name));
     };
     let emitted = labels
         .iter()
