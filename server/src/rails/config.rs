@@ -6,7 +6,6 @@ use serde::Serialize;
 use tree_sitter::Node;
 
 use crate::syntax::outline::{Call, Item, Outline};
-use crate::syntax::queries::{self, capture};
 use crate::syntax::value::Value;
 use crate::syntax::{Span, text_of};
 
@@ -65,9 +64,65 @@ pub struct TimeFormat {
 
 const PATCH_METHODS: &[&str] = &["prepend", "include", "extend", "class_eval", "module_eval", "class_exec", "send"];
 
+/// One shape found: its parts by name (the names `tests/queries/ruby/config.rb` asserts).
+type Match<'t> = Vec<(&'static str, Node<'t>)>;
+
+fn capture<'t>(m: &Match<'t>, name: &str) -> Option<Node<'t>> {
+    m.iter().find(|(n, _)| *n == name).map(|(_, node)| *node)
+}
+
+/// Every part name `shapes` reports.
+#[cfg(test)]
+const PARTS: &[&str] = &[
+    "config.target",
+    "config.value",
+    "config.assignment",
+    "time_format.owner",
+    "time_format.name",
+    "time_format.value",
+    "time_format.assignment",
+];
+
+/// The config file's assignments, in one walk: `config.time_zone = "UTC"`,
+/// `Rails.application.config.x.feature = true`, `config.x.y ||= 1`; and
+/// `Time::DATE_FORMATS[:short] = "%d %b"` (also `Date::`, `DateTime::`).
+fn shapes<'t>(root: Node<'t>, text: &str) -> Vec<Match<'t>> {
+    let mut out = Vec::new();
+    crate::syntax::for_each_node(root, |node| {
+        if !matches!(node.kind(), "assignment" | "operator_assignment") {
+            return;
+        }
+        let (Some(left), Some(right)) = (node.child_by_field_name("left"), node.child_by_field_name("right")) else { return };
+        if left.kind() == "call" {
+            let target = text_of(left, text);
+            if target.strip_prefix("Rails.application.").unwrap_or(target).starts_with("config.") {
+                out.push(vec![("config.target", left), ("config.value", right), ("config.assignment", node)]);
+            }
+        } else if left.kind() == "element_reference" && node.kind() == "assignment" {
+            let mut cursor = left.walk();
+            let parts: Vec<Node<'t>> = left.named_children(&mut cursor).collect();
+            if let [owner, name, ..] = parts.as_slice()
+                && owner.kind() == "scope_resolution"
+                && matches!(
+                    text_of(*owner, text).trim_start_matches("::"),
+                    "Time::DATE_FORMATS" | "Date::DATE_FORMATS" | "DateTime::DATE_FORMATS"
+                )
+            {
+                out.push(vec![
+                    ("time_format.owner", *owner),
+                    ("time_format.name", *name),
+                    ("time_format.value", right),
+                    ("time_format.assignment", node),
+                ]);
+            }
+        }
+    });
+    out
+}
+
 pub fn extract(outline: &Outline, root: Node<'_>, text: &str, is_initializer: bool) -> ConfigFacts {
     let mut facts = ConfigFacts::default();
-    for m in queries::matches(&queries::CONFIG, root, text) {
+    for m in shapes(root, text) {
         if let (Some(target), Some(value), Some(whole)) =
             (capture(&m, "config.target"), capture(&m, "config.value"), capture(&m, "config.assignment"))
         {
@@ -152,5 +207,21 @@ fn inflection_block(call: &Call, facts: &mut ConfigFacts) {
         {
             facts.inflections.push(InflectionRule { kind: rule.method.clone(), arguments: rule.arguments.clone(), span: rule.span });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::syntax::{Language, ParsedFile};
+
+    #[test]
+    fn caret_fixture() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/queries/ruby/config.rb");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let parsed = ParsedFile::parse(Language::Ruby, &text);
+        let tree = parsed.ruby.unwrap();
+        let captured: Vec<(&str, tree_sitter::Range)> =
+            super::shapes(tree.root_node(), &text).into_iter().flatten().map(|(name, node)| (name, node.range())).collect();
+        crate::syntax::carets::check("config.rb", &text, &captured, super::PARTS);
     }
 }

@@ -2,8 +2,8 @@
 //! instance variables read, and receiver-less (helper) calls. Resolution (does `post_path` name a
 //! route?) belongs to the layers that see the whole index.
 //!
-//! One `TreeCursor` pass, not a query: this runs on every file, and as a query (`queries/ruby/*.scm`
-//! style) it cost 17% of the cold index on the synthetic benchmark app, where the walk costs a
+//! One `TreeCursor` pass, not a query: this runs on every file, and as a tree-sitter query
+//! it cost 17% of the cold index on the synthetic benchmark app, where the walk costs a
 //! fraction of that (BENCHMARKS.md).
 
 use std::collections::BTreeSet;

@@ -17,6 +17,7 @@ pub mod lowering;
 pub mod preview;
 pub mod routes;
 pub mod rule_docs;
+pub mod syntax_patterns;
 pub mod syntax_rules;
 pub mod template_rules;
 pub mod tree;

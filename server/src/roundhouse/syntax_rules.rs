@@ -1,19 +1,18 @@
-//! The `syntax.*` rules: Ruby forms Roundhouse's ingest rejects. Most are patterns in
-//! `queries/ruby/rules/syntax.scm` (each capture named after its rule); the two that need ancestry are
-//! checked here: a class variable written inside a method, and a class or module defined inside a
-//! method. They run on `.rb` files and on the Ruby inside templates.
+//! The `syntax.*` rules: Ruby forms Roundhouse's ingest rejects. Most are shapes of one node
+//! (`syntax_patterns`); those that need ancestry are checked here: a class variable written inside a
+//! method, a class or module defined inside a method or a model's body, magic constants, dynamic
+//! dispatch. One walk finds them all; each finding is then judged by where it sits (`site`). They run
+//! on `.rb` files and on the Ruby inside templates.
 
 use std::collections::HashMap;
 
-use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, QueryCursor, Tree};
+use tree_sitter::{Node, Tree};
 
 use super::catalogue;
 use super::ingest::Body;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
-use crate::syntax::queries::SYNTAX_RULES;
 use crate::syntax::{Span, text_of};
 
 /// What Roundhouse does with the construct, and what to write instead.
@@ -86,11 +85,6 @@ pub fn finding(rule: crate::diagnostic::RuleId, span: Span, snippet: &str) -> Di
 fn diagnostic(rule: crate::diagnostic::RuleId, node: Node<'_>, text: &str) -> Diagnostic {
     let severity = catalogue::rule(&rule).map_or(Severity::Error, |r| r.severity);
     Diagnostic { span: Span::of(node), severity, rule, message: message(&rule, text_of(node, text)) }
-}
-
-/// A capture's name as its rule id (the query's captures are named after rules).
-fn rule_id(capture: &str) -> Option<crate::diagnostic::RuleId> {
-    catalogue::lookup(capture)
 }
 
 /// Where a construct sits, as Roundhouse's ingest treats that place.
@@ -237,25 +231,12 @@ pub fn check(tree: &Tree, text: &str, facts: &FileFacts) -> Vec<Diagnostic> {
             out.push(finding);
         }
     };
-    if let Some(query) = SYNTAX_RULES.as_ref() {
-        let names = query.capture_names();
-        let mut cursor = QueryCursor::new();
-        let mut matches = cursor.matches(query, tree.root_node(), text.as_bytes());
-        while let Some(m) = matches.next() {
-            for capture in m.captures() {
-                if let Some(rule) = rule_id(names[capture.index as usize])
-                    && (!rule.starts_with("spinel.") || kind.is_some_and(FileKind::is_app_code))
-                    && !out.iter().any(|d: &Diagnostic| d.rule == rule && d.span.start_byte == capture.node.start_byte())
-                {
-                    push(diagnostic(rule, capture.node, text), capture.node, &mut out);
-                }
-            }
-        }
-    }
     let mut found = Vec::new();
     ancestry_checks(tree.root_node(), text, false, &mut found);
     for (finding, node) in found {
-        if !finding.rule.starts_with("spinel.") || kind.is_some_and(FileKind::is_app_code) {
+        if (!finding.rule.starts_with("spinel.") || kind.is_some_and(FileKind::is_app_code))
+            && !out.iter().any(|d: &Diagnostic| d.rule == finding.rule && d.span.start_byte == finding.span.start_byte)
+        {
             push(finding, node, &mut out);
         }
     }
@@ -281,12 +262,15 @@ const DYNAMIC_DISPATCH: &[&str] = &[
     "eval",
 ];
 
-/// Class variables written and classes defined inside a `def`; magic constants; dynamic dispatch
-/// (`send`, `define_method`, `Thread.new`, `def method_missing`).
+/// Every node's own shapes (`syntax_patterns`); class variables written and classes defined inside a
+/// `def`; magic constants; dynamic dispatch (`send`, `define_method`, `Thread.new`, `def method_missing`).
 fn ancestry_checks<'t>(node: Node<'t>, text: &str, in_method: bool, out: &mut Vec<(Diagnostic, Node<'t>)>) {
     let mut cursor = node.walk();
+    let mut shapes = Vec::new();
     for child in node.named_children(&mut cursor) {
         let kind = child.kind();
+        super::syntax_patterns::at(child, text, &mut shapes);
+        out.extend(shapes.drain(..).map(|(rule, at)| (diagnostic(rule, at, text), at)));
         if kind == "identifier" && matches!(text_of(child, text), "__FILE__" | "__LINE__" | "__ENCODING__") {
             out.push((diagnostic(rule!("syntax.magic-constant"), child, text), child));
         }

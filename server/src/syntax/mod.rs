@@ -3,12 +3,13 @@
 //!
 //! It knows Ruby and ERB, not Rails: `rails` interprets what this layer reads.
 
+#[cfg(test)]
+pub mod carets;
 mod errors;
 pub mod haml;
 mod line_index;
 pub mod outline;
 pub mod parse;
-pub mod queries;
 pub mod value;
 
 use serde::{Serialize, Serializer};
