@@ -143,6 +143,19 @@ fn measure(label: &str, app: &std::path::Path) {
         }
     }
     report(label, &format!("method-name edits (whole-app re-check), {} edits", rebuilds.len()), rebuilds);
+
+    // Requests with no edit between them (moving the cursor, a lens refresh): each reuses the app
+    // context the first one built at this index generation.
+    let mut lenses = Vec::new();
+    for step in 0..WARMUP + MEASURED {
+        let start = Instant::now();
+        let reply = client.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}}));
+        assert!(reply["result"].as_array().is_some_and(|l| !l.is_empty()));
+        if step >= WARMUP {
+            lenses.push(start.elapsed());
+        }
+    }
+    report(label, &format!("code lenses with no edit between, {} requests", lenses.len()), lenses);
     assert_eq!(client.shutdown().code(), Some(0));
 }
 

@@ -47,6 +47,9 @@ pub struct Index {
     files: DashMap<PathBuf, Arc<FileFacts>>,
     /// By app root: an edit that leaves the routes files alone (most edits) reuses the expansion.
     route_tables: std::sync::Mutex<std::collections::HashMap<PathBuf, RouteTableMemo>>,
+    /// Moves on with every change to the files or the apps: what was derived at one generation is
+    /// current while the generation is the same.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 /// What a cold index did, for progress messages, `--check` and benchmarks.
@@ -62,6 +65,16 @@ impl Index {
         Index::default()
     }
 
+    /// The index's generation (see the field): read it before taking a snapshot to label what is
+    /// derived from the snapshot.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn changed(&self) {
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
     pub fn apps(&self) -> Vec<RailsApp> {
         self.apps.read().map(|apps| apps.clone()).unwrap_or_default()
     }
@@ -71,6 +84,7 @@ impl Index {
         if let Ok(mut apps) = self.apps.write() {
             for app in new_apps {
                 if !apps.iter().any(|a| a.root == app.root) {
+                    self.changed();
                     apps.push(app);
                 }
             }
@@ -82,6 +96,7 @@ impl Index {
     pub fn remove_apps_under(&self, folder: &Path) {
         if let Ok(mut apps) = self.apps.write() {
             apps.retain(|app| !app.root.starts_with(folder));
+            self.changed();
         }
     }
 
@@ -107,11 +122,14 @@ impl Index {
     pub fn replace(&self, facts: FileFacts) -> (Arc<FileFacts>, Option<Arc<FileFacts>>) {
         let facts = Arc::new(facts);
         let previous = self.files.insert(facts.path.clone(), Arc::clone(&facts));
+        self.changed();
         (facts, previous)
     }
 
     pub fn remove(&self, path: &Path) -> Option<Arc<FileFacts>> {
-        self.files.remove(path).map(|(_, facts)| facts)
+        let removed = self.files.remove(path).map(|(_, facts)| facts);
+        self.changed();
+        removed
     }
 
     pub fn len(&self) -> usize {

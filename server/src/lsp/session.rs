@@ -56,9 +56,34 @@ pub struct Session {
     flags: Mutex<ClientFlags>,
     /// The last context built for each app (by root), reused while edits leave it valid.
     contexts: Mutex<HashMap<PathBuf, Arc<AppContext>>>,
+    /// The contexts requests use, each current for one index generation.
+    pub request_contexts: Arc<ContextCache>,
     /// What was last published for each file, so a whole-app refresh only sends what changed.
     published: Mutex<HashMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
     shutdown: AtomicBool,
+}
+
+/// The context each app's requests last used, with the index generation it was built at: requests
+/// between two changes (a hover, the code lenses and inlay hints an edit asks for, a definition)
+/// share one build, and any change to any file makes the next request build anew, so what a request
+/// sees is never older than the index.
+#[derive(Default)]
+pub struct ContextCache(Mutex<HashMap<PathBuf, (u64, Arc<AppContext>)>>);
+
+impl ContextCache {
+    pub fn get(&self, index: &Index, root: &Path) -> Arc<AppContext> {
+        let generation = index.generation();
+        let entries = || lock(&self.0);
+        if let Some((built_at, context)) = entries().get(root)
+            && *built_at == generation
+        {
+            return Arc::clone(context);
+        }
+        // Built outside the lock: two requests may both build, never wait on each other.
+        let context = Arc::new(AppContext::new(index, root, &index.snapshot()));
+        entries().insert(root.to_path_buf(), (generation, Arc::clone(&context)));
+        context
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -289,5 +314,27 @@ impl Session {
 
     pub fn cache_context(&self, context: Arc<AppContext>) {
         lock(&self.contexts).insert(context.root.clone(), context);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    #[test]
+    fn a_request_context_lasts_one_index_generation() {
+        let fixture = Fixture::new(
+            "#- /config/routes.rb\nRails.application.routes.draw do\n  resources :posts\nend\n#- /app/models/post.rb\nclass Post < ApplicationRecord\nend\n",
+        );
+        let cache = ContextCache::default();
+        let first = cache.get(&fixture.index, &fixture.root);
+        assert!(Arc::ptr_eq(&first, &cache.get(&fixture.index, &fixture.root)), "no change: the same context");
+        // Any change to any file, even one that leaves what it contributes alone, makes a new one.
+        let post = fixture.index.get(&fixture.root.join("app/models/post.rb")).unwrap();
+        fixture.index.replace((*post).clone());
+        let second = cache.get(&fixture.index, &fixture.root);
+        assert!(!Arc::ptr_eq(&first, &second), "a changed index: a new context");
+        assert_eq!(second.table.routes.len(), first.table.routes.len());
     }
 }

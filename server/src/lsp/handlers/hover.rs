@@ -13,7 +13,7 @@ pub async fn hover(backend: &Backend, params: HoverParams) -> Result<Option<Hove
     let text = convert::path_of(&position.text_document.uri).and_then(|p| backend.session.documents().get(&p).map(|d| d.text.clone()));
     let cached = backend.session.cached_context(&at.root);
     guard::request("textDocument/hover", move || {
-        let context = cached.unwrap_or_else(|| std::sync::Arc::new(at.context()));
+        let context = cached.unwrap_or_else(|| at.context());
         let hover = crate::ide::diagnostics::suppression_hover(&at.facts, at.offset)
             .or_else(|| crate::ide::routes::hover(&context, &at.facts, at.offset))
             .or_else(|| crate::ide::inlay::hover_slice(&context, &at.index, &at.facts, text, at.offset))

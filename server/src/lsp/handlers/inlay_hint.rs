@@ -19,7 +19,7 @@ pub async fn inlay_hint(backend: &Backend, params: InlayHintParams) -> Result<Op
     let disabled = session.disabled_hints();
     let range = params.range;
     guard::request("textDocument/inlayHint", move || {
-        let context = cached.unwrap_or_else(|| std::sync::Arc::new(build()));
+        let context = cached.unwrap_or_else(build);
         let hints = crate::ide::inlay::inlay_hints(&facts, &context, &diagnostics)
             .into_iter()
             .filter(|h| !disabled.iter().any(|d| d == h.kind.setting()))

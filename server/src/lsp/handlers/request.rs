@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types::{Position, Uri};
 use crate::app::AppContext;
 use crate::index::Index;
 use crate::lsp::convert;
-use crate::lsp::session::Session;
+use crate::lsp::session::{ContextCache, Session};
 use crate::rails::FileFacts;
 
 pub struct AtPosition {
@@ -17,12 +17,13 @@ pub struct AtPosition {
     pub offset: usize,
     pub index: Arc<Index>,
     pub root: PathBuf,
+    contexts: Arc<ContextCache>,
 }
 
 impl AtPosition {
-    /// The app's context: whole-app work, for the blocking thread.
-    pub fn context(&self) -> AppContext {
-        AppContext::new(&self.index, &self.root, &self.index.snapshot())
+    /// The app's context: whole-app work, for the blocking thread (built once per index generation).
+    pub fn context(&self) -> Arc<AppContext> {
+        self.contexts.get(&self.index, &self.root)
     }
 }
 
@@ -32,13 +33,14 @@ pub fn at_position(session: &Session, uri: &Uri, position: Position) -> Option<A
     let facts = session.index.get(&path)?;
     let offset = convert::offset_in(&facts.line_index, position)?;
     let app = session.index.app_for(&path)?;
-    Some(AtPosition { facts, offset, index: Arc::clone(&session.index), root: app.root })
+    Some(AtPosition { facts, offset, index: Arc::clone(&session.index), root: app.root, contexts: Arc::clone(&session.request_contexts) })
 }
 
 /// The context of the app at `root`, for handlers that do not start from a position.
-pub fn app_context(session: &Session, root: PathBuf) -> impl FnOnce() -> AppContext + Send + 'static {
+pub fn app_context(session: &Session, root: PathBuf) -> impl FnOnce() -> Arc<AppContext> + Send + 'static {
     let index = Arc::clone(&session.index);
-    move || AppContext::new(&index, &root, &index.snapshot())
+    let contexts = Arc::clone(&session.request_contexts);
+    move || contexts.get(&index, &root)
 }
 
 pub fn location(target: &crate::ide::routes::Target) -> Option<tower_lsp_server::ls_types::Location> {
