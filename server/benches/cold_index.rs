@@ -27,7 +27,7 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 
 fn peak_rss_kib_of_index(app: &Path) -> i64 {
     let status = Command::new(env!("CARGO_BIN_EXE_switchyard"))
-        .args(["index", "--format", "json"])
+        .args(["index", "--no-cache", "--format", "json"])
         .arg(app)
         .stdout(Stdio::null())
         .status()
@@ -108,19 +108,26 @@ fn main() {
     println!("median of {RUNS} runs, {} threads", rayon::current_num_threads());
     bench("blog", &root.join("examples/blog"));
     bench("synthetic", &synthetic);
-    // The whole CI job on the synthetic app: `switchyard --check` end to end, process start included.
-    let runs: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            let status = Command::new(env!("CARGO_BIN_EXE_switchyard"))
-                .arg("--check")
-                .arg(&synthetic)
-                .stdout(Stdio::null())
-                .status()
-                .expect("run switchyard --check");
-            assert!(status.code().is_some_and(|c| c <= 1));
-            start.elapsed()
-        })
-        .collect();
-    println!("switchyard --check on the synthetic app: median {:.1} ms", ms(median(runs)));
+    // The whole CI job on the synthetic app: `switchyard --check` end to end, process start included;
+    // cold (no persisted index), then warm (the index the first warm run wrote, read back).
+    let cache = std::env::temp_dir().join(format!("switchyard-bench-cache-{}", std::process::id()));
+    let check = |extra: &[&str]| {
+        let start = Instant::now();
+        let status = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+            .arg("--check")
+            .arg(&synthetic)
+            .args(["--cache-dir", cache.to_str().unwrap()])
+            .args(extra)
+            .stdout(Stdio::null())
+            .status()
+            .expect("run switchyard --check");
+        assert!(status.code().is_some_and(|c| c <= 1));
+        start.elapsed()
+    };
+    let cold: Vec<Duration> = (0..RUNS).map(|_| check(&["--no-cache"])).collect();
+    check(&[]);
+    let warm: Vec<Duration> = (0..RUNS).map(|_| check(&[])).collect();
+    let _ = std::fs::remove_dir_all(&cache);
+    let (cold, warm) = (ms(median(cold)), ms(median(warm)));
+    println!("switchyard --check on the synthetic app: cold median {cold:.1} ms, warm median {warm:.1} ms ({:.1}×)", cold / warm);
 }

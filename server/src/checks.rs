@@ -414,7 +414,7 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             if call.options.iter().any(|o| matches!(o.as_str(), "inline" | "file" | "plain" | "html" | "body" | "json" | "xml" | "js")) {
                 return None;
             }
-            let partial = *key == "partial" || (in_view && key.is_empty());
+            let partial = key == "partial" || (in_view && key.is_empty());
             let name = name.split('.').next().unwrap_or(name);
             let (dir, base) = match name.rsplit_once('/') {
                 Some((dir, base)) if !dir.is_empty() && !base.is_empty() => (dir, base),

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::syntax::Span;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bincode::Encode, bincode::Decode)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
@@ -39,6 +39,23 @@ impl Severity {
 /// build error, never a finding nobody can look up.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RuleId(&'static str);
+
+/// In the persisted index, by its text; read back through the catalogue (an id this build does not
+/// know makes the entry unreadable, and the file is indexed afresh).
+impl bincode::Encode for RuleId {
+    fn encode<E: bincode::enc::Encoder>(&self, encoder: &mut E) -> Result<(), bincode::error::EncodeError> {
+        self.0.encode(encoder)
+    }
+}
+
+impl<Context> bincode::Decode<Context> for RuleId {
+    fn decode<D: bincode::de::Decoder<Context = Context>>(decoder: &mut D) -> Result<Self, bincode::error::DecodeError> {
+        let id = String::decode(decoder)?;
+        crate::roundhouse::catalogue::lookup(&id).ok_or_else(|| bincode::error::DecodeError::OtherString(format!("unknown rule id {id}")))
+    }
+}
+
+bincode::impl_borrow_decode!(RuleId);
 
 impl RuleId {
     /// Only the catalogue calls this, with an id it holds.
@@ -99,7 +116,7 @@ pub mod rule {
     pub const CONFIG: RuleId = rule!("switchyard.config");
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Diagnostic {
     pub span: Span,
     pub severity: Severity,

@@ -42,6 +42,13 @@ struct Args {
     /// Serve LSP over stdio (the default; accepted for clients that pass it).
     #[arg(long, conflicts_with = "check")]
     stdio: bool,
+    /// Neither read nor write the persisted index: parse every file.
+    #[arg(long, global = true)]
+    no_cache: bool,
+    /// Where the persisted index is kept (default: `$SWITCHYARD_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/switchyard/index`, else `~/.cache/switchyard/index`).
+    #[arg(long, global = true, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -154,6 +161,7 @@ fn main() -> ExitCode {
         tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
 
+    switchyard::index::cache::configure(args.no_cache, args.cache_dir.map(|d| std::path::absolute(&d).unwrap_or(d)));
     let result = match (args.command, args.check) {
         (Some(Command::Rules { format }), _) => cli::rules(matches!(format, RulesFormat::Markdown)),
         (Some(Command::Explain { rule }), _) => cli::explain(&rule),

@@ -10,7 +10,14 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn switchyard(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_switchyard")).current_dir(repo_root()).args(args).output().expect("run switchyard")
+    // The persisted index goes to a scratch directory, not the user's cache.
+    let cache = std::env::temp_dir().join(format!("switchyard-cli-cache-{}", std::process::id()));
+    Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .current_dir(repo_root())
+        .env("SWITCHYARD_CACHE_DIR", cache)
+        .args(args)
+        .output()
+        .expect("run switchyard")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -298,4 +305,60 @@ fn fix_applies_the_safe_fixes_and_reports_what_is_left() {
     assert!(show.starts_with("<h1><%= \"Report #{@title}\" %></h1>"), "{show}");
     assert_eq!(std::fs::read_to_string(app.join("app/models/note.rb")).unwrap(), "class Note < ApplicationRecord\n  has_many :tags\nend\n");
     let _ = std::fs::remove_dir_all(&app);
+}
+
+/// Sets a file's modification time back to `modified` (an edit that keeps size and time).
+fn set_modified(path: &std::path::Path, modified: std::time::SystemTime) {
+    use std::os::unix::ffi::OsStrExt;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).unwrap();
+    let time = libc::timespec { tv_sec: since.as_secs() as libc::time_t, tv_nsec: since.subsec_nanos() as libc::c_long };
+    let times = [time, time];
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::utimensat(libc::AT_FDCWD, c_path.as_ptr(), times.as_ptr(), 0) }, 0);
+}
+
+#[test]
+fn a_second_check_reads_the_persisted_index_and_notices_every_change() {
+    let app = std::env::temp_dir().join(format!("switchyard-cli-{}-cache-app", std::process::id()));
+    let cache = std::env::temp_dir().join(format!("switchyard-cli-{}-cache-dir", std::process::id()));
+    let _ = std::fs::remove_dir_all(&app);
+    let _ = std::fs::remove_dir_all(&cache);
+    copy_recursive(&repo_root().join("examples/blog"), &app);
+    let check = |extra: &[&str]| {
+        let mut args = vec!["--check", app.to_str().unwrap(), "--format", "json", "--cache-dir", cache.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = switchyard(&args);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let cache_files = || std::fs::read_dir(&cache).map(|d| d.flatten().map(|e| e.path()).collect::<Vec<_>>()).unwrap_or_default();
+
+    let fresh = check(&["--no-cache"]);
+    assert!(cache_files().is_empty(), "--no-cache writes nothing");
+    assert_eq!(check(&[]), fresh, "the run that writes the cache");
+    let written = cache_files();
+    assert_eq!(written.len(), 1, "one file per app: {written:?}");
+    assert_eq!(check(&[]), fresh, "the run that reads it");
+
+    // An edit that keeps the file's size and modification time is still seen (the content hash).
+    let tag = app.join("app/models/tag.rb");
+    let before = std::fs::metadata(&tag).unwrap().modified().unwrap();
+    let source = std::fs::read_to_string(&tag).unwrap();
+    std::fs::write(&tag, source.replace("  validates :name, presence: true", "  validates :nick, presence: true")).unwrap();
+    set_modified(&tag, before);
+    assert_eq!(std::fs::metadata(&tag).unwrap().len() as usize, source.len(), "the same size");
+    let edited = check(&[]);
+    assert_ne!(edited, fresh, "the edited file's findings changed");
+    assert_eq!(edited, check(&["--no-cache"]), "and they are what a fresh index says");
+
+    // A truncated, a foreign and a garbage cache are each ignored and written anew.
+    let bytes = std::fs::read(&written[0]).unwrap();
+    for broken in [bytes[..bytes.len() / 2].to_vec(), b"SWYDIDX1\x05other".to_vec(), vec![0xff; 64]] {
+        std::fs::write(&written[0], &broken).unwrap();
+        assert_eq!(check(&[]), edited);
+        assert_ne!(std::fs::read(&written[0]).unwrap(), broken, "rewritten");
+        assert_eq!(check(&[]), edited);
+    }
+    let _ = std::fs::remove_dir_all(app);
+    let _ = std::fs::remove_dir_all(cache);
 }

@@ -6,8 +6,10 @@
 //! Architecture invariant: nothing here holds a tree-sitter tree. Trees live only in open documents
 //! (`document`); closed files are parsed, extracted and their trees dropped.
 
+pub mod cache;
 mod dump;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -37,6 +39,12 @@ impl std::fmt::Display for FileError {
     }
 }
 
+/// A file read: its facts, its length, and (in an app) its relative path and fingerprint.
+type ReadFile = (FileFacts, usize, Option<(String, cache::Fingerprint)>);
+
+/// The persisted facts of each app's files, by app root and relative path, taken as they are used.
+type CachedFacts = HashMap<PathBuf, DashMap<String, (cache::Fingerprint, FileFacts)>>;
+
 /// An app's last expanded route table and the routes files it was expanded from (by identity: facts
 /// are replaced, never changed, so the same `Arc`s mean the same routes).
 type RouteTableMemo = (Vec<Arc<FileFacts>>, Arc<crate::rails::route_table::RouteTable>);
@@ -50,6 +58,8 @@ pub struct Index {
     /// Moves on with every change to the files or the apps: what was derived at one generation is
     /// current while the generation is the same.
     generation: std::sync::atomic::AtomicU64,
+    /// Where the cold index finds the facts of unchanged files and leaves them for the next run.
+    cache: RwLock<Option<cache::Cache>>,
 }
 
 /// What a cold index did, for progress messages, `--check` and benchmarks.
@@ -73,6 +83,13 @@ impl Index {
 
     fn changed(&self) {
         self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Lets the cold index (`index_workspace`) read and write the persisted index.
+    pub fn use_cache(&self, cache: Option<cache::Cache>) {
+        if let Ok(mut current) = self.cache.write() {
+            *current = cache;
+        }
     }
 
     pub fn apps(&self) -> Vec<RailsApp> {
@@ -149,16 +166,20 @@ impl Index {
 
     /// Facts and findings for `text` as the content of `path` (an open document or a file just read).
     pub fn extract_text(&self, path: &Path, text: &str, parsed: &ParsedFile) -> FileFacts {
-        let app = self.app_for(path);
-        let (relative, kind) = match &app {
+        let (_, relative, kind) = self.placement(path);
+        analyze(path.to_path_buf(), relative, kind, text, parsed)
+    }
+
+    /// The app `path` belongs to, its path relative to the app's root, and what it is to Rails.
+    fn placement(&self, path: &Path) -> (Option<PathBuf>, String, Option<project::FileKind>) {
+        match self.app_for(path) {
             Some(app) => {
                 let relative = project::relative_path(path, &app.root);
                 let kind = project::classify(&relative);
-                (relative, Some(kind))
+                (Some(app.root), relative, Some(kind))
             }
-            None => (path.to_string_lossy().into_owned(), None),
-        };
-        analyze(path.to_path_buf(), relative, kind, text, parsed)
+            None => (None, path.to_string_lossy().into_owned(), None),
+        }
     }
 
     /// Reads `path` from disk, parses and extracts it, and replaces its facts.
@@ -168,12 +189,31 @@ impl Index {
     }
 
     fn read_file(&self, path: &Path) -> Result<(FileFacts, usize), FileError> {
+        self.read_file_cached(path, &HashMap::new()).map(|(facts, len, _)| (facts, len))
+    }
+
+    /// Reads `path`, taking its facts from `cached` (by app root, then relative path) when the file is
+    /// unchanged since they were written; with the file's fingerprint, when it belongs to an app.
+    fn read_file_cached(&self, path: &Path, cached: &CachedFacts) -> Result<ReadFile, FileError> {
         let language = project::language_of(path).ok_or(FileError::NotIndexable)?;
-        let bytes = std::fs::read(path).map_err(|e| FileError::Io(e.to_string()))?;
+        let io = |e: std::io::Error| FileError::Io(e.to_string());
+        let metadata = std::fs::metadata(path).map_err(io)?;
+        let bytes = std::fs::read(path).map_err(io)?;
         let len = bytes.len();
+        let (root, relative, kind) = self.placement(path);
+        let fingerprint = root.as_ref().map(|_| cache::Fingerprint::of(&metadata, &bytes));
+        if let (Some(root), Some(fingerprint)) = (&root, fingerprint)
+            && let Some(app) = cached.get(root)
+            && let Some((_, (was, mut facts))) = app.remove(&relative)
+            && was == fingerprint
+        {
+            facts.path = path.to_path_buf();
+            return Ok((facts, len, Some((relative, fingerprint))));
+        }
         let text = String::from_utf8(bytes).map_err(|_| FileError::NotUtf8)?;
         let parsed = ParsedFile::parse(language, &text);
-        Ok((self.extract_text(path, &text, &parsed), len))
+        let facts = analyze(path.to_path_buf(), relative.clone(), kind, &text, &parsed);
+        Ok((facts, len, fingerprint.map(|f| (relative, f))))
     }
 
     /// Finds the Rails apps under `folders` and indexes all their files in parallel.
@@ -207,14 +247,31 @@ impl Index {
         files.dedup();
         let total = files.len();
         let done = std::sync::atomic::AtomicUsize::new(0);
+        let cache = self.cache.read().ok().and_then(|c| c.clone());
+        let roots: Vec<PathBuf> = {
+            let mut roots: Vec<PathBuf> = files.iter().filter_map(|f| self.app_for(f)).map(|a| a.root).collect();
+            roots.sort();
+            roots.dedup();
+            roots
+        };
+        let cached: CachedFacts = match &cache {
+            Some(cache) => roots.par_iter().map(|root| (root.clone(), cache.load(root).into_iter().collect())).collect(),
+            None => HashMap::new(),
+        };
+        // What was read from disk this time, with the facts read (an open document's buffer may
+        // replace them in the index meanwhile: the cache keeps what the disk holds).
+        let read: DashMap<PathBuf, (String, cache::Fingerprint, Arc<FileFacts>)> = DashMap::new();
         let results: Vec<Result<usize, (PathBuf, FileError)>> = files
             .par_iter()
             .map(|path| {
                 let result = if keep(path) {
                     Ok(0)
                 } else {
-                    self.read_file(path).map(|(facts, len)| {
-                        self.insert(facts);
+                    self.read_file_cached(path, &cached).map(|(facts, len, fingerprint)| {
+                        let facts = self.insert(facts);
+                        if let Some((relative, fingerprint)) = fingerprint.filter(|_| cache.is_some()) {
+                            read.insert(path.clone(), (relative, fingerprint, facts));
+                        }
                         len
                     })
                 };
@@ -223,6 +280,12 @@ impl Index {
                 result.map_err(|e| (path.clone(), e))
             })
             .collect();
+        if let Some(cache) = &cache {
+            roots.par_iter().for_each(|root| {
+                let files: Vec<_> = read.iter().filter(|entry| self.in_app(entry.key(), root)).map(|entry| entry.value().clone()).collect();
+                cache.save(root, files);
+            });
+        }
         let mut report = IndexReport { files: total, ..IndexReport::default() };
         for result in results {
             match result {

@@ -16,7 +16,9 @@ pub struct Backend {
 
 impl Backend {
     pub fn new(client: Client) -> Backend {
-        Backend { client, session: Arc::new(Session::default()) }
+        let session = Session::default();
+        session.index.use_cache(crate::index::cache::configured());
+        Backend { client, session: Arc::new(session) }
     }
 
     pub fn session(&self) -> Arc<Session> {

@@ -17,7 +17,7 @@ use crate::syntax::Span;
 /// The filter DSL a macro body may hold.
 const FILTERS: [&str; 4] = ["before_action", "around_action", "after_action", "skip_before_action"];
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct ConcernMacro {
     /// The module it is defined on: `Authentication`, `Admin::Guard`.
     pub module: String,
@@ -27,14 +27,14 @@ pub struct ConcernMacro {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct Param {
     pub name: String,
     /// What an omitted argument binds to: the default, `[]` for `*rest`, `{}` for `**rest`.
     pub omitted: Arg,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub enum Body {
     /// Nothing in it (Roundhouse does not expand it either, but nothing is lost).
     Empty,
@@ -45,7 +45,7 @@ pub enum Body {
 }
 
 /// An argument as far as the expansion cares.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub enum Arg {
     Symbol,
     /// An options hash: whether it has `if:`/`unless:`, and the parameters it splats (`**options`).

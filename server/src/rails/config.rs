@@ -9,7 +9,7 @@ use crate::syntax::outline::{Call, Item, Outline};
 use crate::syntax::value::Value;
 use crate::syntax::{Span, text_of};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct ConfigFacts {
     /// `module Blog; class Application < Rails::Application` → `Blog`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -28,7 +28,7 @@ pub struct ConfigFacts {
     pub requires: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct ConfigAssignment {
     /// The key after `config.`: `time_zone`, `x.cache_ttl`, `active_job.queue_adapter`.
     pub key: String,
@@ -37,7 +37,7 @@ pub struct ConfigAssignment {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct InflectionRule {
     /// `acronym`, `irregular`, `plural`, `singular`, `uncountable`, `human`.
     pub kind: String,
@@ -45,7 +45,7 @@ pub struct InflectionRule {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Reopened {
     pub name: String,
     /// `class`, `module`, or the patching call (`prepend`, `include`, `class_eval`…).
@@ -53,7 +53,7 @@ pub struct Reopened {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct TimeFormat {
     /// `Time::DATE_FORMATS`, `Date::DATE_FORMATS`.
     pub owner: String,

@@ -8,7 +8,7 @@ use crate::syntax::Span;
 use crate::syntax::outline::{Item, Namespace, Visibility};
 use crate::syntax::value::Value;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Controller {
     pub class_name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -33,7 +33,7 @@ pub struct Controller {
     pub name_span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Filter {
     /// `before_action`, `skip_before_action`, `around_action`, `prepend_before_action`…
     pub kind: String,

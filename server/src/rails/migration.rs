@@ -10,14 +10,14 @@ use crate::syntax::{Span, text_of};
 /// The verbs a schema fold cannot replay without running the database.
 pub const UNFOLDABLE: &[&str] = &["change_table", "create_join_table", "drop_join_table", "execute", "reversible", "revert", "up_only"];
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub enum TableChange {
     Create(String),
     Drop(String),
     Rename(String, String),
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Migration {
     /// In the order the fold meets them.
     pub tables: Vec<TableChange>,

@@ -27,7 +27,7 @@ use project::FileKind;
 use references::{Reference, RenderCall};
 
 /// Everything the index knows about one file. Replacing a file's facts replaces all of it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, bincode::Encode, bincode::Decode)]
 pub struct FileFacts {
     #[serde(skip)]
     pub path: PathBuf,
@@ -97,7 +97,7 @@ pub struct FileFacts {
 }
 
 /// A class or module defined in a file (any Ruby file; library code is mostly this).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Definition {
     pub kind: NamespaceKind,
     pub name: String,
@@ -110,7 +110,7 @@ pub struct Definition {
     pub name_span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct MethodSummary {
     pub name: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -152,7 +152,7 @@ pub fn method_summaries(items: &[Item]) -> Vec<MethodSummary> {
 }
 
 /// A class-body call the index keeps as written: `has_secure_password`, `rescue_from X, with: :y`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Macro {
     pub name: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -186,7 +186,7 @@ pub fn options_map<S: Serializer>(options: &[(String, Value)], serializer: S) ->
 }
 
 /// A template under `app/views`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Template {
     /// `posts/_form`, `layouts/application`.
     pub logical_path: String,
@@ -246,7 +246,7 @@ pub fn table_name_prefixes<'a>(
 }
 
 /// A `# switchyard:disable` comment.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Suppression {
     /// The 0-based line it silences, or `None` for the whole file.
     pub line: Option<u32>,

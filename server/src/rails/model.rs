@@ -10,7 +10,7 @@ use crate::syntax::Span;
 use crate::syntax::outline::{Call, Item, Namespace};
 use crate::syntax::value::Value;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Model {
     pub class_name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,7 +45,7 @@ pub struct Model {
     pub name_span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Association {
     /// `belongs_to`, `has_many`, `has_one`, `has_and_belongs_to_many`.
     pub kind: String,
@@ -60,7 +60,7 @@ pub struct Association {
     pub name_span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Validation {
     /// `validates`, `validate`, `validates_presence_of`, `validates_with`, `validates_associated`…
     pub kind: String,
@@ -71,7 +71,7 @@ pub struct Validation {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Callback {
     /// `before_save`, `after_create_commit`, `around_update`…
     pub kind: String,
@@ -82,7 +82,7 @@ pub struct Callback {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Scope {
     pub name: String,
     /// The body's source (`-> { where(published: true) }`), or whatever was passed.
@@ -92,7 +92,7 @@ pub struct Scope {
     pub name_span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Enum {
     pub name: String,
     pub values: Value,
@@ -101,7 +101,7 @@ pub struct Enum {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Delegate {
     pub methods: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,7 +111,7 @@ pub struct Delegate {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Attribute {
     /// `attribute`, `attr_accessor`, `attr_reader`, `attr_writer`, `store_accessor`.
     pub kind: String,

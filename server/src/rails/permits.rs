@@ -9,7 +9,7 @@ use tree_sitter::Node;
 
 use crate::syntax::text_of;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct PermitList {
     /// The controller class whose method holds it.
     pub controller: String,

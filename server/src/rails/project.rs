@@ -14,7 +14,7 @@ use crate::syntax::Language;
 /// Folders never indexed, whatever `.gitignore` says.
 const SKIPPED_DIRS: &[&str] = &["node_modules", "tmp", "log", "vendor", "public", "storage", "coverage", ".git", ".bundle", "target"];
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct RailsApp {
     pub root: PathBuf,
     /// The folder name, or the application module from `config/application.rb` when the index read it.
@@ -30,7 +30,7 @@ impl RailsApp {
 }
 
 /// What a file is to Rails, from its path relative to the app root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, bincode::Encode, bincode::Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum FileKind {
     Model,

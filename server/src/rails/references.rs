@@ -55,13 +55,13 @@ const BUILTIN_PATH_HELPERS: &[&str] = &[
     "refute_current_path",
 ];
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Reference {
     pub name: String,
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct RenderCall {
     /// The first argument or the `partial:`/`template:`/`action:` option, as written.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,13 +76,13 @@ pub struct RenderCall {
     /// The template it names when written as a string or symbol: where the name came from (`""` for
     /// the first argument, `partial`, `template` or `action`) and the name.
     #[serde(skip)]
-    pub named: Option<(&'static str, String)>,
+    pub named: Option<(String, String)>,
     pub span: Span,
 }
 
 /// `Post.published.includes(:comments, author: :profile)`: a load of associations on a relation that
 /// starts at a constant.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct AssociationLoad {
     /// The constant the chain starts at: `Post`, `Admin::Report`.
     pub model: String,
@@ -95,7 +95,7 @@ pub struct AssociationLoad {
     pub names: Vec<(String, Span)>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct References {
     pub route_helpers: Vec<Reference>,
     pub renders: Vec<RenderCall>,
@@ -197,7 +197,7 @@ fn association_load(call: Node<'_>, text: &str) -> Option<AssociationLoad> {
 /// The local variables in scope as a walk in document order reaches each node: methods, classes and
 /// modules open a fresh scope, blocks and lambdas one that sees the scope around them; parameters,
 /// assignments, `rescue => e` and `for x in` bind names from that point on, as Ruby's parser does.
-#[derive(Default)]
+#[derive(Default, bincode::Encode, bincode::Decode)]
 struct Locals {
     /// (end byte of the scope's node, sees the scope around it, names bound in it).
     stack: Vec<(usize, bool, std::collections::HashSet<String>)>,
@@ -420,8 +420,8 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
         _ => None,
     };
     let named = match call.arguments.first() {
-        Some(first) => literal(first).map(|name| ("", name)),
-        None => ["partial", "template", "action"].into_iter().find_map(|k| Some((k, literal(call.option(k)?)?))),
+        Some(first) => literal(first).map(|name| (String::new(), name)),
+        None => ["partial", "template", "action"].into_iter().find_map(|k| Some((k.to_owned(), literal(call.option(k)?)?))),
     };
     Some(RenderCall { target, options, locals, named, span: call.span })
 }

@@ -16,7 +16,7 @@ use super::routes::RouteCall;
 use crate::syntax::Span;
 use crate::syntax::value::Value;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Route {
     /// `GET`, `GET|POST` for `match … via: [:get, :post]`, empty for `via: :all` and mounts.
     pub verb: String,
@@ -44,7 +44,7 @@ pub struct Route {
     pub chain: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 #[serde(rename_all = "lowercase")]
 pub enum RouteKind {
     Action,
@@ -60,7 +60,7 @@ impl Route {
 }
 
 /// A URL helper that is not a route (`direct :homepage`): it still defines `homepage_url`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct CustomHelper {
     pub name: String,
     pub file: String,
@@ -68,7 +68,7 @@ pub struct CustomHelper {
 }
 
 /// Something in a routes file that expansion had to skip or could not read, with the call's span.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Skipped {
     pub method: String,
     pub reason: String,
@@ -76,7 +76,7 @@ pub struct Skipped {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct RouteTable {
     pub routes: Vec<Route>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -117,7 +117,7 @@ pub fn expand(sources: &RouteSources<'_>) -> RouteTable {
     mapper.table
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 enum Level {
     None,
     Resources,
@@ -129,7 +129,7 @@ enum Level {
     Root,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 struct Resource {
     singleton: bool,
     /// The path segment: `posts` (or `path:`).
@@ -164,7 +164,7 @@ impl Resource {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 struct Scope {
     path: String,
     shallow_path: String,

@@ -8,7 +8,7 @@ use crate::syntax::Span;
 use crate::syntax::outline::{Call, Item, Outline};
 use crate::syntax::value::Value;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct RouteFile {
     /// Whether the calls sit in a `….routes.draw do` block (`config/routes.rb`) or at the top level of
     /// a drawn file (`config/routes/admin.rb`).
@@ -19,7 +19,7 @@ pub struct RouteFile {
     pub calls: Vec<RouteCall>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct RouteCall {
     /// `resources`, `namespace`, `get`, `root`, `draw`, `mount`…
     pub method: String,

@@ -9,7 +9,7 @@ use crate::syntax::Span;
 use crate::syntax::outline::{Call, Item, Outline};
 use crate::syntax::value::Value;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Schema {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
@@ -21,7 +21,7 @@ pub struct Schema {
     pub other_statements: Vec<super::Macro>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Table {
     pub name: String,
     /// The primary key column (`id` unless `primary_key:`), `None` for `id: false`.
@@ -35,7 +35,7 @@ pub struct Table {
     pub name_span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Column {
     pub name: String,
     #[serde(rename = "type")]
@@ -51,7 +51,7 @@ pub struct Column {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct TableIndex {
     pub columns: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,7 +61,7 @@ pub struct TableIndex {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct ForeignKey {
     pub from_table: String,
     pub to_table: String,

@@ -181,12 +181,16 @@ pub fn write_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// Where the server writes the pages its diagnostics link to: the user's cache directory, per version.
 pub fn pages_dir() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
+    cache_home().join("switchyard").join(env!("CARGO_PKG_VERSION")).join("rules")
+}
+
+/// The user's cache directory: `$XDG_CACHE_HOME`, else `~/.cache`, else the temporary directory.
+pub fn cache_home() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    cache.join("switchyard").join(env!("CARGO_PKG_VERSION")).join("rules")
+        .unwrap_or_else(std::env::temp_dir)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, PartialOrd, Ord, bincode::Encode, bincode::Decode)]
 pub struct LineCol {
     /// 0-based line.
     pub line: u32,
@@ -12,7 +12,7 @@ pub struct LineCol {
     pub col: u32,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct LineIndex {
     line_starts: Vec<u32>,
     /// Per line that has any: (byte column, UTF-8 length) of each non-ASCII character, in order.

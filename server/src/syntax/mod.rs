@@ -21,7 +21,7 @@ pub use parse::{Language, ParsedFile};
 
 /// A byte range in a file plus its start/end points (0-based row, byte column), as tree-sitter reports
 /// them. Serialized as `"line:col-line:col"`, 1-based, for index dumps that humans diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, bincode::Encode, bincode::Decode)]
 pub struct Span {
     pub start_byte: usize,
     pub end_byte: usize,

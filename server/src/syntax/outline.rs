@@ -8,12 +8,12 @@ use tree_sitter::{Node, Tree};
 use super::value::{Value, pair_of};
 use super::{Span, text_of};
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct Outline {
     pub items: Vec<Item>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub enum Item {
     Namespace(Namespace),
     Method(MethodDef),
@@ -26,14 +26,14 @@ pub enum Item {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 #[serde(rename_all = "lowercase")]
 pub enum NamespaceKind {
     Class,
     Module,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct Namespace {
     pub kind: NamespaceKind,
     /// Fully qualified, as Ruby resolves the lexical nesting: `Admin::PostsController`.
@@ -44,7 +44,7 @@ pub struct Namespace {
     pub items: Vec<Item>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
     Public,
@@ -52,7 +52,7 @@ pub enum Visibility {
     Private,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct MethodDef {
     pub name: String,
     /// `def self.x` or a `def` inside `class << self`.
@@ -63,7 +63,7 @@ pub struct MethodDef {
     pub name_span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct Call {
     pub receiver: Option<String>,
     pub method: String,
@@ -95,14 +95,14 @@ impl Call {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct Block {
     pub parameters: Vec<String>,
     pub span: Span,
     pub items: Vec<Item>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct Assignment {
     /// Source of the left side: `self.table_name`, `config.time_zone`, `Time::DATE_FORMATS[:short]`.
     pub target: String,
@@ -142,7 +142,7 @@ impl Outline {
 
 /// Visibility state while reading one body: bare `private` changes it for what follows, and
 /// `private :a, :b` marks methods by name once the body is read.
-#[derive(Default)]
+#[derive(Default, bincode::Encode, bincode::Decode)]
 struct Body {
     items: Vec<Item>,
     visibility: Option<Visibility>,

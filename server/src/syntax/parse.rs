@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use tree_sitter::{InputEdit, Parser, Point, Range, Tree};
 
 /// How a file is parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, bincode::Encode, bincode::Decode)]
 pub enum Language {
     /// `.rb`, `.rake`, `.jbuilder`, `.builder`, `.ruby`, `Gemfile`…
     Ruby,

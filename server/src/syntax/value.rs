@@ -9,7 +9,7 @@ use tree_sitter::Node;
 
 use super::text_of;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub enum Value {
     Symbol(String),
     /// A string without interpolation (its content).

@@ -1,0 +1,160 @@
+//! The persisted index: each file's facts (a pure function of its path in its app and its text) from
+//! the last run, so a restart or a second `--check` parses only what changed.
+//!
+//! One file per app, `<cache dir>/switchyard/index/<hash of the app root>.bin`: a header (a magic
+//! number and the build's stamp: version, and the size and modification time of the executable, so a
+//! rebuilt binary never reads facts an older one wrote) and, per source file, its relative path, size,
+//! modification time, a hash of its content and its facts, in bincode's own encoding (bincode 2.0's
+//! derive, which leaves the serde attributes that shape the JSON dump alone; compact, and decoded
+//! without a schema). An entry is used only when the file's size, modification time and content hash
+//! all match. A cache that is missing, truncated, corrupt or from another build is ignored (said once
+//! in the log) and written anew; writes go to a temporary file renamed into place, so two writers (an
+//! editor and a CI run) never leave half a file.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use std::time::UNIX_EPOCH;
+
+use crate::rails::FileFacts;
+
+const MAGIC: &[u8; 8] = b"SWYDIDX1";
+
+/// The build's stamp: a cache is read only by the build that wrote it.
+static STAMP: LazyLock<String> = LazyLock::new(|| {
+    let exe = std::env::current_exe().ok().and_then(|p| std::fs::metadata(p).ok());
+    let (len, modified) = exe.map_or((0, 0), |m| (m.len(), m.modified().ok().map_or(0, nanos)));
+    format!("{} {len} {modified}", env!("CARGO_PKG_VERSION"))
+});
+
+/// What identifies a file's content on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct Fingerprint {
+    pub size: u64,
+    pub modified_ns: u128,
+    pub hash: u64,
+}
+
+impl Fingerprint {
+    pub fn of(metadata: &std::fs::Metadata, bytes: &[u8]) -> Fingerprint {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut hasher);
+        Fingerprint { size: metadata.len(), modified_ns: metadata.modified().ok().map_or(0, nanos), hash: hasher.finish() }
+    }
+}
+
+fn nanos(time: std::time::SystemTime) -> u128 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+}
+
+#[derive(bincode::Decode)]
+struct Entry {
+    relative: String,
+    fingerprint: Fingerprint,
+    facts: FileFacts,
+}
+
+/// `Entry` as written: the same encoding, borrowing the facts.
+#[derive(bincode::Encode)]
+struct EntryRef<'a> {
+    relative: &'a str,
+    fingerprint: Fingerprint,
+    facts: &'a FileFacts,
+}
+
+/// Where apps' caches live.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+/// The process's choice (`configure`, from the command line): `None` until made, and for `--no-cache`.
+static CONFIGURED: std::sync::OnceLock<Option<Cache>> = std::sync::OnceLock::new();
+
+/// Sets the cache the CLI and the server use: off, a directory, or the default location.
+pub fn configure(off: bool, dir: Option<PathBuf>) {
+    let choice = if off { None } else { Some(dir.map(Cache::at).unwrap_or_else(Cache::default_location)) };
+    let _ = CONFIGURED.set(choice);
+}
+
+/// The configured cache (none unless `configure` chose one: tests that index in-process write nothing).
+pub fn configured() -> Option<Cache> {
+    CONFIGURED.get().cloned().flatten()
+}
+
+impl Cache {
+    /// `SWITCHYARD_CACHE_DIR`, else the user's cache directory (`$XDG_CACHE_HOME`, `~/.cache`).
+    pub fn default_location() -> Cache {
+        let dir = std::env::var_os("SWITCHYARD_CACHE_DIR")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .unwrap_or_else(|| crate::roundhouse::rule_docs::cache_home().join("switchyard").join("index"));
+        Cache { dir }
+    }
+
+    pub fn at(dir: PathBuf) -> Cache {
+        Cache { dir }
+    }
+
+    fn file_for(&self, root: &Path) -> PathBuf {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        root.hash(&mut hasher);
+        self.dir.join(format!("{:016x}.bin", hasher.finish()))
+    }
+
+    /// The app's cached facts by relative path (empty when there is no usable cache).
+    pub fn load(&self, root: &Path) -> HashMap<String, (Fingerprint, FileFacts)> {
+        let file = self.file_for(root);
+        let Ok(bytes) = std::fs::read(&file) else { return HashMap::new() };
+        match decode(&bytes) {
+            Ok(entries) => entries.into_iter().map(|e| (e.relative, (e.fingerprint, e.facts))).collect(),
+            Err(why) => {
+                tracing::info!("index cache {} not used ({why}): the app is indexed afresh", file.display());
+                HashMap::new()
+            }
+        }
+    }
+
+    /// Writes the app's cache: every file's facts read from disk with the fingerprint they were read at.
+    pub fn save(&self, root: &Path, files: Vec<(String, Fingerprint, std::sync::Arc<FileFacts>)>) {
+        let file = self.file_for(root);
+        let entries: Vec<EntryRef<'_>> =
+            files.iter().map(|(relative, fingerprint, facts)| EntryRef { relative, fingerprint: *fingerprint, facts }).collect();
+        let mut bytes = MAGIC.to_vec();
+        let header = bincode::encode_to_vec(&*STAMP, bincode::config::standard());
+        let body = bincode::encode_to_vec(&entries, bincode::config::standard());
+        let (Ok(header), Ok(body)) = (header, body) else {
+            tracing::warn!("index cache for {} not written: its facts did not encode", root.display());
+            return;
+        };
+        bytes.extend(header);
+        bytes.extend(body);
+        let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
+            let nonce = std::time::SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            let temporary = file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
+            std::fs::write(&temporary, &bytes)?;
+            std::fs::rename(&temporary, &file).inspect_err(|_| {
+                let _ = std::fs::remove_file(&temporary);
+            })
+        });
+        if let Err(error) = written {
+            tracing::warn!("index cache {} not written: {error}", file.display());
+        }
+    }
+}
+
+fn decode(bytes: &[u8]) -> Result<Vec<Entry>, String> {
+    let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or("not a Switchyard index cache")?;
+    // A corrupt length never makes it allocate more than the file could hold.
+    let config = bincode::config::standard().with_limit::<{ 1 << 31 }>();
+    let (stamp, used): (String, usize) = bincode::decode_from_slice(rest, config).map_err(|e| format!("unreadable header: {e}"))?;
+    if stamp != *STAMP {
+        return Err(format!("written by another build ({stamp})"));
+    }
+    let (entries, read): (Vec<Entry>, usize) = bincode::decode_from_slice(&rest[used..], config).map_err(|e| format!("unreadable: {e}"))?;
+    if used + read != rest.len() {
+        return Err("trailing bytes".to_owned());
+    }
+    Ok(entries)
+}
