@@ -338,7 +338,9 @@ fn a_second_check_reads_the_persisted_index_and_notices_every_change() {
     assert_eq!(check(&[]), fresh, "the run that writes the cache");
     let written = cache_files();
     assert_eq!(written.len(), 1, "one file per app: {written:?}");
+    let written_at = std::fs::metadata(&written[0]).unwrap().modified().unwrap();
     assert_eq!(check(&[]), fresh, "the run that reads it");
+    assert_eq!(std::fs::metadata(&written[0]).unwrap().modified().unwrap(), written_at, "nothing changed: nothing rewritten");
 
     // An edit that keeps the file's size and modification time is still seen (the content hash).
     let tag = app.join("app/models/tag.rb");

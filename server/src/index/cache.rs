@@ -48,19 +48,37 @@ fn nanos(time: std::time::SystemTime) -> u128 {
     time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos())
 }
 
-#[derive(bincode::Decode)]
+/// One file: its facts are encoded on their own, so they are decoded only when the file is
+/// unchanged, in the cold index's parallel pass.
+#[derive(bincode::Encode, bincode::Decode)]
 struct Entry {
     relative: String,
     fingerprint: Fingerprint,
-    facts: FileFacts,
+    facts: Vec<u8>,
 }
 
-/// `Entry` as written: the same encoding, borrowing the facts.
-#[derive(bincode::Encode)]
-struct EntryRef<'a> {
-    relative: &'a str,
-    fingerprint: Fingerprint,
-    facts: &'a FileFacts,
+/// A file's cached facts, still encoded.
+pub type Cached = (Fingerprint, Vec<u8>);
+
+/// A file to write: its facts as encoded when they came from the cache, or to encode.
+pub struct ToSave {
+    pub relative: String,
+    pub fingerprint: Fingerprint,
+    pub facts: std::sync::Arc<FileFacts>,
+    pub encoded: Option<Vec<u8>>,
+}
+
+/// Decoding never allocates more than this for one read (a corrupt length is an error, not a crash).
+fn reading() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<{ 1 << 31 }>()
+}
+
+/// The facts of one cached entry, or `None` when they do not decode.
+pub fn decode_facts(bytes: &[u8]) -> Option<FileFacts> {
+    match bincode::decode_from_slice::<FileFacts, _>(bytes, reading()) {
+        Ok((facts, read)) if read == bytes.len() => Some(facts),
+        _ => None,
+    }
 }
 
 /// Where apps' caches live.
@@ -104,7 +122,7 @@ impl Cache {
     }
 
     /// The app's cached facts by relative path (empty when there is no usable cache).
-    pub fn load(&self, root: &Path) -> HashMap<String, (Fingerprint, FileFacts)> {
+    pub fn load(&self, root: &Path) -> HashMap<String, Cached> {
         let file = self.file_for(root);
         let Ok(bytes) = std::fs::read(&file) else { return HashMap::new() };
         match decode(&bytes) {
@@ -117,17 +135,26 @@ impl Cache {
     }
 
     /// Writes the app's cache: every file's facts read from disk with the fingerprint they were read at.
-    pub fn save(&self, root: &Path, files: Vec<(String, Fingerprint, std::sync::Arc<FileFacts>)>) {
+    pub fn save(&self, root: &Path, files: Vec<ToSave>) {
+        use rayon::prelude::*;
         let file = self.file_for(root);
-        let entries: Vec<EntryRef<'_>> =
-            files.iter().map(|(relative, fingerprint, facts)| EntryRef { relative, fingerprint: *fingerprint, facts }).collect();
-        let mut bytes = MAGIC.to_vec();
+        let entries: Result<Vec<Entry>, _> = files
+            .into_par_iter()
+            .map(|f| {
+                let facts = match f.encoded {
+                    Some(bytes) => bytes,
+                    None => bincode::encode_to_vec(&*f.facts, bincode::config::standard())?,
+                };
+                Ok::<_, bincode::error::EncodeError>(Entry { relative: f.relative, fingerprint: f.fingerprint, facts })
+            })
+            .collect();
         let header = bincode::encode_to_vec(&*STAMP, bincode::config::standard());
-        let body = bincode::encode_to_vec(&entries, bincode::config::standard());
+        let body = entries.and_then(|entries| bincode::encode_to_vec(&entries, bincode::config::standard()));
         let (Ok(header), Ok(body)) = (header, body) else {
             tracing::warn!("index cache for {} not written: its facts did not encode", root.display());
             return;
         };
+        let mut bytes = MAGIC.to_vec();
         bytes.extend(header);
         bytes.extend(body);
         let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
@@ -146,13 +173,12 @@ impl Cache {
 
 fn decode(bytes: &[u8]) -> Result<Vec<Entry>, String> {
     let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or("not a Switchyard index cache")?;
-    // A corrupt length never makes it allocate more than the file could hold.
-    let config = bincode::config::standard().with_limit::<{ 1 << 31 }>();
-    let (stamp, used): (String, usize) = bincode::decode_from_slice(rest, config).map_err(|e| format!("unreadable header: {e}"))?;
+    let (stamp, used): (String, usize) = bincode::decode_from_slice(rest, reading()).map_err(|e| format!("unreadable header: {e}"))?;
     if stamp != *STAMP {
         return Err(format!("written by another build ({stamp})"));
     }
-    let (entries, read): (Vec<Entry>, usize) = bincode::decode_from_slice(&rest[used..], config).map_err(|e| format!("unreadable: {e}"))?;
+    let (entries, read): (Vec<Entry>, usize) =
+        bincode::decode_from_slice(&rest[used..], reading()).map_err(|e| format!("unreadable: {e}"))?;
     if used + read != rest.len() {
         return Err("trailing bytes".to_owned());
     }

@@ -39,11 +39,12 @@ impl std::fmt::Display for FileError {
     }
 }
 
-/// A file read: its facts, its length, and (in an app) its relative path and fingerprint.
-type ReadFile = (FileFacts, usize, Option<(String, cache::Fingerprint)>);
+/// A file read: its facts, its length, and (in an app) its relative path, fingerprint and, when its
+/// facts came from the persisted index, their encoding there.
+type ReadFile = (FileFacts, usize, Option<(String, cache::Fingerprint, Option<Vec<u8>>)>);
 
 /// The persisted facts of each app's files, by app root and relative path, taken as they are used.
-type CachedFacts = HashMap<PathBuf, DashMap<String, (cache::Fingerprint, FileFacts)>>;
+type CachedFacts = HashMap<PathBuf, DashMap<String, cache::Cached>>;
 
 /// An app's last expanded route table and the routes files it was expanded from (by identity: facts
 /// are replaced, never changed, so the same `Arc`s mean the same routes).
@@ -204,16 +205,17 @@ impl Index {
         let fingerprint = root.as_ref().map(|_| cache::Fingerprint::of(&metadata, &bytes));
         if let (Some(root), Some(fingerprint)) = (&root, fingerprint)
             && let Some(app) = cached.get(root)
-            && let Some((_, (was, mut facts))) = app.remove(&relative)
+            && let Some((_, (was, encoded))) = app.remove(&relative)
             && was == fingerprint
+            && let Some(mut facts) = cache::decode_facts(&encoded)
         {
             facts.path = path.to_path_buf();
-            return Ok((facts, len, Some((relative, fingerprint))));
+            return Ok((facts, len, Some((relative, fingerprint, Some(encoded)))));
         }
         let text = String::from_utf8(bytes).map_err(|_| FileError::NotUtf8)?;
         let parsed = ParsedFile::parse(language, &text);
         let facts = analyze(path.to_path_buf(), relative.clone(), kind, &text, &parsed);
-        Ok((facts, len, fingerprint.map(|f| (relative, f))))
+        Ok((facts, len, fingerprint.map(|f| (relative, f, None))))
     }
 
     /// Finds the Rails apps under `folders` and indexes all their files in parallel.
@@ -259,8 +261,10 @@ impl Index {
             None => HashMap::new(),
         };
         // What was read from disk this time, with the facts read (an open document's buffer may
-        // replace them in the index meanwhile: the cache keeps what the disk holds).
-        let read: DashMap<PathBuf, (String, cache::Fingerprint, Arc<FileFacts>)> = DashMap::new();
+        // replace them in the index meanwhile: the cache keeps what the disk holds); and the apps a
+        // file was parsed in (an app whose every file came from its cache, none gone, is not rewritten).
+        let read: DashMap<PathBuf, cache::ToSave> = DashMap::new();
+        let parsed_in: DashMap<PathBuf, ()> = DashMap::new();
         let results: Vec<Result<usize, (PathBuf, FileError)>> = files
             .par_iter()
             .map(|path| {
@@ -269,8 +273,13 @@ impl Index {
                 } else {
                     self.read_file_cached(path, &cached).map(|(facts, len, fingerprint)| {
                         let facts = self.insert(facts);
-                        if let Some((relative, fingerprint)) = fingerprint.filter(|_| cache.is_some()) {
-                            read.insert(path.clone(), (relative, fingerprint, facts));
+                        if let Some((relative, fingerprint, encoded)) = fingerprint.filter(|_| cache.is_some()) {
+                            if encoded.is_none()
+                                && let Some(app) = self.app_for(path)
+                            {
+                                parsed_in.insert(app.root, ());
+                            }
+                            read.insert(path.clone(), cache::ToSave { relative, fingerprint, facts, encoded });
                         }
                         len
                     })
@@ -281,10 +290,18 @@ impl Index {
             })
             .collect();
         if let Some(cache) = &cache {
-            roots.par_iter().for_each(|root| {
-                let files: Vec<_> = read.iter().filter(|entry| self.in_app(entry.key(), root)).map(|entry| entry.value().clone()).collect();
-                cache.save(root, files);
-            });
+            let mut by_root: HashMap<PathBuf, Vec<cache::ToSave>> = HashMap::new();
+            for (path, file) in read.into_iter() {
+                if let Some(app) = self.app_for(&path) {
+                    by_root.entry(app.root).or_default().push(file);
+                }
+            }
+            for (root, files) in by_root {
+                let unchanged = !parsed_in.contains_key(&root) && cached.get(&root).is_some_and(|left| left.is_empty());
+                if !unchanged {
+                    cache.save(&root, files);
+                }
+            }
         }
         let mut report = IndexReport { files: total, ..IndexReport::default() };
         for result in results {
