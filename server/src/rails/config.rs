@@ -212,16 +212,10 @@ fn inflection_block(call: &Call, facts: &mut ConfigFacts) {
 
 #[cfg(test)]
 mod tests {
-    use crate::syntax::{Language, ParsedFile};
-
     #[test]
     fn caret_fixture() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/queries/ruby/config.rb");
-        let text = std::fs::read_to_string(&path).unwrap();
-        let parsed = ParsedFile::parse(Language::Ruby, &text);
-        let tree = parsed.ruby.unwrap();
-        let captured: Vec<(&str, tree_sitter::Range)> =
-            super::shapes(tree.root_node(), &text).into_iter().flatten().map(|(name, node)| (name, node.range())).collect();
-        crate::syntax::carets::check("config.rb", &text, &captured, super::PARTS);
+        crate::syntax::carets::check_fixture("config.rb", super::PARTS, |root, text| {
+            super::shapes(root, text).into_iter().flatten().map(|(name, node)| (name, node.range())).collect()
+        });
     }
 }

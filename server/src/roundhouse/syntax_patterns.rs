@@ -170,17 +170,11 @@ pub fn all<'t>(root: Node<'t>, text: &str) -> Vec<(RuleId, Node<'t>)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::syntax::{Language, ParsedFile};
-
     #[test]
     fn caret_fixture() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/queries/ruby/rules/syntax.rb");
-        let text = std::fs::read_to_string(&path).unwrap();
-        let parsed = ParsedFile::parse(Language::Ruby, &text);
-        let tree = parsed.ruby.unwrap();
-        let captured: Vec<(&str, tree_sitter::Range)> =
-            super::all(tree.root_node(), &text).into_iter().map(|(rule, node)| (rule.as_str(), node.range())).collect();
         let names: Vec<&str> = super::RULES.iter().map(|r| r.as_str()).collect();
-        crate::syntax::carets::check("rules/syntax.rb", &text, &captured, &names);
+        crate::syntax::carets::check_fixture("rules/syntax.rb", &names, |root, text| {
+            super::all(root, text).into_iter().map(|(rule, node)| (rule.as_str(), node.range())).collect()
+        });
     }
 }

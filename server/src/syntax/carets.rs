@@ -43,3 +43,13 @@ pub fn check(fixture: &str, text: &str, captured: &[(&str, tree_sitter::Range)],
     }
     assert!(assertions > 0, "{fixture} has no caret assertions");
 }
+
+/// Reads `tests/queries/ruby/<fixture>`, parses it, and checks its carets against what `find` reports
+/// on its tree.
+pub fn check_fixture(fixture: &str, names: &[&str], find: impl Fn(tree_sitter::Node<'_>, &str) -> Vec<(&'static str, tree_sitter::Range)>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/queries/ruby").join(fixture);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let parsed = super::ParsedFile::parse(super::Language::Ruby, &text);
+    let tree = parsed.ruby.expect("a Ruby tree");
+    check(fixture, &text, &find(tree.root_node(), &text), names);
+}
