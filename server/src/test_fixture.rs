@@ -71,6 +71,30 @@ fn trim_indent(text: &str) -> String {
     out
 }
 
+/// Each app under the repository's `dirs` (the example and fixture apps), indexed from disk: its
+/// context, its whole-app findings and the facts its tree map reads.
+pub fn each_app(
+    dirs: &[&str],
+    mut visit: impl FnMut(
+        &crate::app::AppContext,
+        &std::collections::HashMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>,
+        &crate::roundhouse::tree::AppFacts,
+    ),
+) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    for dir in dirs {
+        let index = Index::new();
+        index.index_workspace(&[root.join(dir)], &|_, _| {});
+        let snapshot = index.snapshot();
+        for app in index.apps() {
+            let context = crate::app::AppContext::new(&index, &app.root, &snapshot);
+            let derived = crate::checks::app_diagnostics(&context);
+            let app_facts = crate::roundhouse::tree::AppFacts::new(&context.files);
+            visit(&context, &derived, &app_facts);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -978,9 +978,8 @@ fn split_chain(chain: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::AppContext;
-    use crate::checks::{app_diagnostics, file_diagnostics};
-    use crate::roundhouse::tree::{AppFacts, Target, map_file};
+    use crate::checks::file_diagnostics;
+    use crate::roundhouse::tree::{Target, map_file};
 
     /// The rule, the preview and the inlay hint tell one story for every model statement of every
     /// fixture app: each finding the lowering makes is reported at its line, named in the preview's
@@ -988,77 +987,68 @@ mod tests {
     /// preview; a statement kept as Rails runs it is named by no rule anywhere.
     #[test]
     fn rule_preview_and_hint_tell_the_same_story() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
         let (mut statements, mut findings) = (0, 0);
-        for app_dir in ["examples/blog", "tests/fixtures/apps/shop", "tests/fixtures/apps/rules", "tests/fixtures/apps/monorepo"] {
-            let index = crate::index::Index::new();
-            index.index_workspace(&[root.join(app_dir)], &|_, _| {});
-            let snapshot = index.snapshot();
-            for app in index.apps() {
-                let context = AppContext::new(&index, &app.root, &snapshot);
-                let derived = app_diagnostics(&context);
-                let app_facts = AppFacts::new(&context.files);
-                let tables = |name: &str| context.files.iter().filter_map(|f| f.schema.as_ref()).find_map(|s| s.table(name));
-                for facts in context.files.iter().filter(|f| !f.models.is_empty()) {
-                    let bodies = super::super::ingest::bodies(facts);
-                    let diagnostics =
-                        file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), Some(&context.reading));
-                    let text = std::fs::read_to_string(&facts.path).unwrap();
-                    let preview =
-                        super::super::preview::preview(facts, &text, &context, &map_file(facts, &app_facts), &diagnostics, Target::Ruby);
-                    let lines: Vec<&str> = preview.text.lines().collect();
-                    // The preview's body: what it maps to a source line after the class line (the header
-                    // lists every finding, which would make the check hollow).
-                    let class_line = lines.iter().position(|l| l.starts_with("class ")).unwrap_or(0) as u32;
-                    let body_at = |line: u32| -> Vec<&str> {
-                        preview.mapping.iter().filter(|(p, s)| *p > class_line && *s == line).map(|(p, _)| lines[*p as usize]).collect()
-                    };
-                    let hints = crate::ide::inlay::inlay_hints(facts, &context, &diagnostics);
-                    let hints_at =
-                        |line: u32| -> Vec<String> { hints.iter().filter(|h| h.position.line == line).map(|h| h.label.clone()).collect() };
-                    for model in facts.models.iter().filter(|m| bodies.get(&m.span.start_byte) == Some(&super::super::ingest::Body::Full)) {
-                        for item in lower(model, &tables) {
-                            statements += 1;
-                            let line = item.span.start.line;
-                            let place = format!("{app_dir}/{}:{}", facts.relative_path, line + 1);
-                            let body = body_at(line);
-                            for finding in &item.findings {
-                                findings += 1;
+        let dirs = ["examples/blog", "tests/fixtures/apps/shop", "tests/fixtures/apps/rules", "tests/fixtures/apps/monorepo"];
+        crate::test_fixture::each_app(&dirs, |context, derived, app_facts| {
+            let tables = |name: &str| context.files.iter().filter_map(|f| f.schema.as_ref()).find_map(|s| s.table(name));
+            for facts in context.files.iter().filter(|f| !f.models.is_empty()) {
+                let bodies = super::super::ingest::bodies(facts);
+                let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), Some(&context.reading));
+                let text = std::fs::read_to_string(&facts.path).unwrap();
+                let preview =
+                    super::super::preview::preview(facts, &text, context, &map_file(facts, app_facts), &diagnostics, Target::Ruby);
+                let lines: Vec<&str> = preview.text.lines().collect();
+                // The preview's body: what it maps to a source line after the class line (the header
+                // lists every finding, which would make the check hollow).
+                let class_line = lines.iter().position(|l| l.starts_with("class ")).unwrap_or(0) as u32;
+                let body_at = |line: u32| -> Vec<&str> {
+                    preview.mapping.iter().filter(|(p, s)| *p > class_line && *s == line).map(|(p, _)| lines[*p as usize]).collect()
+                };
+                let hints = crate::ide::inlay::inlay_hints(facts, context, &diagnostics);
+                let hints_at =
+                    |line: u32| -> Vec<String> { hints.iter().filter(|h| h.position.line == line).map(|h| h.label.clone()).collect() };
+                for model in facts.models.iter().filter(|m| bodies.get(&m.span.start_byte) == Some(&super::super::ingest::Body::Full)) {
+                    for item in lower(model, &tables) {
+                        statements += 1;
+                        let line = item.span.start.line;
+                        let place = format!("{}:{}", facts.path.display(), line + 1);
+                        let body = body_at(line);
+                        for finding in &item.findings {
+                            findings += 1;
+                            assert!(
+                                diagnostics.iter().any(|d| d.rule == finding.rule && d.span.start.line == line),
+                                "{place}: {} is not reported",
+                                finding.rule
+                            );
+                            assert!(
+                                body.iter().any(|l| l.contains(finding.rule.as_str())),
+                                "{place}: the preview does not say {}: {body:?}",
+                                finding.rule
+                            );
+                            assert!(
+                                hints_at(line).iter().any(|h| h.contains(finding.rule.as_str())),
+                                "{place}: no hint says {}",
+                                finding.rule
+                            );
+                        }
+                        match item.fate {
+                            Fate::Dropped | Fate::Rejected => assert!(
+                                body.iter().all(|l| l.trim_start().starts_with('#')),
+                                "{place}: dropped, yet the preview has code for it: {body:?}"
+                            ),
+                            Fate::Kept => {
                                 assert!(
-                                    diagnostics.iter().any(|d| d.rule == finding.rule && d.span.start.line == line),
-                                    "{place}: {} is not reported",
-                                    finding.rule
+                                    !diagnostics.iter().any(|d| d.span.start.line == line && d.rule.starts_with("model.")),
+                                    "{place}: kept, yet a model rule fires"
                                 );
-                                assert!(
-                                    body.iter().any(|l| l.contains(finding.rule.as_str())),
-                                    "{place}: the preview does not say {}: {body:?}",
-                                    finding.rule
-                                );
-                                assert!(
-                                    hints_at(line).iter().any(|h| h.contains(finding.rule.as_str())),
-                                    "{place}: no hint says {}",
-                                    finding.rule
-                                );
+                                assert!(!hints_at(line).iter().any(|h| h.contains("⚠ model.")), "{place}: kept, yet a hint flags it");
                             }
-                            match item.fate {
-                                Fate::Dropped | Fate::Rejected => assert!(
-                                    body.iter().all(|l| l.trim_start().starts_with('#')),
-                                    "{place}: dropped, yet the preview has code for it: {body:?}"
-                                ),
-                                Fate::Kept => {
-                                    assert!(
-                                        !diagnostics.iter().any(|d| d.span.start.line == line && d.rule.starts_with("model.")),
-                                        "{place}: kept, yet a model rule fires"
-                                    );
-                                    assert!(!hints_at(line).iter().any(|h| h.contains("⚠ model.")), "{place}: kept, yet a hint flags it");
-                                }
-                                _ => {}
-                            }
+                            _ => {}
                         }
                     }
                 }
             }
-        }
+        });
         assert!(statements >= 60 && findings >= 30, "the fixture apps' models: {statements} statements, {findings} findings");
     }
 }

@@ -717,36 +717,28 @@ mod tests {
     /// Every preview of every file of the example and the fixture apps parses as Ruby.
     #[test]
     fn every_preview_of_every_fixture_parses() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
         let mut checked = 0;
-        for app_dir in ["examples/blog", "tests/fixtures/apps/shop", "tests/fixtures/apps/broken", "tests/fixtures/apps/monorepo"] {
-            let index = crate::index::Index::new();
-            index.index_workspace(&[root.join(app_dir)], &|_, _| {});
-            let snapshot = index.snapshot();
-            for app in index.apps() {
-                let context = AppContext::new(&index, &app.root, &snapshot);
-                let derived = app_diagnostics(&context);
-                let app_facts = AppFacts::new(&context.files);
-                for facts in &context.files {
-                    let entry = map_file(facts, &app_facts);
-                    let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), None);
-                    let text = std::fs::read_to_string(&facts.path).unwrap_or_default();
-                    for target in Target::ALL {
-                        let preview = preview(facts, &text, &context, &entry, &diagnostics, target);
-                        let parsed = ParsedFile::parse(Language::Ruby, &preview.text);
-                        let tree = parsed.ruby.unwrap();
-                        assert!(
-                            !tree.root_node().has_error(),
-                            "{app_dir}/{} ({target:?}) preview does not parse:\n{}",
-                            facts.relative_path,
-                            preview.text
-                        );
-                        assert!(preview.text.starts_with("# Switchyard's approximation"));
-                        checked += 1;
-                    }
+        let dirs = ["examples/blog", "tests/fixtures/apps/shop", "tests/fixtures/apps/broken", "tests/fixtures/apps/monorepo"];
+        crate::test_fixture::each_app(&dirs, |context, derived, app_facts| {
+            for facts in &context.files {
+                let entry = map_file(facts, app_facts);
+                let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), None);
+                let text = std::fs::read_to_string(&facts.path).unwrap_or_default();
+                for target in Target::ALL {
+                    let preview = preview(facts, &text, context, &entry, &diagnostics, target);
+                    let parsed = ParsedFile::parse(Language::Ruby, &preview.text);
+                    let tree = parsed.ruby.unwrap();
+                    assert!(
+                        !tree.root_node().has_error(),
+                        "{} ({target:?}) preview does not parse:\n{}",
+                        facts.path.display(),
+                        preview.text
+                    );
+                    assert!(preview.text.starts_with("# Switchyard's approximation"));
+                    checked += 1;
                 }
             }
-        }
+        });
         assert!(checked >= 250, "every fixture file, three targets each: {checked}");
     }
 
