@@ -43,6 +43,8 @@ pub struct AppContext {
     /// `views.output-collision` findings, by template: worked out once per context, when first asked
     /// (`checks::output_collisions`).
     pub(crate) collisions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
+    /// What the file → tree map needs of the app: worked out once per context, when first asked.
+    tree_facts: std::sync::OnceLock<crate::roundhouse::tree::AppFacts>,
 }
 
 /// What a file contributes to its app's context, without positions: when an edit leaves it unchanged,
@@ -169,7 +171,13 @@ impl AppContext {
             reading: crate::roundhouse::ingest::AppReading::new(&files),
             files,
             collisions: std::sync::OnceLock::new(),
+            tree_facts: std::sync::OnceLock::new(),
         }
+    }
+
+    /// What the file → tree map needs of this app (tables, `<X>Params` files, prefixes, reading).
+    pub fn tree_facts(&self) -> &crate::roundhouse::tree::AppFacts {
+        self.tree_facts.get_or_init(|| crate::roundhouse::tree::AppFacts::new(&self.files))
     }
 
     pub fn model(&self, class_name: &str) -> Option<&crate::rails::model::Model> {

@@ -89,8 +89,7 @@ pub fn each_app(
         for app in index.apps() {
             let context = crate::app::AppContext::new(&index, &app.root, &snapshot);
             let derived = crate::checks::app_diagnostics(&context);
-            let app_facts = crate::roundhouse::tree::AppFacts::new(&context.files);
-            visit(&context, &derived, &app_facts);
+            visit(&context, &derived, context.tree_facts());
         }
     }
 }

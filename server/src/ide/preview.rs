@@ -8,7 +8,7 @@ use crate::app::AppContext;
 use crate::checks::{app_diagnostics, file_derived, file_diagnostics};
 use crate::index::Index;
 use crate::roundhouse::preview::{Preview, preview};
-use crate::roundhouse::tree::{AppFacts, Target, map_file};
+use crate::roundhouse::tree::{Target, map_file};
 
 /// `None` when the file is not indexed or belongs to no Rails app. `text` is an open buffer's text; the
 /// disk's is read otherwise. `context` is the app's context when the caller holds a current one (the
@@ -17,7 +17,7 @@ pub fn preview_file(index: &Index, path: &Path, text: Option<String>, target: Ta
     let app = index.app_for(path)?;
     let facts = index.get(path)?;
     let context = context.unwrap_or_else(|| Arc::new(AppContext::new(index, &app.root, &index.snapshot())));
-    let entry = map_file(&facts, &AppFacts::new(&context.files));
+    let entry = map_file(&facts, context.tree_facts());
     // Only routes files and templates carry whole-app findings (missing actions, collisions); other
     // files need just their own checks.
     let derived = if facts.routes.is_some() || facts.template.is_some() {

@@ -5,7 +5,7 @@ use super::routes::Hover;
 use crate::app::AppContext;
 
 use crate::rails::FileFacts;
-use crate::roundhouse::tree::{AppFacts, Target, emitted_stem, map_file};
+use crate::roundhouse::tree::{Target, emitted_stem, map_file};
 
 /// Hover on a class or module name: the file Roundhouse writes for it, and the file's trees.
 pub fn class_hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<Hover> {
@@ -16,7 +16,7 @@ pub fn class_hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Op
         .chain(facts.controllers.iter().map(|c| (c.class_name.as_str(), c.name_span)))
         .chain(facts.definitions.iter().map(|d| (d.name.as_str(), d.name_span)))
         .find(|(_, span)| span.contains(offset))?;
-    let entry = map_file(facts, &AppFacts::new(&context.files));
+    let entry = map_file(facts, context.tree_facts());
     let stem = emitted_stem(name);
     let paths = entry.target(Target::Ruby).map(|t| t.paths.clone()).unwrap_or_default();
     let own = paths.iter().find(|p| p.ends_with(&format!("/{stem}.rb")));

@@ -711,7 +711,7 @@ fn controller_class(
 mod tests {
     use super::*;
     use crate::checks::{app_diagnostics, file_diagnostics};
-    use crate::roundhouse::tree::{AppFacts, map_file};
+    use crate::roundhouse::tree::map_file;
     use crate::syntax::{Language, ParsedFile};
 
     /// Every preview of every file of the example and the fixture apps parses as Ruby.
@@ -759,7 +759,7 @@ mod tests {
         let snapshot = fixture.index.snapshot();
         let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
         let facts = fixture.facts("config/routes.rb");
-        let entry = map_file(&facts, &AppFacts::new(&context.files));
+        let entry = map_file(&facts, context.tree_facts());
         let derived = app_diagnostics(&context);
         let diagnostics = file_diagnostics(&facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), None);
         let preview = preview(&facts, "", &context, &entry, &diagnostics, Target::Ruby);

@@ -20,7 +20,7 @@ pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Opti
     guard::request("textDocument/codeLens", move || {
         let context = context();
         // Line 1 of every file: where it lands (a title only: nothing to run).
-        let entry = crate::roundhouse::tree::map_file(&facts, &crate::roundhouse::tree::AppFacts::new(&context.files));
+        let entry = crate::roundhouse::tree::map_file(&facts, context.tree_facts());
         let start = Position { line: 0, character: 0 };
         let tree_lens = CodeLens {
             range: Range { start, end: start },

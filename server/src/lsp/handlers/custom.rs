@@ -74,13 +74,13 @@ pub struct EmittedTreeParams {
 pub async fn emitted_tree(backend: &Backend, params: EmittedTreeParams) -> Result<Option<serde_json::Value>> {
     backend.session.indexed(WHOLE_APP_WAIT).await;
     let index = std::sync::Arc::clone(&backend.session.index);
+    let contexts = std::sync::Arc::clone(&backend.session.request_contexts);
     let Some(path) = convert::path_of(&params.uri) else { return Ok(None) };
     guard::request("switchyard/emittedTree", move || {
         let app = index.app_for(&path)?;
         let facts = index.get(&path)?;
-        let snapshot = index.snapshot();
-        let files: Vec<_> = snapshot.into_iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == app.root)).collect();
-        let entry = crate::roundhouse::tree::map_file(&facts, &crate::roundhouse::tree::AppFacts::new(&files));
+        let context = contexts.get(&index, &app.root);
+        let entry = crate::roundhouse::tree::map_file(&facts, context.tree_facts());
         let mut value = entry.to_json(&crate::roundhouse::tree::Target::ALL);
         value["summary"] = serde_json::Value::String(entry.summary());
         Some(value)
@@ -110,13 +110,12 @@ pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<
     // The context the last diagnostics refresh built: current for everything but the edited file's own
     // facts, which are read fresh.
     let context = backend.session.index.app_for(&path).and_then(|app| backend.session.cached_context(&app.root));
+    let contexts = std::sync::Arc::clone(&backend.session.request_contexts);
     guard::request("switchyard/preview", move || {
         if exact {
             let app = index.app_for(&path)?;
             let facts = index.get(&path)?;
-            let snapshot = index.snapshot();
-            let files: Vec<_> = snapshot.into_iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == app.root)).collect();
-            let entry = crate::roundhouse::tree::map_file(&facts, &crate::roundhouse::tree::AppFacts::new(&files));
+            let entry = crate::roundhouse::tree::map_file(&facts, contexts.get(&index, &app.root).tree_facts());
             let emitted = entry.target(target).and_then(|t| t.paths.first().cloned());
             if let Some(text) = emitted.as_deref().and_then(|e| crate::roundhouse::exact::emitted_text(&app.root, target, e)) {
                 return Some(serde_json::json!({"text": text, "language": "ruby", "target": target.as_str(), "source": "exact", "mapping": []}));
