@@ -342,9 +342,14 @@ fn a_second_check_reads_the_persisted_index_and_notices_every_change() {
     assert_eq!(check(&[]), fresh, "the run that reads it");
     assert_eq!(std::fs::metadata(&written[0]).unwrap().modified().unwrap(), written_at, "nothing changed: nothing rewritten");
 
-    // An edit that keeps the file's size and modification time is still seen (the content hash).
+    // A new modification time alone (a fresh checkout) changes nothing: the cache is used, not rewritten.
     let tag = app.join("app/models/tag.rb");
     let before = std::fs::metadata(&tag).unwrap().modified().unwrap();
+    set_modified(&tag, before + std::time::Duration::from_secs(3600));
+    assert_eq!(check(&[]), fresh);
+    assert_eq!(std::fs::metadata(&written[0]).unwrap().modified().unwrap(), written_at, "a new time alone: nothing rewritten");
+
+    // An edit that keeps the file's size and modification time is still seen (the content hash).
     let source = std::fs::read_to_string(&tag).unwrap();
     std::fs::write(&tag, source.replace("  validates :name, presence: true", "  validates :nick, presence: true")).unwrap();
     set_modified(&tag, before);

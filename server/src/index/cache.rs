@@ -2,50 +2,46 @@
 //! the last run, so a restart or a second `--check` parses only what changed.
 //!
 //! One file per app, `<cache dir>/switchyard/index/<hash of the app root>.bin`: a header (a magic
-//! number and the build's stamp: version, and the size and modification time of the executable, so a
-//! rebuilt binary never reads facts an older one wrote) and, per source file, its relative path, size,
-//! modification time, a hash of its content and its facts, in bincode's own encoding (bincode 2.0's
-//! derive, which leaves the serde attributes that shape the JSON dump alone; compact, and decoded
-//! without a schema). An entry is used only when the file's size, modification time and content hash
-//! all match. A cache that is missing, truncated, corrupt or from another build is ignored (said once
-//! in the log) and written anew; writes go to a temporary file renamed into place, so two writers (an
-//! editor and a CI run) never leave half a file.
+//! number and the build's stamp: the version and a hash of the sources, so facts another build wrote
+//! are never read) and, per source file, its relative path, size, a hash of its content and its
+//! facts, in bincode's own encoding (bincode 2.0's derive, which leaves the serde
+//! attributes that shape the JSON dump alone; compact, and decoded without a schema). Every file is
+//! read and hashed anyway, so an entry is used when its size and content hash match; the modification
+//! time is not asked (a fresh CI checkout, whose files all have new times, keeps its cache). A
+//! cache that is missing, truncated, corrupt or from another build is ignored (said once in the log)
+//! and written anew; writes go to a temporary file renamed into place, so two writers (an editor and a
+//! CI run) never leave half a file.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 use std::time::UNIX_EPOCH;
 
 use crate::rails::FileFacts;
 
 const MAGIC: &[u8; 8] = b"SWYDIDX1";
 
-/// The build's stamp: a cache is read only by the build that wrote it.
-static STAMP: LazyLock<String> = LazyLock::new(|| {
-    let exe = std::env::current_exe().ok().and_then(|p| std::fs::metadata(p).ok());
-    let (len, modified) = exe.map_or((0, 0), |m| (m.len(), m.modified().ok().map_or(0, nanos)));
-    format!("{} {len} {modified}", env!("CARGO_PKG_VERSION"))
-});
+/// The build's stamp: a cache is read only by a build of the same sources (`build.rs` hashes them).
+const STAMP: &str = concat!(env!("CARGO_PKG_VERSION"), " ", env!("SWITCHYARD_BUILD_ID"));
 
-/// What identifies a file's content on disk.
+/// What identifies a file's content on disk: its size and a hash of its bytes. Not its modification
+/// time: every file is read and hashed anyway, and a fresh checkout gives every file a new time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Fingerprint {
     pub size: u64,
-    pub modified_ns: u128,
     pub hash: u64,
 }
 
 impl Fingerprint {
-    pub fn of(metadata: &std::fs::Metadata, bytes: &[u8]) -> Fingerprint {
+    pub fn of(bytes: &[u8]) -> Fingerprint {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         bytes.hash(&mut hasher);
-        Fingerprint { size: metadata.len(), modified_ns: metadata.modified().ok().map_or(0, nanos), hash: hasher.finish() }
+        Fingerprint { size: bytes.len() as u64, hash: hasher.finish() }
     }
 }
 
-fn nanos(time: std::time::SystemTime) -> u128 {
-    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+fn nanos(time: std::time::SystemTime) -> u32 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
 }
 
 /// One file: its facts are encoded on their own, so they are decoded only when the file is
@@ -148,7 +144,7 @@ impl Cache {
                 Ok::<_, bincode::error::EncodeError>(Entry { relative: f.relative, fingerprint: f.fingerprint, facts })
             })
             .collect();
-        let header = bincode::encode_to_vec(&*STAMP, bincode::config::standard());
+        let header = bincode::encode_to_vec(STAMP, bincode::config::standard());
         let body = entries.and_then(|entries| bincode::encode_to_vec(&entries, bincode::config::standard()));
         let (Ok(header), Ok(body)) = (header, body) else {
             tracing::warn!("index cache for {} not written: its facts did not encode", root.display());
@@ -158,7 +154,7 @@ impl Cache {
         bytes.extend(header);
         bytes.extend(body);
         let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
-            let nonce = std::time::SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            let nonce = nanos(std::time::SystemTime::now());
             let temporary = file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
             std::fs::write(&temporary, &bytes)?;
             std::fs::rename(&temporary, &file).inspect_err(|_| {
@@ -174,7 +170,7 @@ impl Cache {
 fn decode(bytes: &[u8]) -> Result<Vec<Entry>, String> {
     let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or("not a Switchyard index cache")?;
     let (stamp, used): (String, usize) = bincode::decode_from_slice(rest, reading()).map_err(|e| format!("unreadable header: {e}"))?;
-    if stamp != *STAMP {
+    if stamp != STAMP {
         return Err(format!("written by another build ({stamp})"));
     }
     let (entries, read): (Vec<Entry>, usize) =

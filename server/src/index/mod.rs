@@ -198,11 +198,10 @@ impl Index {
     fn read_file_cached(&self, path: &Path, cached: &CachedFacts) -> Result<ReadFile, FileError> {
         let language = project::language_of(path).ok_or(FileError::NotIndexable)?;
         let io = |e: std::io::Error| FileError::Io(e.to_string());
-        let metadata = std::fs::metadata(path).map_err(io)?;
         let bytes = std::fs::read(path).map_err(io)?;
         let len = bytes.len();
         let (root, relative, kind) = self.placement(path);
-        let fingerprint = root.as_ref().map(|_| cache::Fingerprint::of(&metadata, &bytes));
+        let fingerprint = root.as_ref().map(|_| cache::Fingerprint::of(&bytes));
         if let (Some(root), Some(fingerprint)) = (&root, fingerprint)
             && let Some(app) = cached.get(root)
             && let Some((_, (was, encoded))) = app.remove(&relative)
