@@ -190,19 +190,20 @@ impl Index {
     }
 
     fn read_file(&self, path: &Path) -> Result<(FileFacts, usize), FileError> {
-        self.read_file_cached(path, &HashMap::new()).map(|(facts, len, _)| (facts, len))
+        self.read_file_cached(path, None).map(|(facts, len, _)| (facts, len))
     }
 
     /// Reads `path`, taking its facts from `cached` (by app root, then relative path) when the file is
-    /// unchanged since they were written; with the file's fingerprint, when it belongs to an app.
-    fn read_file_cached(&self, path: &Path, cached: &CachedFacts) -> Result<ReadFile, FileError> {
+    /// unchanged since they were written; with the file's fingerprint, when it belongs to an app and
+    /// there is a cache (without one, nothing is hashed).
+    fn read_file_cached(&self, path: &Path, cached: Option<&CachedFacts>) -> Result<ReadFile, FileError> {
         let language = project::language_of(path).ok_or(FileError::NotIndexable)?;
         let io = |e: std::io::Error| FileError::Io(e.to_string());
         let bytes = std::fs::read(path).map_err(io)?;
         let len = bytes.len();
         let (root, relative, kind) = self.placement(path);
-        let fingerprint = root.as_ref().map(|_| cache::Fingerprint::of(&bytes));
-        if let (Some(root), Some(fingerprint)) = (&root, fingerprint)
+        let fingerprint = root.as_ref().filter(|_| cached.is_some()).map(|_| cache::Fingerprint::of(&bytes));
+        if let (Some(root), Some(fingerprint), Some(cached)) = (&root, fingerprint, cached)
             && let Some(app) = cached.get(root)
             && let Some((_, (was, encoded))) = app.remove(&relative)
             && was == fingerprint
@@ -270,9 +271,9 @@ impl Index {
                 let result = if keep(path) {
                     Ok(0)
                 } else {
-                    self.read_file_cached(path, &cached).map(|(facts, len, fingerprint)| {
+                    self.read_file_cached(path, cache.as_ref().map(|_| &cached)).map(|(facts, len, fingerprint)| {
                         let facts = self.insert(facts);
-                        if let Some((relative, fingerprint, encoded)) = fingerprint.filter(|_| cache.is_some()) {
+                        if let Some((relative, fingerprint, encoded)) = fingerprint {
                             if encoded.is_none()
                                 && let Some(app) = self.app_for(path)
                             {
