@@ -81,8 +81,14 @@ impl ContextCache {
         }
         // Built outside the lock: two requests may both build, never wait on each other.
         let context = Arc::new(AppContext::new(index, root, &index.snapshot()));
-        entries().insert(root.to_path_buf(), (generation, Arc::clone(&context)));
+        self.put(generation, Arc::clone(&context));
         context
+    }
+
+    /// Keeps a context built from a snapshot taken after the index was at `generation` (a
+    /// diagnostics refresh's), so the requests that follow it do not build their own.
+    pub fn put(&self, generation: u64, context: Arc<AppContext>) {
+        lock(&self.0).insert(context.root.clone(), (generation, context));
     }
 }
 

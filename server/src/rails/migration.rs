@@ -5,6 +5,7 @@
 
 use tree_sitter::Node;
 
+use crate::syntax::value::Value;
 use crate::syntax::{Span, text_of};
 
 /// The verbs a schema fold cannot replay without running the database.
@@ -33,16 +34,12 @@ pub fn extract(root: Node<'_>, text: &str) -> Migration {
     let methods: Vec<Node<'_>> = body.named_children(&mut cursor).filter(|n| matches!(n.kind(), "method" | "singleton_method")).collect();
     let named = |name: &str| methods.iter().find(|m| m.child_by_field_name("name").is_some_and(|n| text_of(n, text) == name)).copied();
     let Some(method) = named("change").or_else(|| named("up")) else { return migration };
-    let mut stack = vec![method];
     let mut calls = Vec::new();
-    while let Some(node) = stack.pop() {
+    crate::syntax::for_each_node(method, |node| {
         if node.kind() == "call" && node.child_by_field_name("receiver").is_none() {
             calls.push(node);
         }
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
-    }
+    });
     for call in calls {
         let Some(name) = call.child_by_field_name("method") else { continue };
         let verb = text_of(name, text);
@@ -102,16 +99,8 @@ fn first_class(root: Node<'_>) -> Option<Node<'_>> {
 
 /// `:posts` or `"posts"`.
 fn table_name(node: Node<'_>, text: &str) -> Option<String> {
-    match node.kind() {
-        "simple_symbol" => Some(text_of(node, text).trim_start_matches(':').to_owned()),
-        "string" => {
-            let mut cursor = node.walk();
-            let parts: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-            match parts.as_slice() {
-                [content] if content.kind() == "string_content" => Some(text_of(*content, text).to_owned()),
-                _ => None,
-            }
-        }
+    match Value::from_node(node, text) {
+        Value::Symbol(name) | Value::String(name) => Some(name),
         _ => None,
     }
 }

@@ -174,11 +174,11 @@ pub fn table_name_prefixes(namespaces: &[&Namespace], tree: &tree_sitter::Tree, 
             let Some(def) = tree.root_node().descendant_for_byte_range(method.span.start_byte, method.span.end_byte) else { continue };
             let mut cursor = def.walk();
             let body: Vec<_> = def.child_by_field_name("body").map(|b| b.named_children(&mut cursor).collect()).unwrap_or_default();
-            let [string] = body.as_slice() else { continue };
-            let mut parts = string.walk();
-            if string.kind() == "string" && string.named_children(&mut parts).all(|c| c.kind() == "string_content") {
-                let content = string.named_child(0).map(|c| &text[c.byte_range()]).unwrap_or("");
-                out.push((namespace.name.clone(), content.to_owned()));
+            if let [string] = body.as_slice()
+                && string.kind() == "string"
+                && let Value::String(prefix) = Value::from_node(*string, text)
+            {
+                out.push((namespace.name.clone(), prefix));
             }
         }
     }

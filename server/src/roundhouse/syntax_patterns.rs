@@ -71,7 +71,7 @@ pub fn at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
         "case_match" | "test_pattern" | "match_pattern" => found(rule!("syntax.pattern-matching"), node),
         // `/(?<y>\d+)/ =~ s` writes locals from named captures.
         "binary" if operator_is(node, "=~") => {
-            if let Some(regex) = field(node, "left").filter(|l| l.kind() == "regex" && text_of(*l, text).contains("(?<"))
+            if let Some(regex) = field(node, "left").filter(|l| l.kind() == "regex")
                 && text_of(regex, text).split("(?<").skip(1).any(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
             {
                 found(rule!("syntax.regex-named-capture"), regex);

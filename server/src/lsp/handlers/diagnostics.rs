@@ -112,9 +112,11 @@ pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Ar
 
 /// Re-runs the checks of the app at `root`; publishes files whose diagnostics changed (and `always`).
 pub fn refresh_app(session: &Session, root: &Path, always: Option<&Path>) -> Vec<Publish> {
+    let generation = session.index.generation();
     let snapshot = session.index.snapshot();
     let context = Arc::new(AppContext::new(&session.index, root, &snapshot));
     session.cache_context(Arc::clone(&context));
+    session.request_contexts.put(generation, Arc::clone(&context));
     session.hints_stale.store(true, std::sync::atomic::Ordering::SeqCst);
     let derived = app_diagnostics(&context);
     let versions: Vec<(std::path::PathBuf, i32)> = session.documents().iter().map(|(path, doc)| (path.clone(), doc.version)).collect();
