@@ -5,9 +5,11 @@
 //! number and the build's stamp: the version and a hash of the sources, so facts another build wrote
 //! are never read) and, per source file, its relative path, size, a hash of its content and its
 //! facts, in bincode's own encoding (bincode 2.0's derive, which leaves the serde
-//! attributes that shape the JSON dump alone; compact, and decoded without a schema). Every file is
-//! read and hashed anyway, so an entry is used when its size and content hash match; the modification
-//! time is not asked (a fresh CI checkout, whose files all have new times, keeps its cache). A
+//! attributes that shape the JSON dump alone; compact, and decoded without a schema). An entry is
+//! used unread when the file's status is the one it was read with (size, modification and change
+//! times, inode: what git's index compares), else when its size and content hash match (a fresh CI
+//! checkout, whose files all have new times, keeps its cache). A status is trusted only when the file
+//! was last changed well before it was read, so a change in the same clock tick is never missed. A
 //! cache that is missing, truncated, corrupt or from another build is ignored (said once in the log)
 //! and written anew; writes go to a temporary file renamed into place, so two writers (an editor and a
 //! CI run) never leave half a file.
@@ -19,13 +21,12 @@ use std::time::UNIX_EPOCH;
 
 use crate::rails::FileFacts;
 
-const MAGIC: &[u8; 8] = b"SWYDIDX1";
+const MAGIC: &[u8; 8] = b"SWYDIDX2";
 
 /// The build's stamp: a cache is read only by a build of the same sources (`build.rs` hashes them).
 const STAMP: &str = concat!(env!("CARGO_PKG_VERSION"), " ", env!("SWITCHYARD_BUILD_ID"));
 
-/// What identifies a file's content on disk: its size and a hash of its bytes. Not its modification
-/// time: every file is read and hashed anyway, and a fresh checkout gives every file a new time.
+/// What identifies a file's content: its size and a hash of its bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bincode::Encode, bincode::Decode)]
 pub struct Fingerprint {
     pub size: u64,
@@ -44,22 +45,55 @@ fn nanos(time: std::time::SystemTime) -> u32 {
     time.duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
 }
 
+/// How long before it is read a file must have last changed for its status to vouch for its content:
+/// longer than any file system's timestamp granularity (FAT's is two seconds).
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A file's status as one number (size, modification and change times, inode), when it can vouch for
+/// the content read at `read_at`: `0` when the file changed too recently (a second write within the
+/// same tick would leave the same status) or its times cannot be read.
+pub fn status(metadata: &std::fs::Metadata, read_at: std::time::SystemTime) -> u64 {
+    let Ok(modified) = metadata.modified() else { return 0 };
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    metadata.len().hash(&mut hasher);
+    modified.hash(&mut hasher);
+    let mut last_change = modified;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (metadata.ino(), metadata.dev(), metadata.ctime(), metadata.ctime_nsec()).hash(&mut hasher);
+        let changed = UNIX_EPOCH + std::time::Duration::new(metadata.ctime().max(0) as u64, metadata.ctime_nsec().clamp(0, 999_999_999) as u32);
+        last_change = last_change.max(changed);
+    }
+    match read_at.duration_since(last_change) {
+        Ok(age) if age >= SETTLED => hasher.finish().max(1),
+        _ => 0,
+    }
+}
+
 /// One file: its facts are encoded on their own, so they are decoded only when the file is
 /// unchanged, in the cold index's parallel pass.
 #[derive(bincode::Encode, bincode::Decode)]
 struct Entry {
     relative: String,
     fingerprint: Fingerprint,
+    /// The file's `status` when it was read (`0`: none to trust).
+    status: u64,
     facts: Vec<u8>,
 }
 
-/// A file's cached facts, still encoded.
-pub type Cached = (Fingerprint, Vec<u8>);
+/// A file's cached facts, still encoded, with what they were read from.
+pub struct Cached {
+    pub fingerprint: Fingerprint,
+    pub status: u64,
+    pub facts: Vec<u8>,
+}
 
 /// A file to write: its facts as encoded when they came from the cache, or to encode.
 pub struct ToSave {
     pub relative: String,
     pub fingerprint: Fingerprint,
+    pub status: u64,
     pub facts: std::sync::Arc<FileFacts>,
     pub encoded: Option<Vec<u8>>,
 }
@@ -122,7 +156,10 @@ impl Cache {
         let file = self.file_for(root);
         let Ok(bytes) = std::fs::read(&file) else { return HashMap::new() };
         match decode(&bytes) {
-            Ok(entries) => entries.into_iter().map(|e| (e.relative, (e.fingerprint, e.facts))).collect(),
+            Ok(entries) => entries
+                .into_iter()
+                .map(|e| (e.relative, Cached { fingerprint: e.fingerprint, status: e.status, facts: e.facts }))
+                .collect(),
             Err(why) => {
                 tracing::info!("index cache {} not used ({why}): the app is indexed afresh", file.display());
                 HashMap::new()
@@ -141,7 +178,7 @@ impl Cache {
                     Some(bytes) => bytes,
                     None => bincode::encode_to_vec(&*f.facts, bincode::config::standard())?,
                 };
-                Ok::<_, bincode::error::EncodeError>(Entry { relative: f.relative, fingerprint: f.fingerprint, facts })
+                Ok::<_, bincode::error::EncodeError>(Entry { relative: f.relative, fingerprint: f.fingerprint, status: f.status, facts })
             })
             .collect();
         let header = bincode::encode_to_vec(STAMP, bincode::config::standard());
@@ -179,4 +216,35 @@ fn decode(bytes: &[u8]) -> Result<Vec<Entry>, String> {
         return Err("trailing bytes".to_owned());
     }
     Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn a_status_vouches_only_for_a_settled_file_and_changes_with_any_write() {
+        let dir = std::env::temp_dir().join(format!("switchyard-status-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("post.rb");
+        std::fs::write(&file, "class Post\nend\n").unwrap();
+        let first = std::fs::metadata(&file).unwrap();
+        let now = SystemTime::now();
+        assert_eq!(status(&first, now), 0, "just written: its status vouches for nothing");
+        let later = now + Duration::from_secs(60);
+        let settled = status(&first, later);
+        assert_ne!(settled, 0);
+        assert_eq!(status(&std::fs::metadata(&file).unwrap(), later), settled, "untouched: the same status");
+        // The same size, and the old modification time put back: the change time still tells.
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(&file, "class Page\nend\n").unwrap();
+        std::fs::File::options().write(true).open(&file).unwrap().set_modified(first.modified().unwrap()).unwrap();
+        let rewritten = std::fs::metadata(&file).unwrap();
+        assert_eq!(rewritten.len(), first.len());
+        assert_eq!(rewritten.modified().unwrap(), first.modified().unwrap());
+        #[cfg(unix)]
+        assert_ne!(status(&rewritten, later), settled, "a rewrite with the old time and size is seen");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -39,9 +39,22 @@ impl std::fmt::Display for FileError {
     }
 }
 
-/// A file read: its facts, its length, and (in an app) its relative path, fingerprint and, when its
-/// facts came from the persisted index, their encoding there.
-type ReadFile = (FileFacts, usize, Option<(String, cache::Fingerprint, Option<Vec<u8>>)>);
+/// A file read: its facts, its length, and (in an app, with a cache) what the cache keeps of it.
+struct ReadFile {
+    facts: FileFacts,
+    len: usize,
+    saved: Option<Saved>,
+}
+
+/// What the cache is to keep of a file read: its relative path, fingerprint and status, its facts'
+/// encoding when they came from the cache, and whether the cache had them under another status.
+struct Saved {
+    relative: String,
+    fingerprint: cache::Fingerprint,
+    status: u64,
+    encoded: Option<Vec<u8>>,
+    restamped: bool,
+}
 
 /// The persisted facts of each app's files, by app root and relative path, taken as they are used.
 type CachedFacts = HashMap<PathBuf, DashMap<String, cache::Cached>>;
@@ -190,32 +203,54 @@ impl Index {
     }
 
     fn read_file(&self, path: &Path) -> Result<(FileFacts, usize), FileError> {
-        self.read_file_cached(path, None).map(|(facts, len, _)| (facts, len))
+        self.read_file_cached(path, None).map(|read| (read.facts, read.len))
     }
 
     /// Reads `path`, taking its facts from `cached` (by app root, then relative path) when the file is
-    /// unchanged since they were written; with the file's fingerprint, when it belongs to an app and
-    /// there is a cache (without one, nothing is hashed).
+    /// unchanged since they were written: unread when its status is the one they were read at, else
+    /// when its content hashes the same. Without a cache nothing is hashed.
     fn read_file_cached(&self, path: &Path, cached: Option<&CachedFacts>) -> Result<ReadFile, FileError> {
+        use std::io::Read;
         let language = project::language_of(path).ok_or(FileError::NotIndexable)?;
         let io = |e: std::io::Error| FileError::Io(e.to_string());
-        let bytes = std::fs::read(path).map_err(io)?;
-        let len = bytes.len();
         let (root, relative, kind) = self.placement(path);
-        let fingerprint = root.as_ref().filter(|_| cached.is_some()).map(|_| cache::Fingerprint::of(&bytes));
-        if let (Some(root), Some(fingerprint), Some(cached)) = (&root, fingerprint, cached)
-            && let Some(app) = cached.get(root)
-            && let Some((_, (was, encoded))) = app.remove(&relative)
-            && was == fingerprint
-            && let Some(mut facts) = cache::decode_facts(&encoded)
-        {
+        let entry = root.as_ref().zip(cached).and_then(|(root, cached)| Some(cached.get(root)?.remove(&relative)?.1));
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let read_at = std::time::SystemTime::now();
+        let metadata = file.metadata().map_err(io)?;
+        let status = if cached.is_some() { cache::status(&metadata, read_at) } else { 0 };
+        let reuse = |entry: cache::Cached, fingerprint: cache::Fingerprint, len: usize| {
+            let mut facts = cache::decode_facts(&entry.facts)?;
             facts.path = path.to_path_buf();
-            return Ok((facts, len, Some((relative, fingerprint, Some(encoded)))));
+            let restamped = entry.status != status;
+            let saved = Saved { relative: relative.clone(), fingerprint, status, encoded: Some(entry.facts), restamped };
+            Some(ReadFile { facts, len, saved: Some(saved) })
+        };
+        let entry = match entry {
+            Some(entry) if status != 0 && entry.status == status && entry.fingerprint.size == metadata.len() => {
+                let fingerprint = entry.fingerprint;
+                if let Some(read) = reuse(entry, fingerprint, metadata.len() as usize) {
+                    return Ok(read);
+                }
+                None
+            }
+            other => other,
+        };
+        let mut bytes = Vec::with_capacity(metadata.len() as usize + 1);
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let len = bytes.len();
+        let fingerprint = root.as_ref().filter(|_| cached.is_some()).map(|_| cache::Fingerprint::of(&bytes));
+        if let (Some(entry), Some(fingerprint)) = (entry, fingerprint)
+            && entry.fingerprint == fingerprint
+            && let Some(read) = reuse(entry, fingerprint, len)
+        {
+            return Ok(read);
         }
         let text = String::from_utf8(bytes).map_err(|_| FileError::NotUtf8)?;
         let parsed = ParsedFile::parse(language, &text);
         let facts = analyze(path.to_path_buf(), relative.clone(), kind, &text, &parsed);
-        Ok((facts, len, fingerprint.map(|f| (relative, f, None))))
+        let saved = fingerprint.map(|fingerprint| Saved { relative, fingerprint, status, encoded: None, restamped: false });
+        Ok(ReadFile { facts, len, saved })
     }
 
     /// Finds the Rails apps under `folders` and indexes all their files in parallel.
@@ -232,6 +267,7 @@ impl Index {
         keep: &(dyn Fn(&Path) -> bool + Sync),
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> IndexReport {
+        let t0 = std::time::Instant::now();
         let mut files = Vec::new();
         for folder in folders {
             let (mut apps, mut found) = project::discover(folder);
@@ -248,6 +284,7 @@ impl Index {
         files.sort();
         files.dedup();
         let total = files.len();
+        tracing::debug!("found {total} files in {:?}", t0.elapsed());
         let done = std::sync::atomic::AtomicUsize::new(0);
         let cache = self.cache.read().ok().and_then(|c| c.clone());
         let roots: Vec<PathBuf> = {
@@ -260,26 +297,28 @@ impl Index {
             Some(cache) => roots.par_iter().map(|root| (root.clone(), cache.load(root).into_iter().collect())).collect(),
             None => HashMap::new(),
         };
+        tracing::debug!("persisted index read by {:?}", t0.elapsed());
         // What was read from disk this time, with the facts read (an open document's buffer may
         // replace them in the index meanwhile: the cache keeps what the disk holds); and the apps a
-        // file was parsed in (an app whose every file came from its cache, none gone, is not rewritten).
+        // file was parsed or restamped in (an app whose every file came from its cache under the same
+        // status, none gone, is not rewritten).
         let read: DashMap<PathBuf, cache::ToSave> = DashMap::new();
-        let parsed_in: DashMap<PathBuf, ()> = DashMap::new();
+        let changed_in: DashMap<PathBuf, ()> = DashMap::new();
         let results: Vec<Result<usize, (PathBuf, FileError)>> = files
             .par_iter()
             .map(|path| {
                 let result = if keep(path) {
                     Ok(0)
                 } else {
-                    self.read_file_cached(path, cache.as_ref().map(|_| &cached)).map(|(facts, len, fingerprint)| {
+                    self.read_file_cached(path, cache.as_ref().map(|_| &cached)).map(|ReadFile { facts, len, saved }| {
                         let facts = self.insert(facts);
-                        if let Some((relative, fingerprint, encoded)) = fingerprint {
-                            if encoded.is_none()
+                        if let Some(Saved { relative, fingerprint, status, encoded, restamped }) = saved {
+                            if (encoded.is_none() || restamped)
                                 && let Some(app) = self.app_for(path)
                             {
-                                parsed_in.insert(app.root, ());
+                                changed_in.insert(app.root, ());
                             }
-                            read.insert(path.clone(), cache::ToSave { relative, fingerprint, facts, encoded });
+                            read.insert(path.clone(), cache::ToSave { relative, fingerprint, status, facts, encoded });
                         }
                         len
                     })
@@ -289,6 +328,7 @@ impl Index {
                 result.map_err(|e| (path.clone(), e))
             })
             .collect();
+        tracing::debug!("files read by {:?}", t0.elapsed());
         if let Some(cache) = &cache {
             let mut by_root: HashMap<PathBuf, Vec<cache::ToSave>> = HashMap::new();
             for (path, file) in read.into_iter() {
@@ -297,12 +337,13 @@ impl Index {
                 }
             }
             for (root, files) in by_root {
-                let unchanged = !parsed_in.contains_key(&root) && cached.get(&root).is_some_and(|left| left.is_empty());
+                let unchanged = !changed_in.contains_key(&root) && cached.get(&root).is_some_and(|left| left.is_empty());
                 if !unchanged {
                     cache.save(&root, files);
                 }
             }
         }
+        tracing::debug!("persisted index written by {:?}", t0.elapsed());
         let mut report = IndexReport { files: total, ..IndexReport::default() };
         for result in results {
             match result {

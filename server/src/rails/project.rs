@@ -215,7 +215,12 @@ pub fn app_files(app: &RailsApp, all_apps: &[RailsApp]) -> Vec<PathBuf> {
 
 /// The innermost app whose root contains `path`.
 pub fn owning_app<'a>(path: &Path, apps: &'a [RailsApp]) -> Option<&'a RailsApp> {
-    apps.iter().filter(|app| path.starts_with(&app.root)).max_by_key(|app| app.root.components().count())
+    // Asked for every file by every whole-app pass: the bytes turn most roots away before the
+    // component-wise test, and of two roots that both contain the path the longer is the inner one.
+    let bytes = path.as_os_str().as_encoded_bytes();
+    apps.iter()
+        .filter(|app| bytes.starts_with(app.root.as_os_str().as_encoded_bytes()) && path.starts_with(&app.root))
+        .max_by_key(|app| app.root.as_os_str().len())
 }
 
 /// `path` relative to `root`, `/`-separated.
