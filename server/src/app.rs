@@ -43,6 +43,8 @@ pub struct AppContext {
     /// `views.output-collision` findings, by template: worked out once per context, when first asked
     /// (`checks::output_collisions`).
     pub(crate) collisions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
+    /// `rails.missing-action` findings, by routes file: worked out once per context, when first asked.
+    pub(crate) missing_actions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
     /// What the file → tree map needs of the app: worked out once per context, when first asked.
     tree_facts: std::sync::OnceLock<crate::roundhouse::tree::AppFacts>,
 }
@@ -171,6 +173,7 @@ impl AppContext {
             reading: crate::roundhouse::ingest::AppReading::new(&files),
             files,
             collisions: std::sync::OnceLock::new(),
+            missing_actions: std::sync::OnceLock::new(),
             tree_facts: std::sync::OnceLock::new(),
         }
     }

@@ -63,55 +63,40 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
     diagnostics
 }
 
-/// The whole-app diagnostics of every file of the app, by path (files with none are absent). The
-/// per-file checks run in parallel: this is what an edit that changes the app's context waits for.
+/// The whole-app diagnostics of every file of the app, by path (files with none are absent), each
+/// file's `derived` worked out in parallel.
 pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>> {
     use rayon::prelude::*;
-    let drawn: Vec<&str> =
-        context.files.iter().filter_map(|f| f.relative_path.strip_prefix("config/routes/")?.strip_suffix(".rb")).collect();
-    let per_file: Vec<(PathBuf, Vec<Diagnostic>)> = context
-        .files
-        .par_iter()
-        .map(|file| {
-            let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
-            found.extend(routeless_checks(file, context));
-            if context.has_routes_file {
-                if let Some(routes) = &file.routes {
-                    found.extend(roundhouse::routes::check(&routes.calls, &|name| drawn.contains(&name)));
-                }
-                found.extend(unknown_route_helpers(file, context));
-                found.extend(missing_templates(file, context));
-                found.extend(implicit_renders(file, context));
-            }
-            (file.path.clone(), found)
-        })
-        .filter(|(_, found)| !found.is_empty())
-        .collect();
-    let mut out: HashMap<PathBuf, Vec<Diagnostic>> = per_file.into_iter().collect();
-    if context.has_routes_file {
-        for (file, diagnostics) in missing_actions(context) {
-            out.entry(context.root.join(file)).or_default().extend(diagnostics);
-        }
-    }
-    for (path, diagnostics) in output_collisions(context) {
-        out.entry(path.clone()).or_default().extend(diagnostics.iter().cloned());
-    }
-    out
+    context.files.par_iter().map(|file| (file.path.clone(), derived(context, file))).filter(|(_, found)| !found.is_empty()).collect()
 }
 
-/// The whole-app diagnostics of one file that is not a routes file, from a context built before an
-/// edit that left the file's `contribution` unchanged: only its route helper uses can differ.
-pub fn file_derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
+/// The whole-app diagnostics of one file: what the rest of the app makes of it (route helpers,
+/// templates, macros, a subclass's or a concern's statements, collisions, missing actions). `file` may
+/// be newer than the context's copy of it (an edit since the context was built): the findings on a
+/// routes file that come from the expanded table (missing actions) are then left out, since their
+/// positions are the old copy's; every other finding is placed by `file` itself.
+pub fn derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
-    if file.template.is_some() {
-        found.extend(output_collisions(context).get(&file.path).into_iter().flatten().cloned());
-    }
     found.extend(routeless_checks(file, context));
     if context.has_routes_file {
+        if let Some(routes) = &file.routes {
+            let drawn = |name: &str| {
+                context
+                    .files
+                    .iter()
+                    .any(|f| f.relative_path.strip_prefix("config/routes/").and_then(|r| r.strip_suffix(".rb")) == Some(name))
+            };
+            found.extend(roundhouse::routes::check(&routes.calls, &|name| drawn(name)));
+            let current = context.files.iter().any(|f| std::ptr::eq(&**f, file));
+            if current {
+                found.extend(missing_actions(context).get(&file.path).into_iter().flatten().cloned());
+            }
+        }
         found.extend(unknown_route_helpers(file, context));
         found.extend(missing_templates(file, context));
         found.extend(implicit_renders(file, context));
     }
+    found.extend(output_collisions(context).get(&file.path).into_iter().flatten().cloned());
     found
 }
 
@@ -499,8 +484,13 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
         .collect()
 }
 
+/// Routes whose controller or action does not exist, by routes file: worked out once per context.
+fn missing_actions(context: &AppContext) -> &BTreeMap<PathBuf, Vec<Diagnostic>> {
+    context.missing_actions.get_or_init(|| missing_actions_of(context))
+}
+
 /// Routes whose controller or action does not exist, grouped by the call that made them.
-fn missing_actions(context: &AppContext) -> BTreeMap<String, Vec<Diagnostic>> {
+fn missing_actions_of(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
     // (file, call start) → (call span, missing actions, missing controller class).
     type Missing = (crate::syntax::Span, Vec<String>, Option<String>);
     let mut by_call: BTreeMap<(String, usize), Missing> = BTreeMap::new();
@@ -524,7 +514,7 @@ fn missing_actions(context: &AppContext) -> BTreeMap<String, Vec<Diagnostic>> {
             }
         }
     }
-    let mut out: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+    let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
     for ((file, _), (span, actions, missing_controller)) in by_call {
         let list = actions.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
         let message = match missing_controller {
@@ -533,7 +523,12 @@ fn missing_actions(context: &AppContext) -> BTreeMap<String, Vec<Diagnostic>> {
                 format!("The controller has no {list} action and no template for it: the route raises AbstractController::ActionNotFound.")
             }
         };
-        out.entry(file).or_default().push(Diagnostic { span, severity: Severity::Warning, rule: MISSING_ACTION, message });
+        out.entry(context.root.join(file)).or_default().push(Diagnostic {
+            span,
+            severity: Severity::Warning,
+            rule: MISSING_ACTION,
+            message,
+        });
     }
     out
 }

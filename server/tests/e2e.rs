@@ -385,3 +385,51 @@ fn quick_fixes_rewrite_or_silence_a_finding() {
     assert_eq!(labels, ["model.validation-ignored", "model.validation-option-ignored"]);
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+#[test]
+fn a_burst_of_whole_app_edits_settles_on_the_last_one() {
+    // Each edit renames the resource, so each changes the route table and asks for a whole-app
+    // re-check; they come faster than a re-check ends, and what is left must be the last edit's view.
+    let app = std::env::temp_dir().join(format!("switchyard-burst-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&app);
+    std::fs::create_dir_all(app.join("config")).unwrap();
+    std::fs::create_dir_all(app.join("app/views/home")).unwrap();
+    std::fs::write(app.join("config/routes.rb"), "Rails.application.routes.draw do\n  resources :posts\nend\n").unwrap();
+    std::fs::write(app.join("app/views/home/index.html.erb"), "<%= link_to \"All\", articles_path %>\n").unwrap();
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    let view = uri(&app.join("app/views/home/index.html.erb"));
+    let codes = |diagnostics: &[Value]| -> Vec<String> { diagnostics.iter().map(|d| d["code"].as_str().unwrap().to_owned()).collect() };
+    assert_eq!(codes(&client.diagnostics(&view, None)), ["rails.unknown-route-helper"]);
+    client.wait_indexed();
+    let routes = client.open(&app.join("config/routes.rb"), "ruby", 1);
+    // Line 2 is `  resources :posts` (`:posts` at columns 12..18); 41 renames end on `:articles`.
+    let mut name = "posts";
+    for version in 2..=42 {
+        let next = if name == "posts" { "articles" } else { "posts" };
+        let range = json!({"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 13 + name.len()}});
+        client.change(&routes, version, json!([{"range": range, "text": format!(":{next}")}]));
+        name = next;
+    }
+    assert_eq!(name, "articles");
+    client.diagnostics(&routes, Some(42));
+    let settled = client.settle(std::time::Duration::from_millis(1500));
+    let last_for_view =
+        client.seen.iter().rev().find(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == view).cloned().unwrap();
+    assert_eq!(codes(last_for_view["params"]["diagnostics"].as_array().unwrap()), Vec::<String>::new(), "{settled:#?}");
+    // The routes file is never published again for an older version once the newest was sent.
+    let versions: Vec<i64> = client
+        .seen
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == routes)
+        .filter_map(|m| m["params"]["version"].as_i64())
+        .collect();
+    assert!(versions.windows(2).all(|w| w[0] <= w[1]), "{versions:?}");
+    assert_eq!(versions.last(), Some(&42));
+    // And a re-check after the burst still works: back to `:posts`, the view's finding returns.
+    let range = json!({"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 21}});
+    client.change(&routes, 43, json!([{"range": range, "text": ":posts"}]));
+    assert_eq!(codes(&client.diagnostics(&view, None)), ["rails.unknown-route-helper"]);
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::app::AppContext;
-use crate::checks::{app_diagnostics, file_derived, file_diagnostics};
+use crate::checks::{derived, file_diagnostics};
 use crate::index::Index;
 use crate::roundhouse::preview::{Preview, preview};
 use crate::roundhouse::tree::{Target, map_file};
@@ -18,14 +18,7 @@ pub fn preview_file(index: &Index, path: &Path, text: Option<String>, target: Ta
     let facts = index.get(path)?;
     let context = context.unwrap_or_else(|| Arc::new(AppContext::new(index, &app.root, &index.snapshot())));
     let entry = map_file(&facts, context.tree_facts());
-    // Only routes files and templates carry whole-app findings (missing actions, collisions); other
-    // files need just their own checks.
-    let derived = if facts.routes.is_some() || facts.template.is_some() {
-        app_diagnostics(&context).remove(&facts.path).unwrap_or_default()
-    } else {
-        file_derived(&context, &facts)
-    };
-    let diagnostics = file_diagnostics(&facts, &derived, Some(&context.reading));
+    let diagnostics = file_diagnostics(&facts, &derived(&context, &facts), Some(&context.reading));
     let text = text.or_else(|| std::fs::read_to_string(path).ok()).unwrap_or_default();
     Some(preview(&facts, &text, &context, &entry, &diagnostics, target))
 }

@@ -62,7 +62,8 @@ pub fn status(metadata: &std::fs::Metadata, read_at: std::time::SystemTime) -> u
     {
         use std::os::unix::fs::MetadataExt;
         (metadata.ino(), metadata.dev(), metadata.ctime(), metadata.ctime_nsec()).hash(&mut hasher);
-        let changed = UNIX_EPOCH + std::time::Duration::new(metadata.ctime().max(0) as u64, metadata.ctime_nsec().clamp(0, 999_999_999) as u32);
+        let changed =
+            UNIX_EPOCH + std::time::Duration::new(metadata.ctime().max(0) as u64, metadata.ctime_nsec().clamp(0, 999_999_999) as u32);
         last_change = last_change.max(changed);
     }
     match read_at.duration_since(last_change) {
@@ -156,10 +157,9 @@ impl Cache {
         let file = self.file_for(root);
         let Ok(bytes) = std::fs::read(&file) else { return HashMap::new() };
         match decode(&bytes) {
-            Ok(entries) => entries
-                .into_iter()
-                .map(|e| (e.relative, Cached { fingerprint: e.fingerprint, status: e.status, facts: e.facts }))
-                .collect(),
+            Ok(entries) => {
+                entries.into_iter().map(|e| (e.relative, Cached { fingerprint: e.fingerprint, status: e.status, facts: e.facts })).collect()
+            }
             Err(why) => {
                 tracing::info!("index cache {} not used ({why}): the app is indexed afresh", file.display());
                 HashMap::new()

@@ -60,6 +60,12 @@ pub struct Session {
     pub request_contexts: Arc<ContextCache>,
     /// What was last published for each file, so a whole-app refresh only sends what changed.
     published: Mutex<HashMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
+    /// Each app's whole-app re-checks (by root): the newest one wanted, and whether a worker runs.
+    rechecks: Mutex<HashMap<PathBuf, Recheck>>,
+    /// Held while diagnostics are worked out against the current facts and sent: a background
+    /// re-check and a notification's own publish never interleave, so the last one sent for a file is
+    /// always from its newest facts.
+    pub publishing: tokio::sync::Mutex<()>,
     shutdown: AtomicBool,
 }
 
@@ -90,6 +96,14 @@ impl ContextCache {
     pub fn put(&self, generation: u64, context: Arc<AppContext>) {
         lock(&self.0).insert(context.root.clone(), (generation, context));
     }
+}
+
+/// One app's whole-app re-checks: `wanted` moves on with every change that needs one (a newer
+/// change cancels the pass under way), `running` says a worker is on it.
+#[derive(Default)]
+struct Recheck {
+    wanted: Arc<std::sync::atomic::AtomicU64>,
+    running: bool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -283,6 +297,35 @@ impl Session {
         if let Some(current) = lock(&self.exact_cancel).as_ref() {
             current.notify_one();
         }
+    }
+
+    /// Asks for a whole-app re-check of the app at `root`: a pass under way is cancelled (it sees a
+    /// newer generation wanted) and starts over.
+    pub fn want_recheck(&self, root: &Path) {
+        lock(&self.rechecks).entry(root.to_path_buf()).or_default().wanted.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The app's newest wanted re-check: a pass for an older one is stale.
+    pub fn recheck_counter(&self, root: &Path) -> Arc<std::sync::atomic::AtomicU64> {
+        Arc::clone(&lock(&self.rechecks).entry(root.to_path_buf()).or_default().wanted)
+    }
+
+    /// Takes the app's re-checks on, unless a worker already has them (it will see what is wanted).
+    pub fn claim_rechecks(&self, root: &Path) -> bool {
+        let mut rechecks = lock(&self.rechecks);
+        let recheck = rechecks.entry(root.to_path_buf()).or_default();
+        !std::mem::replace(&mut recheck.running, true)
+    }
+
+    /// Ends the worker after a pass for `done`, unless a newer re-check is wanted (then it goes on).
+    pub fn end_rechecks(&self, root: &Path, done: u64) -> bool {
+        let mut rechecks = lock(&self.rechecks);
+        let recheck = rechecks.entry(root.to_path_buf()).or_default();
+        if recheck.wanted.load(Ordering::SeqCst) != done {
+            return false;
+        }
+        recheck.running = false;
+        true
     }
 
     pub fn forget_published(&self, path: &Path) {

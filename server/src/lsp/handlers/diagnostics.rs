@@ -1,19 +1,34 @@
 //! Publishing diagnostics (`textDocument/publishDiagnostics`). A file's diagnostics depend on the
-//! whole app (a route renamed in routes.rb breaks `post_path` in a view), so after any change the
-//! app's checks run again and every file whose diagnostics changed is published — the changed file
-//! always, with its document version.
+//! whole app (a route renamed in routes.rb breaks `post_path` in a view). A notification applies its
+//! change synchronously and says what it changed (`Change`); `publish` then sends the changed file's
+//! diagnostics at once, against the newest app context, and an edit that changed what the file
+//! contributes to its app asks for a whole-app re-check, which runs in the background (`recheck`):
+//! one worker per app, its pass cancelled by a newer change, the open documents' diagnostics first,
+//! then every other file whose diagnostics changed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use tower_lsp_server::Client;
 
 use crate::app::{AppContext, contribution};
-use crate::checks::{app_diagnostics, file_derived, file_diagnostics};
+use crate::checks::{derived, file_diagnostics};
 use crate::diagnostic::Diagnostic;
 use crate::lsp::convert;
 use crate::lsp::session::Session;
 use crate::rails::FileFacts;
+
+/// What a notification changed, for `publish` to send once it has applied.
+pub enum Change {
+    /// A file's facts were replaced: its diagnostics are sent (with its document's version), and its
+    /// app's re-check was asked for when what it contributes changed.
+    File { path: PathBuf, version: Option<i32>, recheck: Option<PathBuf> },
+    /// The app at this root is to be re-checked (a file gone, its settings changed).
+    App(PathBuf),
+    /// Sent as it is (a file cleared, a settings mistake).
+    Ready(Publish),
+}
 
 /// Diagnostics to send, computed synchronously so the async part only sends.
 pub struct Publish {
@@ -72,69 +87,211 @@ impl Publish {
             publish.send(client).await;
         }
     }
+}
 
-    /// Sends the publishes, then asks for fresh inlay hints when the app's context was rebuilt (and the
-    /// client can be asked).
-    pub async fn send_all_and_refresh(publishes: Vec<Publish>, client: &Client, session: &Session) {
+/// Notes that `changed` replaced `previous` (an open document's edit, a file read from disk), asking
+/// for its app's re-check unless the edit left what the file contributes to the app alone (typing in a
+/// method body, a template's text: a keystroke then costs the file, not the app). While an index is
+/// under way nothing whole-app is asked: the index's end re-checks every app.
+pub fn note(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Arc<FileFacts>>, version: Option<i32>) -> Change {
+    let path = changed.path.clone();
+    let Some(app) = session.index.app_for(&path).filter(|_| !session.is_indexing()) else {
+        return Change::File { path, version, recheck: None };
+    };
+    let unchanged = previous.is_some_and(|previous| changed.routes.is_none() && contribution(previous) == contribution(changed));
+    if unchanged && session.cached_context(&app.root).is_some() {
+        return Change::File { path, version, recheck: None };
+    }
+    session.want_recheck(&app.root);
+    Change::File { path, version, recheck: Some(app.root) }
+}
+
+/// Sends what the changes left to publish, then starts the re-checks they asked for. A file's
+/// diagnostics are worked out here, holding the publishing lock, from its newest facts and the newest
+/// context of its app; a file a later edit has changed again is left to that edit.
+pub async fn publish(session: &Arc<Session>, client: &Client, changes: Vec<Change>) {
+    let mut rechecks: Vec<PathBuf> = Vec::new();
+    {
+        let _publishing = session.publishing.lock().await;
+        let mut publishes = Vec::new();
+        for change in changes {
+            match change {
+                Change::File { path, version, recheck } => {
+                    rechecks.extend(recheck);
+                    let current = session.documents().get(&path).map(|d| d.version);
+                    if version.is_some() && current != version {
+                        continue;
+                    }
+                    let Some(facts) = session.index.get(&path) else { continue };
+                    let diagnostics = current_diagnostics(session, &facts);
+                    session.record_published(&path, &diagnostics);
+                    publishes.extend(Publish::of(session, &facts, &diagnostics, current));
+                }
+                Change::App(root) => {
+                    session.want_recheck(&root);
+                    rechecks.push(root);
+                }
+                Change::Ready(publish) => publishes.push(publish),
+            }
+        }
         Publish::send_all(publishes, client).await;
-        if session.hints_stale.swap(false, std::sync::atomic::Ordering::SeqCst) && session.flags().inlay_hint_refresh {
+    }
+    rechecks.sort();
+    rechecks.dedup();
+    for root in rechecks {
+        spawn_recheck(Arc::clone(session), client.clone(), root);
+    }
+}
+
+/// A file's diagnostics now: its own findings and, when its app has a context, the whole-app ones
+/// against it (the newest built; a re-check under way replaces what is out of date).
+fn current_diagnostics(session: &Session, facts: &FileFacts) -> Vec<Diagnostic> {
+    let context = session.index.app_for(&facts.path).filter(|_| !session.is_indexing()).and_then(|app| session.cached_context(&app.root));
+    match context {
+        Some(context) => file_diagnostics(facts, &derived(&context, facts), Some(&context.reading)),
+        None => file_diagnostics(facts, &[], None),
+    }
+}
+
+/// Starts the app's re-check worker, unless one runs (it sees the newer generation wanted).
+pub fn spawn_recheck(session: Arc<Session>, client: Client, root: PathBuf) {
+    if session.claim_rechecks(&root) {
+        tokio::spawn(async move { recheck(session, client, root).await });
+    }
+}
+
+/// Runs the app's re-check worker in this task until it is done, unless one runs already.
+pub async fn claimed_recheck(session: Arc<Session>, client: Client, root: PathBuf) {
+    if session.claim_rechecks(&root) {
+        recheck(session, client, root).await;
+    }
+}
+
+/// Files at most this many to a publishing batch: an edit's own publish waits for one batch at most.
+const BATCH: usize = 200;
+
+/// The worker of one app's whole-app re-checks (its caller claimed them): until no newer one is wanted,
+/// builds the app's context from a snapshot and works out every file's diagnostics on blocking
+/// threads, publishing the open documents' first, then the other files whose diagnostics changed. A
+/// newer change wanted cancels the pass at its next step and the worker starts over.
+async fn recheck(session: Arc<Session>, client: Client, root: PathBuf) {
+    let counter = session.recheck_counter(&root);
+    'pass: loop {
+        let wanted = counter.load(Ordering::SeqCst);
+        let stale = {
+            let counter = Arc::clone(&counter);
+            move || counter.load(Ordering::SeqCst) != wanted
+        };
+        let built = {
+            let (session, root, stale) = (Arc::clone(&session), root.clone(), stale.clone());
+            tokio::task::spawn_blocking(move || build(&session, &root, &stale)).await
+        };
+        let (context, open) = match built {
+            Ok(Some(built)) => built,
+            Ok(None) if session.index.apps().iter().any(|app| app.root == root) => continue,
+            Ok(None) | Err(_) => {
+                if let Err(error) = built {
+                    tracing::error!("the re-check of {} failed: {error}", root.display());
+                }
+                if session.end_rechecks(&root, wanted) {
+                    return;
+                }
+                continue;
+            }
+        };
+        if !send_batch(&session, &client, &context, open, &stale).await {
+            continue;
+        }
+        let rest = {
+            let (context, stale) = (Arc::clone(&context), stale.clone());
+            let open: Vec<PathBuf> = session.documents().keys().cloned().collect();
+            tokio::task::spawn_blocking(move || diagnose(&context, |f| !open.contains(&f.path), &stale)).await
+        };
+        let Ok(Some(mut rest)) = rest else {
+            if session.end_rechecks(&root, wanted) {
+                return;
+            }
+            continue;
+        };
+        while !rest.is_empty() {
+            let batch: Vec<_> = rest.drain(..rest.len().min(BATCH)).collect();
+            if !send_batch(&session, &client, &context, batch, &stale).await {
+                continue 'pass;
+            }
+        }
+        if session.hints_stale.swap(false, Ordering::SeqCst) && session.flags().inlay_hint_refresh {
             let _ = client.inlay_hint_refresh().await;
         }
-    }
-}
-
-/// Re-runs the checks of the app `changed` belongs to and returns what to publish: `changed` always
-/// (with `version`, when it is an open document), every other file of the app whose diagnostics
-/// changed since they were last published. When the edit left what the file contributes to its app
-/// unchanged (typing in a method body, a template's text), only the file's own checks run, against the
-/// app context built before: a keystroke costs the file, not the app.
-pub fn refresh(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Arc<FileFacts>>, version: Option<i32>) -> Vec<Publish> {
-    let indexing = session.is_indexing();
-    let Some(app) = session.index.app_for(&changed.path).filter(|_| !indexing) else {
-        let diagnostics = file_diagnostics(changed, &[], None);
-        session.record_published(&changed.path, &diagnostics);
-        return Publish::of(session, changed, &diagnostics, version).into_iter().collect();
-    };
-    if let (Some(previous), Some(context)) = (previous, session.cached_context(&app.root))
-        && changed.routes.is_none()
-        && contribution(previous) == contribution(changed)
-    {
-        let diagnostics = file_diagnostics(changed, &file_derived(&context, changed), Some(&context.reading));
-        session.record_published(&changed.path, &diagnostics);
-        return Publish::of(session, changed, &diagnostics, version).into_iter().collect();
-    }
-    let mut publishes = refresh_app(session, &app.root, Some(&changed.path));
-    if let Some(publish) = publishes.iter_mut().find(|p| convert::path_of(&p.uri).as_deref() == Some(changed.path.as_path())) {
-        publish.version = version;
-    }
-    publishes
-}
-
-/// Re-runs the checks of the app at `root`; publishes files whose diagnostics changed (and `always`).
-pub fn refresh_app(session: &Session, root: &Path, always: Option<&Path>) -> Vec<Publish> {
-    let generation = session.index.generation();
-    let snapshot = session.index.snapshot();
-    let context = Arc::new(AppContext::new(&session.index, root, &snapshot));
-    session.cache_context(Arc::clone(&context));
-    session.request_contexts.put(generation, Arc::clone(&context));
-    session.hints_stale.store(true, std::sync::atomic::Ordering::SeqCst);
-    let derived = app_diagnostics(&context);
-    let versions: Vec<(std::path::PathBuf, i32)> = session.documents().iter().map(|(path, doc)| (path.clone(), doc.version)).collect();
-    let mut publishes = Vec::new();
-    let all: Vec<Vec<Diagnostic>> = {
-        use rayon::prelude::*;
-        context
-            .files
-            .par_iter()
-            .map(|facts| file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), Some(&context.reading)))
-            .collect()
-    };
-    for (facts, diagnostics) in context.files.iter().zip(all) {
-        let changed = session.record_published(&facts.path, &diagnostics);
-        if changed || always == Some(facts.path.as_path()) {
-            let version = versions.iter().find(|(p, _)| *p == facts.path).map(|(_, v)| *v);
-            publishes.extend(Publish::of(session, facts, &diagnostics, version));
+        if session.end_rechecks(&root, wanted) {
+            return;
         }
     }
-    publishes
+}
+
+type Diagnosed = Vec<(Arc<FileFacts>, Vec<Diagnostic>)>;
+
+/// The app's context from a snapshot, kept for the edits and requests that follow, and the open
+/// documents' diagnostics against it. `None` when the app is gone or a newer re-check is wanted.
+fn build(session: &Session, root: &Path, stale: &(dyn Fn() -> bool + Sync)) -> Option<(Arc<AppContext>, Diagnosed)> {
+    if !session.index.apps().iter().any(|app| app.root == root) {
+        return None;
+    }
+    let generation = session.index.generation();
+    let context = Arc::new(AppContext::new(&session.index, root, &session.index.snapshot()));
+    if stale() {
+        return None;
+    }
+    session.cache_context(Arc::clone(&context));
+    session.request_contexts.put(generation, Arc::clone(&context));
+    session.hints_stale.store(true, Ordering::SeqCst);
+    let open: Vec<PathBuf> = session.documents().keys().cloned().collect();
+    let diagnosed = diagnose(&context, |f| open.contains(&f.path), stale)?;
+    Some((context, diagnosed))
+}
+
+/// The diagnostics of the context's files that `wanted` picks, in parallel; `None` once `stale`.
+fn diagnose(context: &AppContext, wanted: impl Fn(&FileFacts) -> bool + Sync, stale: &(dyn Fn() -> bool + Sync)) -> Option<Diagnosed> {
+    use rayon::prelude::*;
+    context
+        .files
+        .par_iter()
+        .filter(|facts| wanted(facts))
+        .map(|facts| {
+            if stale() {
+                return None;
+            }
+            Some((Arc::clone(facts), file_diagnostics(facts, &derived(context, facts), Some(&context.reading))))
+        })
+        .collect()
+}
+
+/// Publishes a batch of a re-check's diagnostics whose files changed since last published, holding the
+/// publishing lock; `false` (nothing sent) once a newer re-check is wanted. A file edited since the
+/// snapshot (in a way that left the context valid, or a newer re-check would be wanted) is worked out
+/// again from its newest facts.
+async fn send_batch(session: &Session, client: &Client, context: &AppContext, batch: Diagnosed, stale: &(dyn Fn() -> bool + Sync)) -> bool {
+    let _publishing = session.publishing.lock().await;
+    if stale() {
+        return false;
+    }
+    let publishes: Vec<Publish> = {
+        let documents = session.documents();
+        batch
+            .into_iter()
+            .filter_map(|(facts, diagnostics)| {
+                let current = session.index.get(&facts.path)?;
+                let diagnostics = if Arc::ptr_eq(&current, &facts) {
+                    diagnostics
+                } else {
+                    file_diagnostics(&current, &derived(context, &current), Some(&context.reading))
+                };
+                if !session.record_published(&current.path, &diagnostics) {
+                    return None;
+                }
+                Publish::of(session, &current, &diagnostics, documents.get(&current.path).map(|d| d.version))
+            })
+            .collect()
+    };
+    Publish::send_all(publishes, client).await;
+    true
 }

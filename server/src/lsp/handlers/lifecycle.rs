@@ -7,7 +7,7 @@ use std::time::Instant;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
-use super::diagnostics::{Publish, refresh_app};
+use super::diagnostics::{Publish, claimed_recheck};
 use crate::lsp::backend::Backend;
 use crate::lsp::session::{ClientFlags, IndexingGuard, Session};
 use crate::lsp::{capabilities, convert};
@@ -172,7 +172,6 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         tracing::warn!("{}: {error}", path.display());
     }
     tracing::info!("indexed {} files ({} bytes) in {:?}", report.files, report.bytes, started.elapsed());
-    let mut publishes = Vec::new();
     {
         // Open documents: the buffer, not the disk, is the truth.
         let documents = session.documents();
@@ -181,17 +180,23 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         }
     }
     drop(indexing);
+    let mut publishes = Vec::new();
     let mut config_errors = Vec::new();
-    for app in session.index.apps() {
+    let apps = session.index.apps();
+    for app in &apps {
         let read = session.reload_config(&app.root);
         if let Err((path, error)) = &read {
             config_errors.push(format!("{}: {error}", path.display()));
             publishes.extend(Publish::config(&session, &app.root, &read));
         }
-        publishes.extend(refresh_app(&session, &app.root, None));
     }
-    // Hints an editor asked for during the index came from a partial app: ask for them again.
-    Publish::send_all_and_refresh(publishes, &client, &session).await;
+    Publish::send_all(publishes, &client).await;
+    // Every app's diagnostics, open documents first; hints an editor asked for during the index came
+    // from a partial app and are asked for again. The progress ends when they are all sent.
+    for app in apps {
+        session.want_recheck(&app.root);
+        claimed_recheck(Arc::clone(&session), client.clone(), app.root).await;
+    }
     for message in config_errors {
         client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
     }

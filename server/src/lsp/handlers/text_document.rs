@@ -1,11 +1,11 @@
 //! Document sync: `didOpen`, `didChange` (incremental, version-checked), `didClose`.
-//! Each mutates state synchronously, then publishes diagnostics.
+//! Each mutates state synchronously and says what changed; `diagnostics::publish` sends the result.
 
 use std::path::Path;
 
 use tower_lsp_server::ls_types::*;
 
-use super::diagnostics::{Publish, refresh, refresh_app};
+use super::diagnostics::{Change, Publish, note, publish};
 use crate::document::{Document, SyncError};
 use crate::lsp::backend::Backend;
 use crate::lsp::session::Session;
@@ -23,24 +23,24 @@ fn language_for(path: &Path, language_id: &str) -> Language {
 
 pub async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
     let session = &backend.session;
-    let publishes = guard::notification("textDocument/didOpen", || {
+    let changes = guard::notification("textDocument/didOpen", || {
         let item = params.text_document;
         let Some(path) = convert::path_of(&item.uri) else { return Vec::new() };
         let document = Document::new(path.clone(), item.version, language_for(&path, &item.language_id), item.text);
         let (facts, previous) = session.replace_document_facts(&document);
         session.documents().insert(path, document);
-        refresh(session, &facts, previous.as_ref(), Some(item.version))
+        vec![note(session, &facts, previous.as_ref(), Some(item.version))]
     });
-    Publish::send_all_and_refresh(publishes.unwrap_or_default(), &backend.client, &backend.session).await;
+    publish(&backend.session, &backend.client, changes.unwrap_or_default()).await;
 }
 
 pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) {
     let session = &backend.session;
-    let publishes = guard::notification("textDocument/didChange", || apply_changes(session, params));
-    Publish::send_all_and_refresh(publishes.unwrap_or_default(), &backend.client, &backend.session).await;
+    let changes = guard::notification("textDocument/didChange", || apply_changes(session, params));
+    publish(&backend.session, &backend.client, changes.unwrap_or_default()).await;
 }
 
-fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<Publish> {
+fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<Change> {
     let Some(path) = convert::path_of(&params.text_document.uri) else { return Vec::new() };
     let version = params.text_document.version;
     let mut documents = session.documents();
@@ -56,7 +56,7 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
         let (facts, previous) = session.replace_document_facts(&document);
         documents.insert(path, document);
         drop(documents);
-        return refresh(session, &facts, previous.as_ref(), Some(version));
+        return vec![note(session, &facts, previous.as_ref(), Some(version))];
     };
     let result = if version <= document.version {
         Err(SyncError::StaleVersion { held: document.version, received: version })
@@ -85,35 +85,33 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
     document.commit(version);
     let (facts, previous) = session.replace_document_facts(document);
     drop(documents);
-    refresh(session, &facts, previous.as_ref(), Some(version))
+    vec![note(session, &facts, previous.as_ref(), Some(version))]
 }
 
 /// The on-disk file's facts replace a dropped or closed document's; outside any app, or gone from
 /// the disk, it is forgotten. Diagnostics of the rest of its app are refreshed either way.
-pub fn reindex_from_disk(session: &Session, path: &Path) -> Vec<Publish> {
+pub fn reindex_from_disk(session: &Session, path: &Path) -> Vec<Change> {
     let app = session.index.app_for(path);
     if app.is_some() && path.is_file() {
         let previous = session.index.get(path);
         match session.index.index_file(path) {
-            Ok(facts) => return refresh(session, &facts, previous.as_ref(), None),
+            Ok(facts) => return vec![note(session, &facts, previous.as_ref(), None)],
             Err(error) => tracing::warn!("{}: {error}", path.display()),
         }
     }
     session.index.remove(path);
     session.forget_published(path);
-    let mut publishes: Vec<Publish> = Publish::clear(path).into_iter().collect();
-    if let Some(app) = app {
-        publishes.extend(refresh_app(session, &app.root, None));
-    }
-    publishes
+    let mut changes: Vec<Change> = Publish::clear(path).into_iter().map(Change::Ready).collect();
+    changes.extend(app.map(|app| Change::App(app.root)));
+    changes
 }
 
 pub async fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
     let session = &backend.session;
-    let publishes = guard::notification("textDocument/didClose", || {
+    let changes = guard::notification("textDocument/didClose", || {
         let Some(path) = convert::path_of(&params.text_document.uri) else { return Vec::new() };
         session.documents().remove(&path);
         reindex_from_disk(session, &path)
     });
-    Publish::send_all_and_refresh(publishes.unwrap_or_default(), &backend.client, &backend.session).await;
+    publish(&backend.session, &backend.client, changes.unwrap_or_default()).await;
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use tower_lsp_server::ls_types::*;
 
-use super::diagnostics::Publish;
+use super::diagnostics::{Change, Publish, publish};
 use super::lifecycle::index_folders;
 use super::text_document::reindex_from_disk;
 use crate::lsp::backend::Backend;
@@ -17,8 +17,8 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
     let session = &backend.session;
     let mut new_app_folders: Vec<PathBuf> = Vec::new();
     let mut config_errors: Vec<String> = Vec::new();
-    let publishes = guard::notification("workspace/didChangeWatchedFiles", || {
-        let mut publishes = Vec::new();
+    let changes = guard::notification("workspace/didChangeWatchedFiles", || {
+        let mut changes = Vec::new();
         for change in &params.changes {
             let Some(path) = convert::path_of(&change.uri) else { continue };
             if path.file_name().is_some_and(|name| name == crate::config::FILE_NAME) {
@@ -30,9 +30,9 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
                     if let Err((path, error)) = &read {
                         config_errors.push(format!("{}: {error}", path.display()));
                     }
-                    publishes.extend(Publish::config(session, root, &read));
+                    changes.extend(Publish::config(session, root, &read).map(Change::Ready));
                     session.forget_published_under(root);
-                    publishes.extend(super::diagnostics::refresh_app(session, root, None));
+                    changes.push(Change::App(root.to_path_buf()));
                 }
                 continue;
             }
@@ -43,7 +43,7 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
                 let removed: Vec<PathBuf> =
                     session.index.snapshot().iter().filter(|f| f.path.starts_with(&path)).map(|f| f.path.clone()).collect();
                 for removed_path in removed {
-                    publishes.extend(reindex_from_disk(session, &removed_path));
+                    changes.extend(reindex_from_disk(session, &removed_path));
                 }
                 continue;
             }
@@ -55,13 +55,13 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
                 continue;
             }
             if project::language_of(&path).is_some() {
-                publishes.extend(reindex_from_disk(session, &path));
+                changes.extend(reindex_from_disk(session, &path));
             }
         }
-        publishes
+        changes
     })
     .unwrap_or_default();
-    Publish::send_all(publishes, &backend.client).await;
+    publish(&backend.session, &backend.client, changes).await;
     for message in config_errors {
         backend.client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
     }
