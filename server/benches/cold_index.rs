@@ -3,7 +3,7 @@
 //!     cargo bench --bench cold_index
 //!
 //! Prints, for the bundled example and a synthetic app of ~2,000 files (written by
-//! `scripts/gen-synthetic-app.py` when missing): the median of 5 runs of (a) parsing every file with
+//! `scripts/gen-synthetic-app.py` when missing; `SWITCHYARD_SYNTHETIC=2500` for ~20,000): the median of 5 runs of (a) parsing every file with
 //! tree-sitter, texts already in memory, in parallel as the indexer does; (b) the whole cold index
 //! (walk, read, parse, extract, insert); their ratio; and the peak RSS of `switchyard index` on it.
 
@@ -99,10 +99,16 @@ fn ms(d: Duration) -> f64 {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    let synthetic = root.join("target/synthetic-app");
+    // `SWITCHYARD_SYNTHETIC=2500` for the 20,000-file app (resources; 250 by default: ~2,000 files).
+    let resources = std::env::var("SWITCHYARD_SYNTHETIC").unwrap_or_else(|_| "250".to_owned());
+    let synthetic = root.join(format!("target/synthetic-{resources}"));
     if !synthetic.join("config/routes.rb").exists() {
-        let status =
-            Command::new("python3").arg(root.join("scripts/gen-synthetic-app.py")).arg("400").arg(&synthetic).status().expect("python3");
+        let status = Command::new("python3")
+            .arg(root.join("scripts/gen-synthetic-app.py"))
+            .arg(&resources)
+            .arg(&synthetic)
+            .status()
+            .expect("python3");
         assert!(status.success());
     }
     println!("median of {RUNS} runs, {} threads", rayon::current_num_threads());

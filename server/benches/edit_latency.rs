@@ -4,9 +4,11 @@
 //!     cargo bench --bench edit_latency
 //!
 //! 20 warm-up edits, then 400 measured (alternately typing and deleting a character inside a method
-//! body); prints the median, p90, p99 and max. Twice: in an app of its own, and inside the synthetic
-//! 2,026-file app (`scripts/gen-synthetic-app.py`), where every edit also re-runs the whole-app checks
-//! (route table, route helpers of every file) before its diagnostics are published.
+//! body); then method renames, which ask for a whole-app re-check (timed to the file's own publish and
+//! to the re-check's publish of a template they affect), and typing right after a rename, while its
+//! re-check runs; requests after an edit. Prints the median, p90, p99 and max of each. Twice: in an app
+//! of its own, and inside the synthetic app (`scripts/gen-synthetic-app.py`, ~2,000 files;
+//! `SWITCHYARD_SYNTHETIC=2500` for ~20,000), where diagnostics depend on the whole app.
 
 #![allow(clippy::print_stdout)]
 
@@ -50,11 +52,13 @@ fn main() {
     let _ = std::fs::remove_dir_all(&alone);
 
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    let synthetic = root.join("target/synthetic-app");
+    // `SWITCHYARD_SYNTHETIC=2500` for the 20,000-file app (resources; 250 by default: ~2,000 files).
+    let resources = std::env::var("SWITCHYARD_SYNTHETIC").unwrap_or_else(|_| "250".to_owned());
+    let synthetic = root.join(format!("target/synthetic-{resources}"));
     if !synthetic.join("config/routes.rb").exists() {
         let status = std::process::Command::new("python3")
             .arg(root.join("scripts/gen-synthetic-app.py"))
-            .arg("400")
+            .arg(&resources)
             .arg(&synthetic)
             .status()
             .expect("python3");
@@ -62,6 +66,7 @@ fn main() {
     }
     measure("synthetic app", &synthetic);
     let _ = std::fs::remove_file(synthetic.join("app/models/invoice.rb"));
+    let _ = std::fs::remove_dir_all(synthetic.join("app/views/invoices"));
 }
 
 fn measure(label: &str, app: &std::path::Path) {
@@ -70,6 +75,12 @@ fn measure(label: &str, app: &std::path::Path) {
     let text = model_300_lines();
     std::fs::write(&model, &text).unwrap();
     let line_count = text.lines().count();
+    // A template that calls `amount_0_path`: no route, so a finding, until the model defines a method
+    // of that name.
+    std::fs::create_dir_all(app.join("app/views/invoices")).unwrap();
+    let view = app.join("app/views/invoices/summary.html.erb");
+    std::fs::write(&view, "<%= link_to \"Total\", amount_0_path %>\n").unwrap();
+    let view_uri = support::uri(&view);
 
     let mut client = Client::spawn();
     client.initialize(app);
@@ -122,27 +133,66 @@ fn measure(label: &str, app: &std::path::Path) {
     report(label, &format!("preview after an edit, {} requests", preview_latencies.len()), preview_latencies);
     report(label, &format!("inlay hints after an edit, {} requests", hint_latencies.len()), hint_latencies);
 
-    // Edits that change what the file contributes to its app: typing into a method's name rebuilds the
-    // app's context and re-checks every file of the app.
-    let (def_line, def_text) = text.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("def amount_")).unwrap();
+    // Edits that change what the file contributes to its app: renaming a method (`amount_0` to
+    // `amount_0_path` and back) asks for a whole-app re-check, which runs in the background while the
+    // next edit comes. Timed twice: to the edited file's own publish, and to the publish of the
+    // (unopened) template whose finding each rename adds or takes away, which only the re-check sends.
+    let (def_line, def_text) = text.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("def amount_0(")).unwrap();
     let name_end = def_text.find('(').unwrap() as u32;
     let base = (WARMUP + MEASURED) as i64 + 2;
     let mut rebuilds = Vec::new();
+    let mut rechecks = Vec::new();
     for step in 0..REBUILDS {
         let version = base + step as i64;
-        let change = if step % 2 == 0 {
-            json!([{"range": {"start": {"line": def_line, "character": name_end}, "end": {"line": def_line, "character": name_end}}, "text": "x"}])
+        let (change, defined) = if step % 2 == 0 {
+            let at = json!({"line": def_line, "character": name_end});
+            (json!([{"range": {"start": at, "end": at}, "text": "_path"}]), true)
         } else {
-            json!([{"range": {"start": {"line": def_line, "character": name_end}, "end": {"line": def_line, "character": name_end + 1}}, "text": ""}])
+            let range = json!({"start": {"line": def_line, "character": name_end}, "end": {"line": def_line, "character": name_end + 5}});
+            (json!([{"range": range, "text": ""}]), false)
         };
         let start = Instant::now();
         client.change(&uri, version, change);
         client.diagnostics(&uri, Some(version));
+        let own = start.elapsed();
+        client.wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == view_uri
+                && m["params"]["diagnostics"].as_array().is_some_and(|d| d.is_empty() == defined)
+        });
         if step >= WARMUP {
-            rebuilds.push(start.elapsed());
+            rebuilds.push(own);
+            rechecks.push(start.elapsed());
         }
     }
-    report(label, &format!("method-name edits (whole-app re-check), {} edits", rebuilds.len()), rebuilds);
+    report(label, &format!("method renames, the file's own publish, {} edits", rebuilds.len()), rebuilds);
+    report(label, &format!("method renames, the re-check's publish of another file, {} edits", rechecks.len()), rechecks);
+
+    // Ordinary edits while a whole-app re-check runs: each follows a rename at once, without waiting
+    // for the re-check it started.
+    let base = base + REBUILDS as i64;
+    let mut during = Vec::new();
+    let body = json!({"line": line, "character": column});
+    for step in 0..REBUILDS {
+        let version = base + 3 * step as i64;
+        let rename = if step % 2 == 0 {
+            let at = json!({"line": def_line, "character": name_end});
+            json!([{"range": {"start": at, "end": at}, "text": "_path"}])
+        } else {
+            json!([{"range": {"start": {"line": def_line, "character": name_end}, "end": {"line": def_line, "character": name_end + 5}}, "text": ""}])
+        };
+        client.change(&uri, version, rename);
+        let start = Instant::now();
+        client.change(&uri, version + 1, json!([{"range": {"start": body, "end": body}, "text": "x"}]));
+        client.diagnostics(&uri, Some(version + 1));
+        if step >= WARMUP {
+            during.push(start.elapsed());
+        }
+        let typed = json!({"start": body, "end": {"line": line, "character": column + 1}});
+        client.change(&uri, version + 2, json!([{"range": typed, "text": ""}]));
+        client.diagnostics(&uri, Some(version + 2));
+    }
+    report(label, &format!("typing while a re-check runs, {} edits", during.len()), during);
 
     // Requests with no edit between them (moving the cursor, a lens refresh): each reuses the app
     // context the first one built at this index generation.

@@ -45,6 +45,8 @@ pub struct AppContext {
     pub(crate) collisions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
     /// `rails.missing-action` findings, by routes file: worked out once per context, when first asked.
     pub(crate) missing_actions: std::sync::OnceLock<BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>>,
+    /// Module name (as written in `include`) → the Active Record models that include it.
+    model_includes: std::sync::OnceLock<HashMap<String, Vec<String>>>,
     /// What the file → tree map needs of the app: worked out once per context, when first asked.
     tree_facts: std::sync::OnceLock<crate::roundhouse::tree::AppFacts>,
 }
@@ -174,6 +176,7 @@ impl AppContext {
             files,
             collisions: std::sync::OnceLock::new(),
             missing_actions: std::sync::OnceLock::new(),
+            model_includes: std::sync::OnceLock::new(),
             tree_facts: std::sync::OnceLock::new(),
         }
     }
@@ -181,6 +184,21 @@ impl AppContext {
     /// What the file → tree map needs of this app (tables, `<X>Params` files, prefixes, reading).
     pub fn tree_facts(&self) -> &crate::roundhouse::tree::AppFacts {
         self.tree_facts.get_or_init(|| crate::roundhouse::tree::AppFacts::new(&self.files))
+    }
+
+    /// Each module an Active Record model includes (the name as the `include` writes it), and the
+    /// models that include it: worked out once per context, when first asked.
+    pub fn model_includes(&self) -> &HashMap<String, Vec<String>> {
+        self.model_includes.get_or_init(|| {
+            let mut out: HashMap<String, Vec<String>> = HashMap::new();
+            for model in self.models.values().map(|(f, i)| &f.models[*i]).filter(|m| crate::roundhouse::ingest::is_model_facts(m)) {
+                let included = model.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name());
+                for name in included {
+                    out.entry(name.to_owned()).or_default().push(model.class_name.clone());
+                }
+            }
+            out
+        })
     }
 
     pub fn model(&self, class_name: &str) -> Option<&crate::rails::model::Model> {

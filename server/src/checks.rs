@@ -150,20 +150,10 @@ fn concern_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic>
             continue;
         };
         let last = module.name.rsplit("::").next().unwrap_or(&module.name);
-        let mut includers: Vec<&str> = context
-            .models
-            .values()
-            .map(|(f, i)| &f.models[*i])
-            .filter(|m| roundhouse::ingest::is_model_facts(m))
-            .filter(|m| {
-                m.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).any(|name| {
-                    name == module.name
-                        || name == last
-                            && module.name.strip_suffix(last).is_some_and(|ns| m.class_name.starts_with(ns.trim_end_matches("::")))
-                })
-            })
-            .map(|m| m.class_name.as_str())
-            .collect();
+        let namespace = module.name.strip_suffix(last).map(|ns| ns.trim_end_matches("::"));
+        let includes = context.model_includes();
+        let by_last = includes.get(last).into_iter().flatten().filter(|class| namespace.is_some_and(|ns| class.starts_with(ns)));
+        let mut includers: Vec<&str> = includes.get(&module.name).into_iter().flatten().chain(by_last).map(String::as_str).collect();
         includers.sort_unstable();
         let Some(first) = includers.first() else { continue };
         let spliced = Namespace {
@@ -445,27 +435,17 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
     if !context.table.skipped.is_empty() || file.kind == Some(FileKind::Routes) {
         return Vec::new();
     }
-    // A partial's locals: what its renders pass and what its strict-locals comment declares.
-    let locals: HashSet<&str> = match file.template.as_ref().filter(|t| t.partial) {
-        Some(template) => {
-            let base = template.logical_path.rsplit('/').next().unwrap_or("");
-            template
-                .strict_locals
-                .iter()
-                .map(String::as_str)
-                .chain(context.partial_locals.get(base).into_iter().flatten().map(String::as_str))
-                .collect()
-        }
-        None => HashSet::new(),
-    };
+    // A partial's locals: what its strict-locals comment declares and what its renders pass (asked
+    // name by name: a partial name every resource has, `_form`, gathers the locals of them all).
+    let partial = file.template.as_ref().filter(|t| t.partial);
+    let passed = partial.and_then(|t| context.partial_locals.get(t.logical_path.rsplit('/').next().unwrap_or("")));
+    let is_local =
+        |name: &str| partial.is_some_and(|t| t.strict_locals.iter().any(|l| l == name)) || passed.is_some_and(|p| p.contains(name));
     file.route_helper_calls
         .iter()
         .filter_map(|reference| {
             let route_name = reference.name.strip_suffix("_path").or_else(|| reference.name.strip_suffix("_url"))?;
-            if context.helper_names.contains(route_name)
-                || context.method_names.contains(&reference.name)
-                || locals.contains(reference.name.as_str())
-            {
+            if context.helper_names.contains(route_name) || context.method_names.contains(&reference.name) || is_local(&reference.name) {
                 return None;
             }
             let suggestion = closest(route_name, context.helper_names.iter().map(String::as_str))

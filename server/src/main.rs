@@ -147,6 +147,11 @@ enum FailLevel {
     Info,
 }
 
+// Reading the persisted index and building an app's context allocate millions of small strings and
+// vectors: mimalloc does that faster than the system allocator (ruff ships it for the same reason).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,

@@ -93,20 +93,29 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     }
     tracing::debug!("whole-app checks done by {:?}", t0.elapsed());
     let mut fixed = (0, 0);
-    for facts in &snapshot {
-        let app = index.app_for(&facts.path);
-        let config = app.as_ref().and_then(|app| configs.get(&app.root)).unwrap_or(&no_config);
-        if config.excludes(&facts.relative_path) {
-            continue;
-        }
-        let reading = app.as_ref().and_then(|app| readings.get(&app.root));
-        let diagnostics: Vec<Diagnostic> = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), reading)
-            .iter()
-            .filter_map(|d| selected(config, d))
-            .collect();
-        if diagnostics.is_empty() || !facts.path.starts_with(&scope) {
-            continue;
-        }
+    // Each file's findings as its app's settings report them, in parallel; written in path order.
+    let found: Vec<(&std::sync::Arc<FileFacts>, Option<project::RailsApp>, Vec<Diagnostic>)> = {
+        use rayon::prelude::*;
+        snapshot
+            .par_iter()
+            .filter(|facts| facts.path.starts_with(&scope))
+            .filter_map(|facts| {
+                let app = index.app_for(&facts.path);
+                let config = app.as_ref().and_then(|app| configs.get(&app.root)).unwrap_or(&no_config);
+                if config.excludes(&facts.relative_path) {
+                    return None;
+                }
+                let reading = app.as_ref().and_then(|app| readings.get(&app.root));
+                let diagnostics: Vec<Diagnostic> =
+                    file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), reading)
+                        .iter()
+                        .filter_map(|d| selected(config, d))
+                        .collect();
+                (!diagnostics.is_empty()).then_some((facts, app, diagnostics))
+            })
+            .collect()
+    };
+    for (facts, app, diagnostics) in found {
         if options.fix {
             let text = std::fs::read_to_string(&facts.path).map_err(|e| format!("{}: {e}", facts.path.display()))?;
             let (new_text, applied) = crate::ide::fixes::apply_safe(&text, facts, &diagnostics);

@@ -330,15 +330,20 @@ impl Index {
             .collect();
         tracing::debug!("files read by {:?}", t0.elapsed());
         if let Some(cache) = &cache {
-            let mut by_root: HashMap<PathBuf, Vec<cache::ToSave>> = HashMap::new();
-            for (path, file) in read.into_iter() {
-                if let Some(app) = self.app_for(&path) {
-                    by_root.entry(app.root).or_default().push(file);
+            // An app whose every file came from its cache under the same status, none gone, is not
+            // rewritten.
+            let to_save: Vec<&PathBuf> = roots
+                .iter()
+                .filter(|root| changed_in.contains_key(*root) || cached.get(*root).is_some_and(|left| !left.is_empty()))
+                .collect();
+            if !to_save.is_empty() {
+                let mut by_root: HashMap<PathBuf, Vec<cache::ToSave>> = HashMap::new();
+                for (path, file) in read.into_iter() {
+                    if let Some(app) = self.app_for(&path).filter(|app| to_save.contains(&&app.root)) {
+                        by_root.entry(app.root).or_default().push(file);
+                    }
                 }
-            }
-            for (root, files) in by_root {
-                let unchanged = !changed_in.contains_key(&root) && cached.get(&root).is_some_and(|left| left.is_empty());
-                if !unchanged {
+                for (root, files) in by_root {
                     cache.save(&root, files);
                 }
             }

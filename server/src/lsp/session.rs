@@ -54,8 +54,9 @@ pub struct Session {
     documents: Mutex<HashMap<PathBuf, Document>>,
     folders: Mutex<Vec<PathBuf>>,
     flags: Mutex<ClientFlags>,
-    /// The last context built for each app (by root), reused while edits leave it valid.
-    contexts: Mutex<HashMap<PathBuf, Arc<AppContext>>>,
+    /// The last context built for each app (by root), with the re-check generation it was built
+    /// for, reused while edits leave it valid.
+    contexts: Mutex<HashMap<PathBuf, (u64, Arc<AppContext>)>>,
     /// The contexts requests use, each current for one index generation.
     pub request_contexts: Arc<ContextCache>,
     /// What was last published for each file, so a whole-app refresh only sends what changed.
@@ -356,13 +357,22 @@ impl Session {
         self.index.replace(facts)
     }
 
-    /// The context last built for the app at `root`, if any.
+    /// The context last built for the app at `root`, when no change since has asked for a re-check
+    /// (then it answers for every file but the edited ones' own facts, which callers read fresh).
     pub fn cached_context(&self, root: &Path) -> Option<Arc<AppContext>> {
-        lock(&self.contexts).get(root).cloned()
+        let wanted = self.recheck_counter(root).load(Ordering::SeqCst);
+        lock(&self.contexts).get(root).filter(|(built_for, _)| *built_for == wanted).map(|(_, context)| Arc::clone(context))
     }
 
-    pub fn cache_context(&self, context: Arc<AppContext>) {
-        lock(&self.contexts).insert(context.root.clone(), context);
+    /// The context last built for the app at `root`, even when a re-check under way will replace it:
+    /// what an edit's own publish is checked against before the re-check publishes the rest.
+    pub fn latest_context(&self, root: &Path) -> Option<Arc<AppContext>> {
+        lock(&self.contexts).get(root).map(|(_, context)| Arc::clone(context))
+    }
+
+    /// Keeps `context`, built for the app's re-check generation `built_for`.
+    pub fn cache_context(&self, built_for: u64, context: Arc<AppContext>) {
+        lock(&self.contexts).insert(context.root.clone(), (built_for, context));
     }
 }
 

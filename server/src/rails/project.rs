@@ -180,27 +180,51 @@ pub fn discover_apps(folder: &Path) -> Vec<RailsApp> {
     discover(folder).0
 }
 
-/// One walk of `folder`: the Rails apps in it (a `config/routes.rb` or `config/application.rb` makes its
-/// grandparent a root; no extra `stat` per folder) and every indexable file, sorted.
+/// One walk of `folder`, on every core: the Rails apps in it (a `config/routes.rb` or
+/// `config/application.rb` makes its grandparent a root; no extra `stat` per folder) and every
+/// indexable file, sorted.
 pub fn discover(folder: &Path) -> (Vec<RailsApp>, Vec<PathBuf>) {
-    let mut roots = std::collections::BTreeSet::new();
-    let mut files = Vec::new();
-    for entry in walker(folder).build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
+    let roots = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let files = std::sync::Mutex::new(Vec::new());
+    walker(folder).build_parallel().run(|| {
+        // Each walking thread gathers its own finds and hands them over once, when it ends.
+        struct Finds<'a> {
+            roots: Vec<PathBuf>,
+            files: Vec<PathBuf>,
+            into: (&'a std::sync::Mutex<std::collections::BTreeSet<PathBuf>>, &'a std::sync::Mutex<Vec<PathBuf>>),
         }
-        let path = entry.path();
-        let name = entry.file_name().to_str().unwrap_or("");
-        if matches!(name, "routes.rb" | "application.rb") {
-            let config = path.parent();
-            if config.and_then(|c| c.file_name()).is_some_and(|n| n == "config") {
-                roots.extend(config.and_then(Path::parent).map(Path::to_path_buf));
+        impl Drop for Finds<'_> {
+            fn drop(&mut self) {
+                if let Ok(mut roots) = self.into.0.lock() {
+                    roots.extend(self.roots.drain(..));
+                }
+                if let Ok(mut files) = self.into.1.lock() {
+                    files.append(&mut self.files);
+                }
             }
         }
-        if language_of(path).is_some() {
-            files.push(path.to_path_buf());
-        }
-    }
+        let mut finds = Finds { roots: Vec::new(), files: Vec::new(), into: (&roots, &files) };
+        Box::new(move |entry| {
+            let Ok(entry) = entry else { return ignore::WalkState::Continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return ignore::WalkState::Continue;
+            }
+            let path = entry.path();
+            let name = entry.file_name().to_str().unwrap_or("");
+            if matches!(name, "routes.rb" | "application.rb") {
+                let config = path.parent();
+                if config.and_then(|c| c.file_name()).is_some_and(|n| n == "config") {
+                    finds.roots.extend(config.and_then(Path::parent).map(Path::to_path_buf));
+                }
+            }
+            if language_of(path).is_some() {
+                finds.files.push(path.to_path_buf());
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let roots = roots.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut files = files.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let apps: Vec<RailsApp> = roots.into_iter().map(RailsApp::at).collect();
     files.retain(|f| owning_app(f, &apps).is_some());
     files.sort();

@@ -34,7 +34,13 @@ pub fn repo_root() -> PathBuf {
 
 impl Client {
     pub fn spawn() -> Client {
+        Client::spawn_with(&[])
+    }
+
+    /// `spawn`, with these environment variables besides (a cache directory, say).
+    pub fn spawn_with(env: &[(&str, &Path)]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .env("SWITCHYARD_LOG", "warn")
             // The rule pages diagnostics link to are written here, not into the user's cache.
             .env("XDG_CACHE_HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache"))
@@ -122,7 +128,6 @@ impl Client {
 
     /// Every message that arrives until `quiet` passes without one (answering the server's requests):
     /// what a burst of work left to say once it has settled.
-    #[allow(dead_code)] // Not every test binary that includes this module asks.
     pub fn settle(&mut self, quiet: Duration) -> Vec<Value> {
         let mut out = Vec::new();
         while let Ok(message) = self.incoming.recv_timeout(quiet) {

@@ -99,7 +99,7 @@ pub fn note(session: &Session, changed: &Arc<FileFacts>, previous: Option<&Arc<F
         return Change::File { path, version, recheck: None };
     };
     let unchanged = previous.is_some_and(|previous| changed.routes.is_none() && contribution(previous) == contribution(changed));
-    if unchanged && session.cached_context(&app.root).is_some() {
+    if unchanged && session.latest_context(&app.root).is_some() {
         return Change::File { path, version, recheck: None };
     }
     session.want_recheck(&app.root);
@@ -146,7 +146,7 @@ pub async fn publish(session: &Arc<Session>, client: &Client, changes: Vec<Chang
 /// A file's diagnostics now: its own findings and, when its app has a context, the whole-app ones
 /// against it (the newest built; a re-check under way replaces what is out of date).
 fn current_diagnostics(session: &Session, facts: &FileFacts) -> Vec<Diagnostic> {
-    let context = session.index.app_for(&facts.path).filter(|_| !session.is_indexing()).and_then(|app| session.cached_context(&app.root));
+    let context = session.index.app_for(&facts.path).filter(|_| !session.is_indexing()).and_then(|app| session.latest_context(&app.root));
     match context {
         Some(context) => file_diagnostics(facts, &derived(&context, facts), Some(&context.reading)),
         None => file_diagnostics(facts, &[], None),
@@ -167,6 +167,32 @@ pub async fn claimed_recheck(session: Arc<Session>, client: Client, root: PathBu
     }
 }
 
+/// The threads whole-app re-checks run on: one fewer than the machine has (at least one), each at a
+/// lower scheduling priority, so the edit that started a pass keeps a core for its own publish and
+/// the next keystroke's. The cold index runs at full speed on rayon's global pool.
+fn background() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores.saturating_sub(1).max(1))
+            .thread_name(|i| format!("switchyard-recheck-{i}"))
+            .start_handler(|_| lower_priority())
+            .build()
+            .unwrap_or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool"))
+    })
+}
+
+/// Gives the calling thread a nice value of 10 (Linux: the value is per thread). Elsewhere the pool's
+/// size alone leaves the foreground its core.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority reads its three integer arguments only; `gettid` names the calling thread.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
 /// Files at most this many to a publishing batch: an edit's own publish waits for one batch at most.
 const BATCH: usize = 200;
 
@@ -184,7 +210,7 @@ async fn recheck(session: Arc<Session>, client: Client, root: PathBuf) {
         };
         let built = {
             let (session, root, stale) = (Arc::clone(&session), root.clone(), stale.clone());
-            tokio::task::spawn_blocking(move || build(&session, &root, &stale)).await
+            tokio::task::spawn_blocking(move || background().install(|| build(&session, &root, wanted, &stale))).await
         };
         let (context, open) = match built {
             Ok(Some(built)) => built,
@@ -205,7 +231,7 @@ async fn recheck(session: Arc<Session>, client: Client, root: PathBuf) {
         let rest = {
             let (context, stale) = (Arc::clone(&context), stale.clone());
             let open: Vec<PathBuf> = session.documents().keys().cloned().collect();
-            tokio::task::spawn_blocking(move || diagnose(&context, |f| !open.contains(&f.path), &stale)).await
+            tokio::task::spawn_blocking(move || background().install(|| diagnose(&context, |f| !open.contains(&f.path), &stale))).await
         };
         let Ok(Some(mut rest)) = rest else {
             if session.end_rechecks(&root, wanted) {
@@ -230,9 +256,9 @@ async fn recheck(session: Arc<Session>, client: Client, root: PathBuf) {
 
 type Diagnosed = Vec<(Arc<FileFacts>, Vec<Diagnostic>)>;
 
-/// The app's context from a snapshot, kept for the edits and requests that follow, and the open
-/// documents' diagnostics against it. `None` when the app is gone or a newer re-check is wanted.
-fn build(session: &Session, root: &Path, stale: &(dyn Fn() -> bool + Sync)) -> Option<(Arc<AppContext>, Diagnosed)> {
+/// The app's context from a snapshot, kept (as built for the re-check `wanted`) for the edits and
+/// requests that follow, and the open documents' diagnostics against it. `None` when the app is gone or a newer re-check is wanted.
+fn build(session: &Session, root: &Path, wanted: u64, stale: &(dyn Fn() -> bool + Sync)) -> Option<(Arc<AppContext>, Diagnosed)> {
     if !session.index.apps().iter().any(|app| app.root == root) {
         return None;
     }
@@ -241,7 +267,7 @@ fn build(session: &Session, root: &Path, stale: &(dyn Fn() -> bool + Sync)) -> O
     if stale() {
         return None;
     }
-    session.cache_context(Arc::clone(&context));
+    session.cache_context(wanted, Arc::clone(&context));
     session.request_contexts.put(generation, Arc::clone(&context));
     session.hints_stale.store(true, Ordering::SeqCst);
     let open: Vec<PathBuf> = session.documents().keys().cloned().collect();

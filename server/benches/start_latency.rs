@@ -1,0 +1,123 @@
+//! A file opened at start: how long until its complete diagnostics (its own and the whole-app ones)
+//! are published, with the persisted index warm and cold, over stdio against the real binary.
+//!
+//!     cargo bench --bench start_latency
+//!     SWITCHYARD_BENCH_APP=path/to/app cargo bench --bench start_latency
+//!
+//! The app is the synthetic one (`scripts/gen-synthetic-app.py`, ~2,000 files;
+//! `SWITCHYARD_SYNTHETIC=2500` for ~20,000) or `SWITCHYARD_BENCH_APP`. A probe template is written
+//! into it (and removed after) that calls a route helper no route defines: its finding is whole-app,
+//! so it is published only once the app's context is built, and the time to it is the time to
+//! complete diagnostics. The editor's sequence: `initialize`, `initialized`, `didOpen` of the probe at
+//! once. One cold start (an empty cache directory), then seven warm ones; prints the time from
+//! `didOpen` to the probe's own findings and to its complete ones, and from the process's spawn to
+//! the index's progress end.
+
+#![allow(clippy::print_stdout)]
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::Client;
+
+const WARM: usize = 7;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let app: PathBuf = match std::env::var_os("SWITCHYARD_BENCH_APP") {
+        Some(app) => std::path::absolute(PathBuf::from(app)).unwrap(),
+        None => {
+            let resources = std::env::var("SWITCHYARD_SYNTHETIC").unwrap_or_else(|_| "250".to_owned());
+            let synthetic = root.join(format!("target/synthetic-{resources}"));
+            if !synthetic.join("config/routes.rb").exists() {
+                let status = std::process::Command::new("python3")
+                    .arg(root.join("scripts/gen-synthetic-app.py"))
+                    .arg(&resources)
+                    .arg(&synthetic)
+                    .status()
+                    .expect("python3");
+                assert!(status.success());
+            }
+            synthetic
+        }
+    };
+    let probe_dir = app.join("app/views/switchyard_probe");
+    std::fs::create_dir_all(&probe_dir).unwrap();
+    let probe = probe_dir.join("show.html.erb");
+    std::fs::write(&probe, "<%= link_to \"Nowhere\", switchyard_probe_nowhere_path %>\n").unwrap();
+    let cache = std::env::temp_dir().join(format!("switchyard-start-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let files = ignore::WalkBuilder::new(&app).build().filter(|e| e.as_ref().is_ok_and(|e| e.path().is_file())).count();
+    println!("{} ({files} files)", app.display());
+    let cold = start(&app, &probe, &cache);
+    print_run("cold", &cold);
+    let warm: Vec<Run> = (0..WARM).map(|_| start(&app, &probe, &cache)).collect();
+    for run in &warm {
+        print_run("warm", run);
+    }
+    let median = |pick: fn(&Run) -> Duration| {
+        let mut all: Vec<Duration> = warm.iter().map(pick).collect();
+        all.sort();
+        ms(all[all.len() / 2])
+    };
+    println!(
+        "warm median of {WARM}: own findings {:.1} ms, complete {:.1} ms after didOpen; index end {:.1} ms after spawn",
+        median(|r| r.own),
+        median(|r| r.complete),
+        median(|r| r.indexed)
+    );
+    let _ = std::fs::remove_dir_all(&probe_dir);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+struct Run {
+    own: Duration,
+    complete: Duration,
+    indexed: Duration,
+}
+
+fn start(app: &Path, probe: &Path, cache: &Path) -> Run {
+    let spawned = Instant::now();
+    let mut client = Client::spawn_with(&[("SWITCHYARD_CACHE_DIR", cache)]);
+    client.initialize(app);
+    let opened = Instant::now();
+    let uri = client.open(probe, "erb", 1);
+    let mut own = None;
+    let mut complete = None;
+    let mut indexed = None;
+    while complete.is_none() || indexed.is_none() {
+        let message = client.wait_for(|m| {
+            (m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+                || (m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end")
+        });
+        if message["method"] == "$/progress" {
+            indexed = Some(spawned.elapsed());
+            continue;
+        }
+        own.get_or_insert(opened.elapsed());
+        let whole_app =
+            message["params"]["diagnostics"].as_array().is_some_and(|d| d.iter().any(|d| d["code"] == json!("rails.unknown-route-helper")));
+        if whole_app {
+            complete = Some(opened.elapsed());
+        }
+    }
+    assert_eq!(client.shutdown().code(), Some(0));
+    Run { own: own.unwrap(), complete: complete.unwrap(), indexed: indexed.unwrap() }
+}
+
+fn print_run(label: &str, run: &Run) {
+    println!(
+        "{label}: own findings {:.1} ms, complete {:.1} ms after didOpen; index end {:.1} ms after spawn",
+        ms(run.own),
+        ms(run.complete),
+        ms(run.indexed)
+    );
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
