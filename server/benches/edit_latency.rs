@@ -168,8 +168,8 @@ fn measure(label: &str, app: &std::path::Path) {
     report(label, &format!("method renames, the file's own publish, {} edits", rebuilds.len()), rebuilds);
     report(label, &format!("method renames, the re-check's publish of another file, {} edits", rechecks.len()), rechecks);
 
-    // Ordinary edits while a whole-app re-check runs: each follows a rename at once, without waiting
-    // for the re-check it started.
+    // Ordinary edits while a whole-app re-check runs: each follows a rename as soon as the rename's own
+    // publish arrives, while the re-check it started is still under way.
     let base = base + REBUILDS as i64;
     let mut during = Vec::new();
     let body = json!({"line": line, "character": column});
@@ -182,6 +182,7 @@ fn measure(label: &str, app: &std::path::Path) {
             json!([{"range": {"start": {"line": def_line, "character": name_end}, "end": {"line": def_line, "character": name_end + 5}}, "text": ""}])
         };
         client.change(&uri, version, rename);
+        client.diagnostics(&uri, Some(version));
         let start = Instant::now();
         client.change(&uri, version + 1, json!([{"range": {"start": body, "end": body}, "text": "x"}]));
         client.diagnostics(&uri, Some(version + 1));

@@ -5,10 +5,10 @@
 //!     SWITCHYARD_BENCH_APP=path/to/app cargo bench --bench start_latency
 //!
 //! The app is the synthetic one (`scripts/gen-synthetic-app.py`, ~2,000 files;
-//! `SWITCHYARD_SYNTHETIC=2500` for ~20,000) or `SWITCHYARD_BENCH_APP`. A probe template is written
-//! into it (and removed after) that calls a route helper no route defines: its finding is whole-app,
-//! so it is published only once the app's context is built, and the time to it is the time to
-//! complete diagnostics. The editor's sequence: `initialize`, `initialized`, `didOpen` of the probe at
+//! `SWITCHYARD_SYNTHETIC=2500` for ~20,000) or `SWITCHYARD_BENCH_APP`. Two probe models are written
+//! into it (and removed after): a model, and a subclass of it with a validation, which Roundhouse
+//! drops from a subclass. That finding is whole-app (it needs the other file), so it is published
+//! only once the app's context is built: the time to it is the time to complete diagnostics. The editor's sequence: `initialize`, `initialized`, `didOpen` of the probe at
 //! once. One cold start (an empty cache directory), then seven warm ones; prints the time from
 //! `didOpen` to the probe's own findings and to its complete ones, and from the process's spawn to
 //! the index's progress end.
@@ -45,10 +45,10 @@ fn main() {
             synthetic
         }
     };
-    let probe_dir = app.join("app/views/switchyard_probe");
-    std::fs::create_dir_all(&probe_dir).unwrap();
-    let probe = probe_dir.join("show.html.erb");
-    std::fs::write(&probe, "<%= link_to \"Nowhere\", switchyard_probe_nowhere_path %>\n").unwrap();
+    let base = app.join("app/models/switchyard_probe.rb");
+    let probe = app.join("app/models/switchyard_probe_child.rb");
+    std::fs::write(&base, "class SwitchyardProbe < ApplicationRecord\nend\n").unwrap();
+    std::fs::write(&probe, "class SwitchyardProbeChild < SwitchyardProbe\n  validates :name, presence: true\nend\n").unwrap();
     let cache = std::env::temp_dir().join(format!("switchyard-start-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
     let files = ignore::WalkBuilder::new(&app).build().filter(|e| e.as_ref().is_ok_and(|e| e.path().is_file())).count();
@@ -70,7 +70,8 @@ fn main() {
         median(|r| r.complete),
         median(|r| r.indexed)
     );
-    let _ = std::fs::remove_dir_all(&probe_dir);
+    let _ = std::fs::remove_file(&base);
+    let _ = std::fs::remove_file(&probe);
     let _ = std::fs::remove_dir_all(&cache);
 }
 
@@ -85,7 +86,7 @@ fn start(app: &Path, probe: &Path, cache: &Path) -> Run {
     let mut client = Client::spawn_with(&[("SWITCHYARD_CACHE_DIR", cache)]);
     client.initialize(app);
     let opened = Instant::now();
-    let uri = client.open(probe, "erb", 1);
+    let uri = client.open(probe, "ruby", 1);
     let mut own = None;
     let mut complete = None;
     let mut indexed = None;
@@ -100,7 +101,7 @@ fn start(app: &Path, probe: &Path, cache: &Path) -> Run {
         }
         own.get_or_insert(opened.elapsed());
         let whole_app =
-            message["params"]["diagnostics"].as_array().is_some_and(|d| d.iter().any(|d| d["code"] == json!("rails.unknown-route-helper")));
+            message["params"]["diagnostics"].as_array().is_some_and(|d| d.iter().any(|d| d["code"] == json!("model.unsupported-macro")));
         if whole_app {
             complete = Some(opened.elapsed());
         }

@@ -83,6 +83,16 @@ struct Entry {
     facts: Vec<u8>,
 }
 
+/// An `Entry` as read: borrowed from the cache file's bytes (bincode reads a borrowed byte slice in
+/// one copy, a `Vec<u8>` byte by byte), the same encoding.
+#[derive(bincode::BorrowDecode)]
+struct EntryRef<'a> {
+    relative: &'a str,
+    fingerprint: Fingerprint,
+    status: u64,
+    facts: &'a [u8],
+}
+
 /// A file's cached facts, still encoded, with what they were read from.
 pub struct Cached {
     pub fingerprint: Fingerprint,
@@ -158,7 +168,8 @@ impl Cache {
         let Ok(bytes) = std::fs::read(&file) else { return HashMap::new() };
         match decode(&bytes) {
             Ok(entries) => {
-                entries.into_iter().map(|e| (e.relative, Cached { fingerprint: e.fingerprint, status: e.status, facts: e.facts })).collect()
+                let cached = |e: EntryRef<'_>| Cached { fingerprint: e.fingerprint, status: e.status, facts: e.facts.to_vec() };
+                entries.into_iter().map(|e| (e.relative.to_owned(), cached(e))).collect()
             }
             Err(why) => {
                 tracing::info!("index cache {} not used ({why}): the app is indexed afresh", file.display());
@@ -204,14 +215,14 @@ impl Cache {
     }
 }
 
-fn decode(bytes: &[u8]) -> Result<Vec<Entry>, String> {
+fn decode(bytes: &[u8]) -> Result<Vec<EntryRef<'_>>, String> {
     let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or("not a Switchyard index cache")?;
     let (stamp, used): (String, usize) = bincode::decode_from_slice(rest, reading()).map_err(|e| format!("unreadable header: {e}"))?;
     if stamp != STAMP {
         return Err(format!("written by another build ({stamp})"));
     }
-    let (entries, read): (Vec<Entry>, usize) =
-        bincode::decode_from_slice(&rest[used..], reading()).map_err(|e| format!("unreadable: {e}"))?;
+    let (entries, read): (Vec<EntryRef<'_>>, usize) =
+        bincode::borrow_decode_from_slice(&rest[used..], reading()).map_err(|e| format!("unreadable: {e}"))?;
     if used + read != rest.len() {
         return Err("trailing bytes".to_owned());
     }

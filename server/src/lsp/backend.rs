@@ -1,4 +1,10 @@
 //! The router: one line per LSP method, delegating to the handler file named after it.
+//!
+//! Where each runs (as ruff's server says per handler): notifications (`did*`) apply their change on
+//! the message loop, synchronously and in the order sent, then publish the changed file; requests
+//! gather `Arc` snapshots on the loop and do their work on a blocking thread (`guard::request`);
+//! whole-app re-checks (`handlers::diagnostics`), the cold index (`handlers::lifecycle`) and the
+//! compiler (`handlers::exact`) run in the background.
 
 use std::sync::Arc;
 

@@ -318,7 +318,9 @@ impl Session {
         !std::mem::replace(&mut recheck.running, true)
     }
 
-    /// Ends the worker after a pass for `done`, unless a newer re-check is wanted (then it goes on).
+    /// Whether the worker may end after a pass for `done`: not when a newer re-check is wanted (then
+    /// it goes on). Ending releases the claim (`release_rechecks`) with the check, under one lock, so
+    /// a change that arrives meanwhile finds no worker and starts one.
     pub fn end_rechecks(&self, root: &Path, done: u64) -> bool {
         let mut rechecks = lock(&self.rechecks);
         let recheck = rechecks.entry(root.to_path_buf()).or_default();
@@ -327,6 +329,13 @@ impl Session {
         }
         recheck.running = false;
         true
+    }
+
+    /// Releases the app's re-checks (a worker that ended, however it ended).
+    pub fn release_rechecks(&self, root: &Path) {
+        if let Some(recheck) = lock(&self.rechecks).get_mut(root) {
+            recheck.running = false;
+        }
     }
 
     pub fn forget_published(&self, path: &Path) {

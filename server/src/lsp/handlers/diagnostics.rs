@@ -15,8 +15,8 @@ use tower_lsp_server::Client;
 use crate::app::{AppContext, contribution};
 use crate::checks::{derived, file_diagnostics};
 use crate::diagnostic::Diagnostic;
-use crate::lsp::convert;
 use crate::lsp::session::Session;
+use crate::lsp::{convert, guard};
 use crate::rails::FileFacts;
 
 /// What a notification changed, for `publish` to send once it has applied.
@@ -123,9 +123,13 @@ pub async fn publish(session: &Arc<Session>, client: &Client, changes: Vec<Chang
                         continue;
                     }
                     let Some(facts) = session.index.get(&path) else { continue };
-                    let diagnostics = current_diagnostics(session, &facts);
-                    session.record_published(&path, &diagnostics);
-                    publishes.extend(Publish::of(session, &facts, &diagnostics, current));
+                    // Guarded as notification work is: a panic in a check loses this publish only.
+                    let publish = guard::notification("textDocument/publishDiagnostics", || {
+                        let diagnostics = current_diagnostics(session, &facts);
+                        session.record_published(&path, &diagnostics);
+                        Publish::of(session, &facts, &diagnostics, current)
+                    });
+                    publishes.extend(publish.flatten());
                 }
                 Change::App(root) => {
                     session.want_recheck(&root);
@@ -201,6 +205,23 @@ const BATCH: usize = 200;
 /// threads, publishing the open documents' first, then the other files whose diagnostics changed. A
 /// newer change wanted cancels the pass at its next step and the worker starts over.
 async fn recheck(session: Arc<Session>, client: Client, root: PathBuf) {
+    // A worker that panics releases the app's re-checks as it unwinds, so the next change starts one;
+    // one that ends released them with its last check (`end_rechecks`).
+    struct Claimed(Arc<Session>, PathBuf, bool);
+    impl Drop for Claimed {
+        fn drop(&mut self) {
+            if self.2 {
+                self.0.release_rechecks(&self.1);
+            }
+        }
+    }
+    let mut claimed = Claimed(Arc::clone(&session), root.clone(), true);
+    passes(session, client, root).await;
+    claimed.2 = false;
+}
+
+/// The worker's passes, until one ends with no newer re-check wanted.
+async fn passes(session: Arc<Session>, client: Client, root: PathBuf) {
     let counter = session.recheck_counter(&root);
     'pass: loop {
         let wanted = counter.load(Ordering::SeqCst);
@@ -300,7 +321,7 @@ async fn send_batch(session: &Session, client: &Client, context: &AppContext, ba
     if stale() {
         return false;
     }
-    let publishes: Vec<Publish> = {
+    let publishes = guard::notification("textDocument/publishDiagnostics", || {
         let documents = session.documents();
         batch
             .into_iter()
@@ -316,8 +337,9 @@ async fn send_batch(session: &Session, client: &Client, context: &AppContext, ba
                 }
                 Publish::of(session, &current, &diagnostics, documents.get(&current.path).map(|d| d.version))
             })
-            .collect()
-    };
+            .collect::<Vec<Publish>>()
+    })
+    .unwrap_or_default();
     Publish::send_all(publishes, client).await;
     true
 }
