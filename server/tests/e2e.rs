@@ -433,3 +433,43 @@ fn a_burst_of_whole_app_edits_settles_on_the_last_one() {
     assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
 }
+
+#[test]
+fn a_document_opened_at_start_gets_its_whole_app_diagnostics_before_the_other_files() {
+    // Two subclasses of a model, each with a validation Roundhouse drops from a subclass: a whole-app
+    // finding, known only once the app's context is built. One is opened as the server starts.
+    let app = std::env::temp_dir().join(format!("switchyard-first-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&app);
+    std::fs::create_dir_all(app.join("config")).unwrap();
+    std::fs::create_dir_all(app.join("app/models")).unwrap();
+    std::fs::write(app.join("config/routes.rb"), "Rails.application.routes.draw do\nend\n").unwrap();
+    std::fs::write(app.join("app/models/vehicle.rb"), "class Vehicle < ApplicationRecord\nend\n").unwrap();
+    for name in ["car", "truck"] {
+        let class = if name == "car" { "Car" } else { "Truck" };
+        std::fs::write(
+            app.join(format!("app/models/{name}.rb")),
+            format!("class {class} < Vehicle\n  validates :wheels, presence: true\nend\n"),
+        )
+        .unwrap();
+    }
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    // The one opened sorts last: without the open documents first, it would be published last.
+    let truck = client.open(&app.join("app/models/truck.rb"), "ruby", 1);
+    let car = uri(&app.join("app/models/car.rb"));
+    client.wait_indexed();
+    let publishes: Vec<(String, Vec<String>)> = client
+        .seen
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .map(|m| {
+            let codes = m["params"]["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_owned()).collect();
+            (m["params"]["uri"].as_str().unwrap().to_owned(), codes)
+        })
+        .collect();
+    let complete = |uri: &str| publishes.iter().position(|(u, codes)| u == uri && codes.iter().any(|c| c == "model.unsupported-macro"));
+    let (Some(open), Some(other)) = (complete(&truck), complete(&car)) else { panic!("{publishes:#?}") };
+    assert!(open < other, "the open document first: {publishes:#?}");
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}
