@@ -105,6 +105,8 @@ async fn publish(client: &Client, session: &Arc<Session>, root: &std::path::Path
             ..lsp::Diagnostic::default()
         });
     }
+    // Under the publishing lock, as every publish is: the last one of a file is from its newest state.
+    let _publishing = session.publishing.lock().await;
     let touched = session.replace_exact(root, by_path);
     let versions: HashMap<PathBuf, i32> = session.documents().iter().map(|(p, d)| (p.clone(), d.version)).collect();
     for path in touched {

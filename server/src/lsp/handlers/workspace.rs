@@ -83,9 +83,7 @@ pub async fn did_change_workspace_folders(backend: &Backend, params: DidChangeWo
             publishes.extend(Publish::clear(&facts.path));
         }
     }
-    for publish in publishes {
-        publish.send(&backend.client).await;
-    }
+    publish(&backend.session, &backend.client, publishes.into_iter().map(Change::Ready).collect()).await;
     let added: Vec<PathBuf> = params.event.added.iter().filter_map(|f| convert::path_of(&f.uri)).collect();
     for folder in &added {
         session.add_folder(folder.clone());
