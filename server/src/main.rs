@@ -152,9 +152,10 @@ enum FailLevel {
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's defaults commit its arenas up front and give freed memory back late: twice the system
-/// allocator's peak memory on a small app. Committing on demand and purging at once keeps the
-/// memory of the system allocator and most of mimalloc's speed (BENCHMARKS.md).
+/// mimalloc's defaults commit its arenas up front and give freed memory back late; with transparent
+/// huge pages (off: the `no_thp` feature) every first touch also zeroed 2 MiB. Together they doubled a
+/// small app's peak memory and made a page fault the largest cost of a warm run. Committing on demand
+/// and purging at once keeps the system allocator's memory and mimalloc's speed (BENCHMARKS.md).
 fn tune_allocator() {
     // `enum mi_option_e` in mimalloc.h: the Rust bindings do not name these two.
     const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
