@@ -9,6 +9,9 @@
 
 #![allow(clippy::print_stdout)]
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -99,18 +102,7 @@ fn ms(d: Duration) -> f64 {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    // `SWITCHYARD_SYNTHETIC=2500` for the 20,000-file app (resources; 250 by default: ~2,000 files).
-    let resources = std::env::var("SWITCHYARD_SYNTHETIC").unwrap_or_else(|_| "250".to_owned());
-    let synthetic = root.join(format!("target/synthetic-{resources}"));
-    if !synthetic.join("config/routes.rb").exists() {
-        let status = Command::new("python3")
-            .arg(root.join("scripts/gen-synthetic-app.py"))
-            .arg(&resources)
-            .arg(&synthetic)
-            .status()
-            .expect("python3");
-        assert!(status.success());
-    }
+    let synthetic = support::synthetic_app();
     println!("median of {RUNS} runs, {} threads", rayon::current_num_threads());
     bench("blog", &root.join("examples/blog"));
     bench("synthetic", &synthetic);

@@ -51,19 +51,7 @@ fn main() {
     measure("own app", &alone);
     let _ = std::fs::remove_dir_all(&alone);
 
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    // `SWITCHYARD_SYNTHETIC=2500` for the 20,000-file app (resources; 250 by default: ~2,000 files).
-    let resources = std::env::var("SWITCHYARD_SYNTHETIC").unwrap_or_else(|_| "250".to_owned());
-    let synthetic = root.join(format!("target/synthetic-{resources}"));
-    if !synthetic.join("config/routes.rb").exists() {
-        let status = std::process::Command::new("python3")
-            .arg(root.join("scripts/gen-synthetic-app.py"))
-            .arg(&resources)
-            .arg(&synthetic)
-            .status()
-            .expect("python3");
-        assert!(status.success());
-    }
+    let synthetic = support::synthetic_app();
     measure("synthetic app", &synthetic);
     let _ = std::fs::remove_file(synthetic.join("app/models/invoice.rb"));
     let _ = std::fs::remove_dir_all(synthetic.join("app/views/invoices"));

@@ -27,23 +27,9 @@ use support::Client;
 const WARM: usize = 7;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     let app: PathBuf = match std::env::var_os("SWITCHYARD_BENCH_APP") {
         Some(app) => std::path::absolute(PathBuf::from(app)).unwrap(),
-        None => {
-            let resources = std::env::var("SWITCHYARD_SYNTHETIC").unwrap_or_else(|_| "250".to_owned());
-            let synthetic = root.join(format!("target/synthetic-{resources}"));
-            if !synthetic.join("config/routes.rb").exists() {
-                let status = std::process::Command::new("python3")
-                    .arg(root.join("scripts/gen-synthetic-app.py"))
-                    .arg(&resources)
-                    .arg(&synthetic)
-                    .status()
-                    .expect("python3");
-                assert!(status.success());
-            }
-            synthetic
-        }
+        None => support::synthetic_app(),
     };
     let base = app.join("app/models/switchyard_probe.rb");
     let probe = app.join("app/models/switchyard_probe_child.rb");

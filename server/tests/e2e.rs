@@ -5,7 +5,7 @@ mod support;
 use std::str::FromStr;
 
 use serde_json::{Value, json};
-use support::{Client, copy_dir, repo_root, uri};
+use support::{Client, copy_dir, repo_root, uri, write_app};
 
 fn symbol_names(symbols: &Value) -> Vec<String> {
     let mut names = Vec::new();
@@ -390,12 +390,13 @@ fn quick_fixes_rewrite_or_silence_a_finding() {
 fn a_burst_of_whole_app_edits_settles_on_the_last_one() {
     // Each edit renames the resource, so each changes the route table and asks for a whole-app
     // re-check; they come faster than a re-check ends, and what is left must be the last edit's view.
-    let app = std::env::temp_dir().join(format!("switchyard-burst-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&app);
-    std::fs::create_dir_all(app.join("config")).unwrap();
-    std::fs::create_dir_all(app.join("app/views/home")).unwrap();
-    std::fs::write(app.join("config/routes.rb"), "Rails.application.routes.draw do\n  resources :posts\nend\n").unwrap();
-    std::fs::write(app.join("app/views/home/index.html.erb"), "<%= link_to \"All\", articles_path %>\n").unwrap();
+    let app = write_app(
+        "burst",
+        &[
+            ("config/routes.rb", "Rails.application.routes.draw do\n  resources :posts\nend\n"),
+            ("app/views/home/index.html.erb", "<%= link_to \"All\", articles_path %>\n"),
+        ],
+    );
     let mut client = Client::spawn();
     client.initialize(&app);
     let view = uri(&app.join("app/views/home/index.html.erb"));
@@ -438,20 +439,15 @@ fn a_burst_of_whole_app_edits_settles_on_the_last_one() {
 fn a_document_opened_at_start_gets_its_whole_app_diagnostics_before_the_other_files() {
     // Two subclasses of a model, each with a validation Roundhouse drops from a subclass: a whole-app
     // finding, known only once the app's context is built. One is opened as the server starts.
-    let app = std::env::temp_dir().join(format!("switchyard-first-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&app);
-    std::fs::create_dir_all(app.join("config")).unwrap();
-    std::fs::create_dir_all(app.join("app/models")).unwrap();
-    std::fs::write(app.join("config/routes.rb"), "Rails.application.routes.draw do\nend\n").unwrap();
-    std::fs::write(app.join("app/models/vehicle.rb"), "class Vehicle < ApplicationRecord\nend\n").unwrap();
-    for name in ["car", "truck"] {
-        let class = if name == "car" { "Car" } else { "Truck" };
-        std::fs::write(
-            app.join(format!("app/models/{name}.rb")),
-            format!("class {class} < Vehicle\n  validates :wheels, presence: true\nend\n"),
-        )
-        .unwrap();
-    }
+    let app = write_app(
+        "first",
+        &[
+            ("config/routes.rb", "Rails.application.routes.draw do\nend\n"),
+            ("app/models/vehicle.rb", "class Vehicle < ApplicationRecord\nend\n"),
+            ("app/models/car.rb", "class Car < Vehicle\n  validates :wheels, presence: true\nend\n"),
+            ("app/models/truck.rb", "class Truck < Vehicle\n  validates :wheels, presence: true\nend\n"),
+        ],
+    );
     let mut client = Client::spawn();
     client.initialize(&app);
     // The one opened sorts last: without the open documents first, it would be published last.

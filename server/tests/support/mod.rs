@@ -216,6 +216,35 @@ impl Drop for Client {
     }
 }
 
+/// A Rails app of the given files (relative path, text) in a fresh temporary folder.
+pub fn write_app(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("switchyard-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for (relative, text) in files {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    root
+}
+
+/// The synthetic benchmark app (`scripts/gen-synthetic-app.py`) of `SWITCHYARD_SYNTHETIC` resources
+/// (250 unless set: ~2,000 files; 2500: ~20,000), written to `target/synthetic-<N>` when missing.
+pub fn synthetic_app() -> PathBuf {
+    let resources = std::env::var("SWITCHYARD_SYNTHETIC").unwrap_or_else(|_| "250".to_owned());
+    let app = repo_root().join(format!("target/synthetic-{resources}"));
+    if !app.join("config/routes.rb").exists() {
+        let status = Command::new("python3")
+            .arg(repo_root().join("scripts/gen-synthetic-app.py"))
+            .arg(&resources)
+            .arg(&app)
+            .status()
+            .expect("python3");
+        assert!(status.success());
+    }
+    app
+}
+
 /// A private copy of a folder, for tests that change files on disk.
 pub fn copy_dir(from: &Path, name: &str) -> PathBuf {
     let to = std::env::temp_dir().join(format!("switchyard-test-{}-{name}", std::process::id()));
