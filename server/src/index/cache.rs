@@ -57,15 +57,17 @@ pub fn status(metadata: &std::fs::Metadata, read_at: std::time::SystemTime) -> u
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     metadata.len().hash(&mut hasher);
     modified.hash(&mut hasher);
-    let mut last_change = modified;
+    // The later of the modification and the change time (unix; elsewhere the modification time).
     #[cfg(unix)]
-    {
+    let last_change = {
         use std::os::unix::fs::MetadataExt;
         (metadata.ino(), metadata.dev(), metadata.ctime(), metadata.ctime_nsec()).hash(&mut hasher);
         let changed =
             UNIX_EPOCH + std::time::Duration::new(metadata.ctime().max(0) as u64, metadata.ctime_nsec().clamp(0, 999_999_999) as u32);
-        last_change = last_change.max(changed);
-    }
+        modified.max(changed)
+    };
+    #[cfg(not(unix))]
+    let last_change = modified;
     match read_at.duration_since(last_change) {
         Ok(age) if age >= SETTLED => hasher.finish().max(1),
         _ => 0,
