@@ -167,8 +167,23 @@ fn tune_allocator() {
     }
 }
 
+/// tree-sitter's C core allocates through mimalloc too: a parse allocates and frees a node per token.
+/// Set once, before any parser or tree exists. The grammars' external scanners keep their own
+/// allocations to themselves (they allocate and free with libc), so nothing crosses the two.
+fn tree_sitter_allocator() {
+    let allocator = tree_sitter::Allocator {
+        malloc: libmimalloc_sys::mi_malloc,
+        calloc: libmimalloc_sys::mi_calloc,
+        realloc: libmimalloc_sys::mi_realloc,
+        free: libmimalloc_sys::mi_free,
+    };
+    // SAFETY: called first thing in `main`, before any tree-sitter object is made or any thread starts.
+    unsafe { tree_sitter::set_allocator(Some(allocator)) };
+}
+
 fn main() -> ExitCode {
     tune_allocator();
+    tree_sitter_allocator();
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(error) => {
