@@ -8,6 +8,7 @@
 //! bound to the parameters. Otherwise the call is kept as an unknown statement and its effect is
 //! lost (`controller.concern-macro-not-expanded`).
 
+use crate::syntax::FieldExt;
 use crate::syntax::outline::{Item, MethodDef, Namespace, NamespaceKind};
 use tree_sitter::Node;
 use tree_sitter::Tree;
@@ -168,15 +169,13 @@ fn source<'t>(node: Node<'_>, text: &'t str) -> &'t str {
 }
 
 fn params(method: Node<'_>, text: &str) -> Vec<Param> {
-    let Some(list) = method.child_by_field_name("parameters") else { return Vec::new() };
+    let Some(list) = method.field("parameters") else { return Vec::new() };
     let mut cursor = list.walk();
     list.named_children(&mut cursor)
         .filter_map(|p| {
-            let name = p.child_by_field_name("name").map_or_else(|| source(p, text), |n| source(n, text)).to_owned();
+            let name = p.field("name").map_or_else(|| source(p, text), |n| source(n, text)).to_owned();
             let omitted = match p.kind() {
-                "optional_parameter" | "keyword_parameter" => {
-                    p.child_by_field_name("value").map_or(Arg::Other("nil".to_owned()), |v| arg(v, text, &[]))
-                }
+                "optional_parameter" | "keyword_parameter" => p.field("value").map_or(Arg::Other("nil".to_owned()), |v| arg(v, text, &[])),
                 "splat_parameter" => Arg::Other("[]".to_owned()),
                 "hash_splat_parameter" => Arg::Hash { guarded: false, splats: Vec::new() },
                 "block_parameter" => return None,
@@ -189,7 +188,7 @@ fn params(method: Node<'_>, text: &str) -> Vec<Param> {
 
 fn body(method: Node<'_>, text: &str) -> Body {
     let names: Vec<String> = params(method, text).into_iter().map(|p| p.name).collect();
-    let Some(body) = method.child_by_field_name("body") else { return Body::Empty };
+    let Some(body) = method.field("body") else { return Body::Empty };
     let mut statements = Vec::new();
     let mut cursor = body.walk();
     for statement in body.named_children(&mut cursor).filter(|n| n.kind() != "comment") {
@@ -203,15 +202,14 @@ fn body(method: Node<'_>, text: &str) -> Body {
 
 /// The arguments of a receiver-less, block-less filter call; `None` for any other statement.
 fn filter_args(statement: Node<'_>, text: &str, params: &[String]) -> Option<Vec<Arg>> {
-    if statement.kind() != "call" || statement.child_by_field_name("receiver").is_some() || statement.child_by_field_name("block").is_some()
-    {
+    if statement.kind() != "call" || statement.field("receiver").is_some() || statement.field("block").is_some() {
         return None;
     }
-    let method = statement.child_by_field_name("method")?;
+    let method = statement.field("method")?;
     if !FILTERS.contains(&source(method, text)) {
         return None;
     }
-    let Some(list) = statement.child_by_field_name("arguments") else { return Some(Vec::new()) };
+    let Some(list) = statement.field("arguments") else { return Some(Vec::new()) };
     let mut out = Vec::new();
     let mut trailing: Option<(bool, Vec<String>)> = None;
     let mut cursor = list.walk();
@@ -239,7 +237,7 @@ fn hash_entry(entry: Node<'_>, text: &str, (guarded, splats): &mut (bool, Vec<St
         }
         return;
     }
-    let key = entry.child_by_field_name("key").map_or("", |k| source(k, text));
+    let key = entry.field("key").map_or("", |k| source(k, text));
     let key = key.trim_start_matches(':').trim_end_matches(':').trim_matches('"');
     if key == "if" || key == "unless" {
         *guarded = true;

@@ -2,6 +2,7 @@
 //! `config/initializers/**`: config assignments, inflection rules, reopened classes and patches, and
 //! time formats, each with its span.
 
+use crate::syntax::FieldExt;
 use serde::Serialize;
 use tree_sitter::Node;
 
@@ -92,7 +93,7 @@ fn shapes<'t>(root: Node<'t>, text: &str) -> Vec<Match<'t>> {
         if !matches!(node.kind(), "assignment" | "operator_assignment") {
             return;
         }
-        let (Some(left), Some(right)) = (node.child_by_field_name("left"), node.child_by_field_name("right")) else { return };
+        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else { return };
         if left.kind() == "call" {
             let target = text_of(left, text);
             if target.strip_prefix("Rails.application.").unwrap_or(target).starts_with("config.") {

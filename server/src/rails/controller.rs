@@ -1,6 +1,7 @@
 //! Controllers: actions (public instance methods), private and protected methods, filters with their
 //! `only/except/if/unless`, `layout`, included concerns and every other class-body macro.
 
+use crate::syntax::FieldExt;
 use serde::Serialize;
 
 use super::{Macro, MethodSummary};
@@ -119,8 +120,8 @@ pub fn calls_in(tree: &tree_sitter::Tree, text: &str, span: Span) -> Vec<String>
     let Some(method) = crate::syntax::enclosing(tree, span, &["method"]) else { return Vec::new() };
     let mut out = Vec::new();
     crate::syntax::for_each_node(method, |node| match node.kind() {
-        "call" if node.child_by_field_name("receiver").is_none() => {
-            if let Some(name) = node.child_by_field_name("method").and_then(|m| text.get(m.byte_range())) {
+        "call" if node.field("receiver").is_none() => {
+            if let Some(name) = node.field("method").and_then(|m| text.get(m.byte_range())) {
                 out.push(name.to_owned());
             }
         }

@@ -3,6 +3,7 @@
 //! it every call without a receiver. `create_table`, `drop_table` and `rename_table` change which
 //! tables exist; the verbs the fold cannot replay (`change_table`, `execute`, …) stop it.
 
+use crate::syntax::FieldExt;
 use tree_sitter::Node;
 
 use crate::syntax::value::Value;
@@ -29,22 +30,22 @@ pub struct Migration {
 pub fn extract(root: Node<'_>, text: &str) -> Migration {
     let mut migration = Migration::default();
     let Some(class) = first_class(root) else { return migration };
-    let Some(body) = class.child_by_field_name("body") else { return migration };
+    let Some(body) = class.field("body") else { return migration };
     let mut cursor = body.walk();
     let methods: Vec<Node<'_>> = body.named_children(&mut cursor).filter(|n| matches!(n.kind(), "method" | "singleton_method")).collect();
-    let named = |name: &str| methods.iter().find(|m| m.child_by_field_name("name").is_some_and(|n| text_of(n, text) == name)).copied();
+    let named = |name: &str| methods.iter().find(|m| m.field("name").is_some_and(|n| text_of(n, text) == name)).copied();
     let Some(method) = named("change").or_else(|| named("up")) else { return migration };
     let mut calls = Vec::new();
     crate::syntax::for_each_node(method, |node| {
-        if node.kind() == "call" && node.child_by_field_name("receiver").is_none() {
+        if node.kind() == "call" && node.field("receiver").is_none() {
             calls.push(node);
         }
     });
     for call in calls {
-        let Some(name) = call.child_by_field_name("method") else { continue };
+        let Some(name) = call.field("method") else { continue };
         let verb = text_of(name, text);
         let names = || -> Vec<String> {
-            let Some(arguments) = call.child_by_field_name("arguments") else { return Vec::new() };
+            let Some(arguments) = call.field("arguments") else { return Vec::new() };
             let mut cursor = arguments.walk();
             arguments.named_children(&mut cursor).map_while(|a| table_name(a, text)).collect()
         };

@@ -3,6 +3,7 @@
 //! class-body macros, each with its span. Table names and AR-ness through STI are resolved by the
 //! index, which sees every model.
 
+use crate::syntax::FieldExt;
 use serde::Serialize;
 
 use super::{Macro, MethodSummary, method_summaries};
@@ -173,7 +174,7 @@ pub fn table_name_prefixes(namespaces: &[&Namespace], tree: &tree_sitter::Tree, 
             }
             let Some(def) = tree.root_node().descendant_for_byte_range(method.span.start_byte, method.span.end_byte) else { continue };
             let mut cursor = def.walk();
-            let body: Vec<_> = def.child_by_field_name("body").map(|b| b.named_children(&mut cursor).collect()).unwrap_or_default();
+            let body: Vec<_> = def.field("body").map(|b| b.named_children(&mut cursor).collect()).unwrap_or_default();
             if let [string] = body.as_slice()
                 && string.kind() == "string"
                 && let Value::String(prefix) = Value::from_node(*string, text)

@@ -4,6 +4,7 @@
 //! of each controller class, without entering `case`, loops, `begin`/`rescue`, `||=`, `raise`, `yield`
 //! or `super`. Methods spliced in from included concerns are not followed.
 
+use crate::syntax::FieldExt;
 use serde::Serialize;
 use tree_sitter::Node;
 
@@ -44,10 +45,10 @@ const OPAQUE: &[&str] =
     &["case", "case_match", "while", "until", "for", "begin", "rescue_modifier", "operator_assignment", "yield", "super"];
 
 fn walk(node: Node<'_>, text: &str, controller: &str, out: &mut Vec<PermitList>) {
-    if OPAQUE.contains(&node.kind()) || (node.kind() == "method" && node.child_by_field_name("body").is_some_and(has_rescue)) {
+    if OPAQUE.contains(&node.kind()) || (node.kind() == "method" && node.field("body").is_some_and(has_rescue)) {
         return;
     }
-    if node.kind() == "call" && text_of(node.child_by_field_name("method").unwrap_or(node), text) == "raise" {
+    if node.kind() == "call" && text_of(node.field("method").unwrap_or(node), text) == "raise" {
         return;
     }
     if let Some((resource, fields)) = match_permit(node, text) {
@@ -79,7 +80,7 @@ fn symbol(node: Node<'_>, text: &str) -> Option<String> {
 }
 
 fn arguments(call: Node<'_>) -> Vec<Node<'_>> {
-    call.child_by_field_name("arguments")
+    call.field("arguments")
         .map(|a| {
             let mut cursor = a.walk();
             a.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect()
@@ -111,7 +112,7 @@ fn all_array_values(node: Node<'_>) -> bool {
         let mut cursor = node.walk();
         node.named_children(&mut cursor).collect()
     };
-    pairs.iter().all(|p| p.kind() == "pair" && p.child_by_field_name("value").is_some_and(is_array))
+    pairs.iter().all(|p| p.kind() == "pair" && p.field("value").is_some_and(is_array))
 }
 
 /// `[:a, :b]` or `%i[a b]`.
@@ -123,14 +124,14 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
     if node.kind() != "call" {
         return None;
     }
-    let method = text_of(node.child_by_field_name("method")?, text);
-    let receiver = node.child_by_field_name("receiver");
+    let method = text_of(node.field("method")?, text);
+    let receiver = node.field("receiver");
     match method {
         "merge" => {
             let (resource, mut fields) = match_permit(receiver?, text)?;
             for pair in arguments(node) {
                 if pair.kind() == "pair" {
-                    fields.extend(pair.child_by_field_name("key").and_then(|k| symbol(k, text)));
+                    fields.extend(pair.field("key").and_then(|k| symbol(k, text)));
                 }
             }
             Some((resource, fields))
@@ -138,17 +139,15 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
         "expect" if receiver.is_some_and(|r| is_params(r, text)) => {
             let args = arguments(node);
             let [pair] = args.as_slice() else { return None };
-            let key = symbol(pair.child_by_field_name("key")?, text)?;
-            let value = pair.child_by_field_name("value").filter(|v| is_array(*v))?;
+            let key = symbol(pair.field("key")?, text)?;
+            let value = pair.field("value").filter(|v| is_array(*v))?;
             let mut cursor = value.walk();
             let elements: Vec<Node<'_>> = value.named_children(&mut cursor).collect();
             Some((key, symbol_list(&elements, text)?))
         }
         "permit" => {
             let require = receiver.filter(|r| r.kind() == "call")?;
-            if text_of(require.child_by_field_name("method")?, text) != "require"
-                || !require.child_by_field_name("receiver").is_some_and(|r| is_params(r, text))
-            {
+            if text_of(require.field("method")?, text) != "require" || !require.field("receiver").is_some_and(|r| is_params(r, text)) {
                 return None;
             }
             let resource = match arguments(require).as_slice() {

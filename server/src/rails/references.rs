@@ -6,6 +6,7 @@
 //! it cost 17% of the cold index on the synthetic benchmark app, where the walk costs a
 //! fraction of that (BENCHMARKS.md).
 
+use crate::syntax::FieldExt;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -120,14 +121,14 @@ const ATTRIBUTE_WRITERS: &[&str] = &["update", "update!", "assign_attributes", "
 fn hash_writes(node: Node<'_>, text: &str, out: &mut Vec<(String, Span)>) {
     match node.kind() {
         "call" => {
-            let Some(method) = node.child_by_field_name("method").map(|m| text_of(m, text)) else { return };
+            let Some(method) = node.field("method").map(|m| text_of(m, text)) else { return };
             if !ATTRIBUTE_WRITERS.contains(&method) {
                 return;
             }
-            let Some(arguments) = node.child_by_field_name("arguments") else { return };
+            let Some(arguments) = node.field("arguments") else { return };
             let mut cursor = arguments.walk();
             for pair in arguments.named_children(&mut cursor).filter(|p| p.kind() == "pair") {
-                if let (Some(key), Some(value)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value"))
+                if let (Some(key), Some(value)) = (pair.field("key"), pair.field("value"))
                     && value.kind() == "hash"
                 {
                     out.push((text_of(key, text).trim_start_matches(':').trim_end_matches(':').to_owned(), Span::of(pair)));
@@ -135,10 +136,10 @@ fn hash_writes(node: Node<'_>, text: &str, out: &mut Vec<(String, Span)>) {
             }
         }
         "assignment" => {
-            if let (Some(left), Some(right)) = (node.child_by_field_name("left"), node.child_by_field_name("right"))
+            if let (Some(left), Some(right)) = (node.field("left"), node.field("right"))
                 && left.kind() == "call"
                 && right.kind() == "hash"
-                && let Some(name) = left.child_by_field_name("method")
+                && let Some(name) = left.field("method")
             {
                 out.push((text_of(name, text).to_owned(), Span::of(node)));
             }
@@ -152,28 +153,28 @@ const LOAD_METHODS: [&str; 6] = ["includes", "preload", "eager_load", "joins", "
 /// `Post.where(…).includes(:comments)`: the constant the receiver chain starts at, the methods in
 /// between, and the associations named.
 fn association_load(call: Node<'_>, text: &str) -> Option<AssociationLoad> {
-    let method = text_of(call.child_by_field_name("method")?, text);
+    let method = text_of(call.field("method")?, text);
     if !LOAD_METHODS.contains(&method) {
         return None;
     }
     let mut chain = Vec::new();
-    let mut receiver = call.child_by_field_name("receiver")?;
+    let mut receiver = call.field("receiver")?;
     while receiver.kind() == "call" {
-        chain.push(text_of(receiver.child_by_field_name("method")?, text).to_owned());
-        receiver = receiver.child_by_field_name("receiver")?;
+        chain.push(text_of(receiver.field("method")?, text).to_owned());
+        receiver = receiver.field("receiver")?;
     }
     if !matches!(receiver.kind(), "constant" | "scope_resolution") {
         return None;
     }
     chain.reverse();
-    let arguments = call.child_by_field_name("arguments")?;
+    let arguments = call.field("arguments")?;
     let mut names = Vec::new();
     let mut cursor = arguments.walk();
     for argument in arguments.named_children(&mut cursor) {
         match argument.kind() {
             "simple_symbol" => names.push((text_of(argument, text).trim_start_matches(':').to_owned(), Span::of(argument))),
             "pair" => {
-                let key = argument.child_by_field_name("key")?;
+                let key = argument.field("key")?;
                 if matches!(key.kind(), "hash_key_symbol" | "simple_symbol") {
                     names.push((text_of(key, text).trim_start_matches(':').to_owned(), Span::of(key)));
                 }
@@ -181,7 +182,7 @@ fn association_load(call: Node<'_>, text: &str) -> Option<AssociationLoad> {
             "hash" => {
                 let mut inner = argument.walk();
                 for pair in argument.named_children(&mut inner).filter(|p| p.kind() == "pair") {
-                    if let Some(key) = pair.child_by_field_name("key").filter(|k| matches!(k.kind(), "hash_key_symbol" | "simple_symbol")) {
+                    if let Some(key) = pair.field("key").filter(|k| matches!(k.kind(), "hash_key_symbol" | "simple_symbol")) {
                         names.push((text_of(key, text).trim_start_matches(':').to_owned(), Span::of(key)));
                     }
                 }
@@ -244,10 +245,10 @@ impl Locals {
         let Some(parent) = parent else { return false };
         match parent.kind() {
             // `def f(url = root_url, back: home_url)`: the name binds, the default is a value.
-            kind if PARAMETER_KINDS.contains(&kind) => parent.child_by_field_name("name").is_none_or(|name| name == node),
-            "assignment" | "operator_assignment" => parent.child_by_field_name("left") == Some(node),
+            kind if PARAMETER_KINDS.contains(&kind) => parent.field("name").is_none_or(|name| name == node),
+            "assignment" | "operator_assignment" => parent.field("left") == Some(node),
             "left_assignment_list" | "rest_assignment" | "exception_variable" | "for" => {
-                parent.kind() != "for" || parent.child_by_field_name("pattern") == Some(node)
+                parent.kind() != "for" || parent.field("pattern") == Some(node)
             }
             _ => false,
         }
@@ -280,19 +281,19 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
         locals.visit(node, parent, text);
         hash_writes(node, text, &mut references.hash_writes);
         if node.kind() == "method"
-            && let Some(name) = node.child_by_field_name("name")
+            && let Some(name) = node.field("name")
         {
             defined.insert(text_of(name, text).to_owned());
         }
         match node.kind() {
-            "call" if node.child_by_field_name("receiver").is_none() => {
-                if let Some(method) = node.child_by_field_name("method").filter(|m| m.kind() == "identifier") {
+            "call" if node.field("receiver").is_none() => {
+                if let Some(method) = node.field("method").filter(|m| m.kind() == "identifier") {
                     let name = text_of(method, text);
                     if name == "render" {
                         references.renders.extend(render_call(node, text));
                     }
                     if matches!(name, "let" | "let!" | "subject")
-                        && let Some(first) = node.child_by_field_name("arguments").and_then(|a| a.named_child(0))
+                        && let Some(first) = node.field("arguments").and_then(|a| a.named_child(0))
                         && first.kind() == "simple_symbol"
                     {
                         lets.insert(text_of(first, text).trim_start_matches(':').to_owned());
@@ -357,18 +358,18 @@ fn is_value_position(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
         | "interpolation"
         | "array" => true,
         "binary" | "unary" | "conditional" | "return" | "element_reference" | "if_modifier" | "unless_modifier" => true,
-        "if" | "unless" | "elsif" => parent.child_by_field_name("condition") == Some(node),
-        "pair" | "optional_parameter" | "keyword_parameter" => parent.child_by_field_name("value") == Some(node),
+        "if" | "unless" | "elsif" => parent.field("condition") == Some(node),
+        "pair" | "optional_parameter" | "keyword_parameter" => parent.field("value") == Some(node),
         // The body of an endless method: `def home = root_path`.
-        "method" | "singleton_method" => parent.child_by_field_name("name") != Some(node),
-        "assignment" | "operator_assignment" => parent.child_by_field_name("right") == Some(node),
+        "method" | "singleton_method" => parent.field("name") != Some(node),
+        "assignment" | "operator_assignment" => parent.field("right") == Some(node),
         _ => false,
     }
 }
 
 /// `@post = …`, `@posts ||= …`: the variable is written there, not read.
 fn is_assigned(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
-    parent.is_some_and(|p| matches!(p.kind(), "assignment" | "operator_assignment") && p.child_by_field_name("left") == Some(node))
+    parent.is_some_and(|p| matches!(p.kind(), "assignment" | "operator_assignment") && p.field("left") == Some(node))
 }
 
 /// `render`'s own options: any other key after a partial's name is a local.

@@ -14,6 +14,7 @@
 //!
 //! It reads top-level statements only: what is inside a dropped statement is dropped with it.
 
+use crate::syntax::FieldExt;
 use tree_sitter::{Node, Tree};
 
 use crate::diagnostic::Diagnostic;
@@ -41,13 +42,13 @@ pub fn statements(tree: &Tree, text: &str) -> Vec<(Span, String, Fate)> {
 }
 
 fn fate(node: Node<'_>, text: &str) -> Fate {
-    if node.kind() != "call" || node.child_by_field_name("receiver").is_none_or(|r| text_of(r, text) != "json") {
+    if node.kind() != "call" || node.field("receiver").is_none_or(|r| text_of(r, text) != "json") {
         return Fate::Dropped;
     }
-    let method = node.child_by_field_name("method").map_or("", |m| text_of(m, text));
-    let block = node.child_by_field_name("block").is_some();
+    let method = node.field("method").map_or("", |m| text_of(m, text));
+    let block = node.field("block").is_some();
     let arguments: Vec<Node<'_>> = node
-        .child_by_field_name("arguments")
+        .field("arguments")
         .map(|a| {
             let mut c = a.walk();
             a.named_children(&mut c).filter(|n| n.kind() != "comment").collect()
@@ -55,8 +56,7 @@ fn fate(node: Node<'_>, text: &str) -> Fate {
         .unwrap_or_default();
     let has_option = |key: &str| {
         arguments.iter().any(|a| {
-            a.kind() == "pair"
-                && a.child_by_field_name("key").is_some_and(|k| text_of(k, text).trim_end_matches(':').trim_start_matches(':') == key)
+            a.kind() == "pair" && a.field("key").is_some_and(|k| text_of(k, text).trim_end_matches(':').trim_start_matches(':') == key)
         })
     };
     match method {

@@ -4,6 +4,7 @@
 //! are plain matches on node kinds and fields now. `tests/queries/ruby/rules/syntax.rb` still holds
 //! them with caret assertions, as a query's fixture would.
 
+use crate::syntax::FieldExt;
 use std::sync::LazyLock;
 
 use tree_sitter::Node;
@@ -50,7 +51,7 @@ static DEFINED_SUPPORTED: LazyLock<regex::Regex> =
     LazyLock::new(|| regex::Regex::new(r"^defined\?\s*\(?\s*@?[a-z_][A-Za-z0-9_]*[?!]?\s*\)?$").expect("a valid regex"));
 
 fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
-    node.child_by_field_name(name)
+    node.field(name)
 }
 
 fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {

@@ -4,6 +4,7 @@
 //! dispatch. One walk finds them all; each finding is then judged by where it sits (`site`). They run
 //! on `.rb` files and on the Ruby inside templates.
 
+use crate::syntax::FieldExt;
 use std::collections::HashMap;
 
 use tree_sitter::{Node, Tree};
@@ -170,12 +171,10 @@ fn library_statement(statement: Node<'_>, node: Node<'_>) -> Site {
     match statement.kind() {
         "alias" if statement == node => Site::AliasDropped,
         "alias" => Site::Compiled,
-        "call" if statement.child_by_field_name("receiver").is_some() => Site::NotRead,
+        "call" if statement.field("receiver").is_some() => Site::NotRead,
         // `included do … end`, `attr_accessor …`, a gem's macro: read one by one.
         "call" | "identifier" => Site::StatementDropped,
-        "assignment" if statement.child_by_field_name("left").is_some_and(|l| matches!(l.kind(), "constant" | "class_variable")) => {
-            Site::Compiled
-        }
+        "assignment" if statement.field("left").is_some_and(|l| matches!(l.kind(), "constant" | "class_variable")) => Site::Compiled,
         // Definitions (their bodies are reached through `in_method`) and nested namespaces.
         "method" | "singleton_method" | "class" | "module" | "singleton_class" => Site::Compiled,
         _ => Site::NotRead,
@@ -184,13 +183,13 @@ fn library_statement(statement: Node<'_>, node: Node<'_>) -> Site {
 
 /// A class-body call with a block, other than `class_methods do`.
 fn is_dropped_block(statement: Node<'_>, text: &str) -> bool {
-    statement.kind() == "call" && statement.child_by_field_name("block").is_some() && !is_call_of(statement, text, &["class_methods"])
+    statement.kind() == "call" && statement.field("block").is_some() && !is_call_of(statement, text, &["class_methods"])
 }
 
 fn is_call_of(statement: Node<'_>, text: &str, methods: &[&str]) -> bool {
     statement.kind() == "call"
-        && statement.child_by_field_name("receiver").is_none()
-        && statement.child_by_field_name("method").is_some_and(|m| methods.contains(&text_of(m, text)))
+        && statement.field("receiver").is_none()
+        && statement.field("method").is_some_and(|m| methods.contains(&text_of(m, text)))
 }
 
 /// The finding on `node` as its site makes it true (`None` where the ingest never looks).
@@ -212,7 +211,7 @@ fn at_site(mut finding: Diagnostic, site: Site, node: Node<'_>, text: &str) -> O
             severity: Severity::Warning,
             message: format!(
                 "Roundhouse drops this `alias` without a word (it rejects `alias` only in models and controllers): the compiled class has no `{}`. Instead, write `alias_method`.",
-                node.child_by_field_name("name").map_or("", |n| text_of(n, text))
+                node.field("name").map_or("", |n| text_of(n, text))
             ),
             ..finding
         }),
@@ -278,9 +277,7 @@ fn ancestry_checks<'t>(node: Node<'t>, text: &str, in_method: bool, out: &mut Ve
             out.push((diagnostic(rule!("spinel.dynamic-dispatch"), dispatch, text), dispatch));
         }
         if in_method {
-            if matches!(kind, "assignment" | "operator_assignment")
-                && child.child_by_field_name("left").is_some_and(|l| l.kind() == "class_variable")
-            {
+            if matches!(kind, "assignment" | "operator_assignment") && child.field("left").is_some_and(|l| l.kind() == "class_variable") {
                 out.push((diagnostic(rule!("syntax.class-variable-in-method"), child, text), child));
             }
             if NAMESPACES.contains(&kind) {
@@ -296,15 +293,15 @@ fn ancestry_checks<'t>(node: Node<'t>, text: &str, in_method: bool, out: &mut Ve
 fn dynamic_dispatch<'t>(node: Node<'t>, text: &str) -> Option<Node<'t>> {
     match node.kind() {
         "call" => {
-            let method = node.child_by_field_name("method").filter(|m| m.kind() == "identifier")?;
+            let method = node.field("method").filter(|m| m.kind() == "identifier")?;
             let name = text_of(method, text);
             if DYNAMIC_DISPATCH.contains(&name) {
                 return Some(method);
             }
-            let receiver = node.child_by_field_name("receiver").filter(|r| r.kind() == "constant")?;
+            let receiver = node.field("receiver").filter(|r| r.kind() == "constant")?;
             (name == "new" && matches!(text_of(receiver, text), "Thread" | "Mutex")).then_some(node)
         }
-        "method" => node.child_by_field_name("name").filter(|n| n.kind() == "identifier" && text_of(*n, text) == "method_missing"),
+        "method" => node.field("name").filter(|n| n.kind() == "identifier" && text_of(*n, text) == "method_missing"),
         _ => None,
     }
 }
@@ -314,10 +311,10 @@ fn dynamic_dispatch<'t>(node: Node<'t>, text: &str) -> Option<Node<'t>> {
 /// arms (`head :ok`, `render :show`, a bare `format.json`) are kept.
 fn json_arms<'t>(root: Node<'t>, text: &str, report: &mut dyn FnMut(Diagnostic, Node<'t>)) {
     crate::syntax::for_each_node(root, |node| {
-        if node.kind() != "call" || node.child_by_field_name("method").is_none_or(|m| text_of(m, text) != "json") {
+        if node.kind() != "call" || node.field("method").is_none_or(|m| text_of(m, text) != "json") {
             return;
         }
-        let Some(block) = node.child_by_field_name("block") else { return };
+        let Some(block) = node.field("block") else { return };
         let in_action = {
             let mut up = node.parent();
             while let Some(n) = up.filter(|n| !matches!(n.kind(), "method" | "singleton_method" | "class" | "module")) {
@@ -328,22 +325,20 @@ fn json_arms<'t>(root: Node<'t>, text: &str, report: &mut dyn FnMut(Diagnostic, 
         let mut renders_json = false;
         crate::syntax::for_each_node(block, |inner| {
             if inner.kind() == "call"
-                && inner.child_by_field_name("receiver").is_none()
-                && inner.child_by_field_name("method").is_some_and(|m| text_of(m, text) == "render")
-                && inner.child_by_field_name("arguments").is_some_and(|args| {
+                && inner.field("receiver").is_none()
+                && inner.field("method").is_some_and(|m| text_of(m, text) == "render")
+                && inner.field("arguments").is_some_and(|args| {
                     let mut c = args.walk();
-                    args.named_children(&mut c).any(|a| {
-                        a.kind() == "pair" && a.child_by_field_name("key").is_some_and(|k| text_of(k, text).trim_matches(':') == "json")
-                    })
+                    args.named_children(&mut c)
+                        .any(|a| a.kind() == "pair" && a.field("key").is_some_and(|k| text_of(k, text).trim_matches(':') == "json"))
                 })
             {
                 renders_json = true;
             }
         });
         if in_action && renders_json {
-            let arm =
-                node.child_by_field_name("receiver").map_or_else(|| "format.json".to_owned(), |r| format!("{}.json", text_of(r, text)));
-            let span = node.child_by_field_name("method").map_or_else(|| Span::of(node), |m| Span::cover(node, m));
+            let arm = node.field("receiver").map_or_else(|| "format.json".to_owned(), |r| format!("{}.json", text_of(r, text)));
+            let span = node.field("method").map_or_else(|| Span::of(node), |m| Span::cover(node, m));
             report(
                 Diagnostic {
                     span,
@@ -384,8 +379,8 @@ fn nested_definitions(root: Node<'_>, text: &str, bodies: &HashMap<usize, Body>,
                         _ => false,
                     };
                     if rejected {
-                        let outer_name = parent.child_by_field_name("name").map_or("", |n| text_of(n, text));
-                        let name = node.child_by_field_name("name").map_or("", |n| text_of(n, text));
+                        let outer_name = parent.field("name").map_or("", |n| text_of(n, text));
+                        let name = node.field("name").map_or("", |n| text_of(n, text));
                         out.push(Diagnostic {
                             message: format!(
                                 "Roundhouse's ingest rejects a class or module defined inside {}: `{name}` in {outer_name}. Instead, define it in a file of its own.",

@@ -2,6 +2,7 @@
 //! calls, blocks and assignments in class bodies and top-level code, with literal arguments read into
 //! `Value`s. Rails extraction (`rails::*`) interprets this outline; it holds no Rails knowledge itself.
 
+use crate::syntax::FieldExt;
 use serde::Serialize;
 use tree_sitter::{Node, Tree};
 
@@ -179,7 +180,7 @@ fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: 
     match statement.kind() {
         "class" | "module" => state.items.extend(namespace_of(statement, text, namespace).map(Item::Namespace)),
         "singleton_class" => {
-            let items_inside = statement.child_by_field_name("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, true));
+            let items_inside = statement.field("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, true));
             state.items.push(Item::SingletonClass { span: Span::of(statement), items: items_inside });
         }
         "method" | "singleton_method" => state.items.extend(method_of(statement, text, visibility, singleton).map(Item::Method)),
@@ -350,12 +351,11 @@ fn visibility_keyword(name: &str) -> Option<Visibility> {
 }
 
 fn namespace_of(node: Node<'_>, text: &str, outer: &str) -> Option<Namespace> {
-    let name_node = node.child_by_field_name("name")?;
+    let name_node = node.field("name")?;
     let local = text_of(name_node, text).trim_start_matches("::");
     let name = if outer.is_empty() || text_of(name_node, text).starts_with("::") { local.to_owned() } else { format!("{outer}::{local}") };
-    let superclass =
-        node.child_by_field_name("superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).trim_start_matches("::").to_owned());
-    let items = node.child_by_field_name("body").map_or_else(Vec::new, |b| items_of(b, text, &name, false));
+    let superclass = node.field("superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).trim_start_matches("::").to_owned());
+    let items = node.field("body").map_or_else(Vec::new, |b| items_of(b, text, &name, false));
     Some(Namespace {
         kind: if node.kind() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
         name,
@@ -367,19 +367,19 @@ fn namespace_of(node: Node<'_>, text: &str, outer: &str) -> Option<Namespace> {
 }
 
 fn method_of(node: Node<'_>, text: &str, visibility: Visibility, in_singleton_class: bool) -> Option<MethodDef> {
-    let name_node = node.child_by_field_name("name")?;
+    let name_node = node.field("name")?;
     Some(MethodDef {
         name: text_of(name_node, text).to_owned(),
         singleton: in_singleton_class || node.kind() == "singleton_method",
         visibility,
-        parameters: node.child_by_field_name("parameters").map_or_else(String::new, |p| text_of(p, text).to_owned()),
+        parameters: node.field("parameters").map_or_else(String::new, |p| text_of(p, text).to_owned()),
         span: Span::of(node),
         name_span: Span::of(name_node),
     })
 }
 
 fn inline_def(call: Node<'_>, text: &str, visibility: Visibility, singleton: bool) -> Option<MethodDef> {
-    let arguments = call.child_by_field_name("arguments")?;
+    let arguments = call.field("arguments")?;
     let def = arguments.named_child(0).filter(|d| matches!(d.kind(), "method" | "singleton_method"))?;
     method_of(def, text, visibility, singleton)
 }
@@ -416,22 +416,22 @@ pub fn visit_calls(items: &[Item], f: &mut dyn FnMut(&Call)) {
 }
 
 pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
-    let method = node.child_by_field_name("method")?;
+    let method = node.field("method")?;
     let mut call = bare_call(method, text);
     call.span = Span::of(node);
-    call.receiver = node.child_by_field_name("receiver").map(|r| text_of(r, text).to_owned());
-    if let Some(arguments) = node.child_by_field_name("arguments") {
+    call.receiver = node.field("receiver").map(|r| text_of(r, text).to_owned());
+    if let Some(arguments) = node.field("arguments") {
         read_arguments(&mut call, arguments, text);
     }
-    call.block = node.child_by_field_name("block").map(|block| {
+    call.block = node.field("block").map(|block| {
         let parameters = block
-            .child_by_field_name("parameters")
+            .field("parameters")
             .map(|p| {
                 let mut cursor = p.walk();
                 p.named_children(&mut cursor).map(|n| text_of(n, text).to_owned()).collect()
             })
             .unwrap_or_default();
-        let items = block.child_by_field_name("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, false));
+        let items = block.field("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, false));
         Block { parameters, span: Span::of(block), items }
     });
     Some(call)
@@ -458,8 +458,8 @@ fn read_arguments(call: &mut Call, arguments: Node<'_>, text: &str) {
 }
 
 fn assignment_of(node: Node<'_>, text: &str) -> Option<Assignment> {
-    let left = node.child_by_field_name("left")?;
-    let right = node.child_by_field_name("right")?;
+    let left = node.field("left")?;
+    let right = node.field("right")?;
     let operator = if node.kind() == "assignment" {
         "=".to_owned()
     } else {

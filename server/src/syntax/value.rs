@@ -2,6 +2,7 @@
 //! `%i[show edit]`, `-> { order(:x) }`), read from a tree-sitter node. Anything that is not a literal
 //! keeps its source text, so nothing is lost and nothing is evaluated.
 
+use crate::syntax::FieldExt;
 use std::fmt;
 
 use serde::{Serialize, Serializer};
@@ -91,8 +92,8 @@ pub fn pair_of(pair: Node<'_>, text: &str) -> Option<(Value, Value)> {
     if pair.kind() != "pair" {
         return None;
     }
-    let key = pair.child_by_field_name("key")?;
-    let value = pair.child_by_field_name("value");
+    let key = pair.field("key")?;
+    let value = pair.field("value");
     let key = Value::from_node(key, text);
     // `foo:` shorthand (Ruby 3.1) has no value: it means the local `foo`.
     let value = value.map_or_else(|| Value::Code(key.as_name().unwrap_or("").to_owned()), |v| Value::from_node(v, text));
@@ -127,9 +128,9 @@ fn unescape(sequence: &str) -> String {
 }
 
 fn is_proc_call(node: Node<'_>, text: &str) -> bool {
-    node.child_by_field_name("receiver").is_none()
-        && node.child_by_field_name("block").is_some()
-        && matches!(node.child_by_field_name("method").map(|m| text_of(m, text)), Some("lambda" | "proc"))
+    node.field("receiver").is_none()
+        && node.field("block").is_some()
+        && matches!(node.field("method").map(|m| text_of(m, text)), Some("lambda" | "proc"))
 }
 
 impl fmt::Display for Value {
