@@ -97,8 +97,10 @@ pub async fn initialized(backend: &Backend) {
     let session = backend.session();
     let indexing = session.begin_indexing();
     tokio::spawn(async move {
+        // The index does not wait for the client to answer the registration.
         if session.flags().dynamic_watched_files {
-            register_file_watchers(&client).await;
+            let client = client.clone();
+            tokio::spawn(async move { register_file_watchers(&client).await });
         }
         let folders = session.folders();
         index_folders(client, session, folders, indexing).await;
@@ -131,12 +133,6 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         return;
     }
     let started = Instant::now();
-    let token = NumberOrString::String(format!("switchyard/indexing/{}", started.elapsed().as_nanos()));
-    let progress = if session.flags().work_done_progress && client.create_work_done_progress(token.clone()).await.is_ok() {
-        Some(client.progress(token, "Switchyard").with_message("Finding Rails apps").with_percentage(0).begin().await)
-    } else {
-        None
-    };
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
     let index = Arc::clone(&session.index);
     let open = Arc::clone(&session);
@@ -152,6 +148,14 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
             }
         })
     });
+    // The index starts first; the progress is begun meanwhile (the client's answer to the token's
+    // creation is a round trip the index need not wait for), its reports queued until then.
+    let token = NumberOrString::String(format!("switchyard/indexing/{}", started.elapsed().as_nanos()));
+    let progress = if session.flags().work_done_progress && client.create_work_done_progress(token.clone()).await.is_ok() {
+        Some(client.progress(token, "Switchyard").with_message("Finding Rails apps").with_percentage(0).begin().await)
+    } else {
+        None
+    };
     while let Some((done, total)) = receiver.recv().await {
         if let Some(progress) = &progress {
             let percentage = (done * 100 / total.max(1)) as u32;
