@@ -439,15 +439,19 @@ fn a_burst_of_whole_app_edits_settles_on_the_last_one() {
 fn a_document_opened_at_start_gets_its_whole_app_diagnostics_before_the_other_files() {
     // Two subclasses of a model, each with a validation Roundhouse drops from a subclass: a whole-app
     // finding, known only once the app's context is built. One is opened as the server starts.
-    let app = write_app(
-        "first",
-        &[
-            ("config/routes.rb", "Rails.application.routes.draw do\nend\n"),
-            ("app/models/vehicle.rb", "class Vehicle < ApplicationRecord\nend\n"),
-            ("app/models/car.rb", "class Car < Vehicle\n  validates :wheels, presence: true\nend\n"),
-            ("app/models/truck.rb", "class Truck < Vehicle\n  validates :wheels, presence: true\nend\n"),
-        ],
-    );
+    // Three hundred more models make the index outlast the `didOpen` that follows `initialized` (the
+    // index does not wait for the client), so the document is open when the index ends.
+    let others: Vec<(String, String)> = (0..300)
+        .map(|i| (format!("app/models/part{i}.rb"), format!("class Part{i} < ApplicationRecord\n  belongs_to :car\nend\n")))
+        .collect();
+    let mut files: Vec<(&str, &str)> = vec![
+        ("config/routes.rb", "Rails.application.routes.draw do\nend\n"),
+        ("app/models/vehicle.rb", "class Vehicle < ApplicationRecord\nend\n"),
+        ("app/models/car.rb", "class Car < Vehicle\n  validates :wheels, presence: true\nend\n"),
+        ("app/models/truck.rb", "class Truck < Vehicle\n  validates :wheels, presence: true\nend\n"),
+    ];
+    files.extend(others.iter().map(|(path, text)| (path.as_str(), text.as_str())));
+    let app = write_app("first", &files);
     let mut client = Client::spawn();
     client.initialize(&app);
     // The one opened sorts last: without the open documents first, it would be published last.
