@@ -233,7 +233,7 @@ async fn passes(session: Arc<Session>, client: Client, root: PathBuf) {
             let (session, root, stale) = (Arc::clone(&session), root.clone(), stale.clone());
             tokio::task::spawn_blocking(move || background().install(|| build(&session, &root, wanted, &stale))).await
         };
-        let (context, open) = match built {
+        let (context, open, opened) = match built {
             Ok(Some(built)) => built,
             Ok(None) if session.index.apps().iter().any(|app| app.root == root) => continue,
             Ok(None) | Err(_) => {
@@ -251,8 +251,7 @@ async fn passes(session: Arc<Session>, client: Client, root: PathBuf) {
         }
         let rest = {
             let (context, stale) = (Arc::clone(&context), stale.clone());
-            let open: Vec<PathBuf> = session.documents().keys().cloned().collect();
-            tokio::task::spawn_blocking(move || background().install(|| diagnose(&context, |f| !open.contains(&f.path), &stale))).await
+            tokio::task::spawn_blocking(move || background().install(|| diagnose(&context, |f| !opened.contains(&f.path), &stale))).await
         };
         let Ok(Some(mut rest)) = rest else {
             if session.end_rechecks(&root, wanted) {
@@ -278,8 +277,15 @@ async fn passes(session: Arc<Session>, client: Client, root: PathBuf) {
 type Diagnosed = Vec<(Arc<FileFacts>, Vec<Diagnostic>)>;
 
 /// The app's context from a snapshot, kept (as built for the re-check `wanted`) for the edits and
-/// requests that follow, and the open documents' diagnostics against it. `None` when the app is gone or a newer re-check is wanted.
-fn build(session: &Session, root: &Path, wanted: u64, stale: &(dyn Fn() -> bool + Sync)) -> Option<(Arc<AppContext>, Diagnosed)> {
+/// requests that follow; the open documents' diagnostics against it, and which documents were open
+/// (the rest of the pass works out every other file). `None` when the app is gone or a newer re-check
+/// is wanted.
+fn build(
+    session: &Session,
+    root: &Path,
+    wanted: u64,
+    stale: &(dyn Fn() -> bool + Sync),
+) -> Option<(Arc<AppContext>, Diagnosed, Vec<PathBuf>)> {
     if !session.index.apps().iter().any(|app| app.root == root) {
         return None;
     }
@@ -293,7 +299,7 @@ fn build(session: &Session, root: &Path, wanted: u64, stale: &(dyn Fn() -> bool 
     session.hints_stale.store(true, Ordering::SeqCst);
     let open: Vec<PathBuf> = session.documents().keys().cloned().collect();
     let diagnosed = diagnose(&context, |f| open.contains(&f.path), stale)?;
-    Some((context, diagnosed))
+    Some((context, diagnosed, open))
 }
 
 /// The diagnostics of the context's files that `wanted` picks, in parallel; `None` once `stale`.
