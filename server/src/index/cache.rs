@@ -74,9 +74,9 @@ pub fn status(metadata: &std::fs::Metadata, read_at: std::time::SystemTime) -> u
     }
 }
 
-/// One file: its facts are encoded on their own, so they are decoded only when the file is
-/// unchanged, in the cold index's parallel pass.
-#[derive(bincode::Encode, bincode::Decode)]
+/// One file, as written: its facts are encoded on their own, so they are decoded only when the file
+/// is unchanged, in the cold index's parallel pass. Read back as an `EntryRef`.
+#[derive(bincode::Encode)]
 struct Entry {
     relative: String,
     fingerprint: Fingerprint,
