@@ -9,6 +9,7 @@
 mod backend;
 mod capabilities;
 pub mod convert;
+pub mod framing;
 mod guard;
 mod handlers;
 mod session;

@@ -1,31 +1,53 @@
-//! A guard in front of the protocol library's reader. tower-lsp-server's framed reader ends the whole
-//! input stream at the first body that is not JSON, so one bad message from a client would stop the
-//! server. This task reads the frames itself and forwards only well-formed ones; anything else is
-//! logged and skipped.
+//! The reader in front of the protocol library: bytes from the client go through
+//! [`framing::Framer`], and only messages the library decodes reach it, each re-framed exactly.
+//! (Its own reader ends the input at the first frame it cannot decode.) What the framer skips or
+//! repairs is logged as a warning.
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use std::time::Duration;
 
-/// Big enough for any one message to pass without waiting on the reader.
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, DuplexStream};
+
+use super::framing::{Event, Framer};
+
+/// Big enough for any one ordinary message to pass without waiting on the reader.
 const PIPE_CAPACITY: usize = 1 << 20;
 
-/// Frames read from `input` that carry a JSON body, re-framed on the returned stream.
+/// How long an unfinished frame waits for more bytes before it is read as far as it goes (a
+/// `Content-Length` longer than its body). Ordinary clients write a frame at once.
+const PAUSE: Duration = Duration::from_millis(200);
+
+/// Messages read from `input`, re-framed on the returned stream.
 pub fn well_formed_frames(input: impl AsyncRead + Unpin + Send + 'static) -> DuplexStream {
     let (reader, mut writer) = tokio::io::duplex(PIPE_CAPACITY);
     tokio::spawn(async move {
-        let mut input = BufReader::new(input);
+        let mut input = input;
+        let mut framer = Framer::new();
+        let mut chunk = vec![0u8; 64 << 10];
+        let mut paused = false;
         loop {
-            let Some(length) = read_headers(&mut input).await else { break };
-            let mut body = vec![0u8; length];
-            if input.read_exact(&mut body).await.is_err() {
-                break;
+            while let Some(event) = framer.next(paused) {
+                if !forward(&mut writer, event).await {
+                    return;
+                }
             }
-            if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
-                tracing::warn!("skipped a message whose body is not JSON ({length} bytes)");
-                continue;
+            let read = if framer.is_partial() && !paused {
+                tokio::time::timeout(PAUSE, input.read(&mut chunk)).await
+            } else {
+                Ok(input.read(&mut chunk).await)
+            };
+            match read {
+                Err(_elapsed) => paused = true,
+                Ok(Ok(0)) | Ok(Err(_)) => break,
+                Ok(Ok(read)) => {
+                    framer.push(&chunk[..read]);
+                    paused = false;
+                }
             }
-            let header = format!("Content-Length: {length}\r\n\r\n");
-            if writer.write_all(header.as_bytes()).await.is_err() || writer.write_all(&body).await.is_err() {
-                break;
+        }
+        // The input ended: what is buffered is read as far as it goes.
+        while let Some(event) = framer.next(true) {
+            if !forward(&mut writer, event).await {
+                return;
             }
         }
         let _ = writer.shutdown().await;
@@ -33,34 +55,16 @@ pub fn well_formed_frames(input: impl AsyncRead + Unpin + Send + 'static) -> Dup
     reader
 }
 
-/// Reads header lines up to the blank line; `None` at the end of input. A header block without a
-/// usable `Content-Length` is skipped (logged) and the next one is read.
-async fn read_headers(input: &mut (impl AsyncBufReadExt + Unpin)) -> Option<usize> {
-    loop {
-        let mut length = None;
-        let mut saw_header = false;
-        loop {
-            let mut line = String::new();
-            if input.read_line(&mut line).await.ok()? == 0 {
-                return None;
-            }
-            let line = line.trim_end_matches(['\r', '\n']);
-            if line.is_empty() {
-                if saw_header {
-                    break;
-                }
-                continue;
-            }
-            saw_header = true;
-            if let Some((name, value)) = line.split_once(':')
-                && name.trim().eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse::<usize>().ok();
-            }
+/// Passes a message on (framed) or logs a warning; `false` once the library stopped reading.
+async fn forward(writer: &mut DuplexStream, event: Event) -> bool {
+    match event {
+        Event::Message(body) => {
+            let header = format!("Content-Length: {}\r\n\r\n", body.len());
+            writer.write_all(header.as_bytes()).await.is_ok() && writer.write_all(&body).await.is_ok()
         }
-        match length {
-            Some(length) => return Some(length),
-            None => tracing::warn!("skipped a message without a valid Content-Length header"),
+        Event::Warning(text) => {
+            tracing::warn!("client input: {text}");
+            true
         }
     }
 }

@@ -88,6 +88,12 @@ impl Client {
         self.stdin.flush().unwrap();
     }
 
+    /// Writes these bytes as they are: no framing (hostile-client tests).
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
     fn send(&mut self, message: Value) {
         self.send_raw(message.to_string().as_bytes());
     }

@@ -1,0 +1,73 @@
+//! The base protocol against a hostile client, through raw stdio frames to the real binary: a frame
+//! or message the server cannot read is skipped (logged), the stream re-synchronises, and the next
+//! request is answered. Nothing a client writes ends the server.
+
+mod support;
+
+use serde_json::json;
+use support::{Client, repo_root};
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    [format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes(), body].concat()
+}
+
+/// Sends `bad`, then asks for the workspace's symbols: the answer must come, and be a real one.
+fn still_answers(client: &mut Client, bad: &[u8], case: &str) {
+    client.send_bytes(bad);
+    let reply = client.request("workspace/symbol", json!({"query": "Post"}));
+    let names: Vec<&str> =
+        reply["result"].as_array().map(|all| all.iter().filter_map(|s| s["name"].as_str()).collect()).unwrap_or_default();
+    assert!(names.contains(&"Post"), "after {case}: {reply}");
+    assert!(client.is_running(), "after {case}");
+}
+
+#[test]
+fn no_frame_or_message_a_client_sends_ends_or_deafens_the_server() {
+    let app = repo_root().join("examples/blog");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+
+    let deep = format!(r#"{{"jsonrpc":"2.0","method":"x","params":{}1{}}}"#, "[".repeat(200), "]".repeat(200));
+    let messages: [(&str, &str); 11] = [
+        ("an empty object", "{}"),
+        ("a number", "42"),
+        ("null", "null"),
+        ("an empty batch", "[]"),
+        ("a batch", r#"[{"jsonrpc":"2.0","id":99,"method":"shutdown"}]"#),
+        ("JSON-RPC 1.0", r#"{"jsonrpc":"1.0","id":99,"method":"shutdown"}"#),
+        ("no jsonrpc member", r#"{"id":99,"method":"shutdown"}"#),
+        ("an object id", r#"{"jsonrpc":"2.0","id":{},"method":"shutdown"}"#),
+        ("a fractional id", r#"{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}"#),
+        ("a numeric method", r#"{"jsonrpc":"2.0","id":99,"method":7}"#),
+        ("nesting deeper than 128", &deep),
+    ];
+    for (case, body) in messages {
+        still_answers(&mut client, &frame(body.as_bytes()), case);
+    }
+
+    let initialized = br#"{"jsonrpc":"2.0","method":"$/noSuchNotification","params":{}}"#;
+    let with_header = |header: &str| [header.as_bytes(), b"\r\n", initialized].concat();
+    let characters = r#"{"jsonrpc":"2.0","method":"$/x","params":{"text":"é😀"}}"#;
+    let framings: Vec<(&str, Vec<u8>)> = vec![
+        ("a length shorter than the body", with_header(&format!("Content-Length: {}\r\n", initialized.len() - 10))),
+        ("a length longer than the body", with_header(&format!("Content-Length: {}\r\n", initialized.len() + 10))),
+        ("a length that is no number", with_header("Content-Length: twelve\r\n")),
+        ("a negative length", with_header("Content-Length: -3\r\n")),
+        ("no length", with_header("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n")),
+        ("two different lengths", with_header("Content-Length: 10\r\nContent-Length: 20\r\n")),
+        ("a length of a terabyte", with_header("Content-Length: 1099511627776\r\n")),
+        ("the largest u64 as length", with_header("Content-Length: 18446744073709551615\r\n")),
+        ("a header line that is not UTF-8", [b"X: \xff\xfe\r\n".as_slice(), &frame(initialized)].concat()),
+        ("random bytes", b"\x00\x17\xff\xfe garbage }{ \r\n\r\n\x80".to_vec()),
+        (
+            "characters counted instead of bytes",
+            [format!("Content-Length: {}\r\n\r\n", characters.chars().count()).as_bytes(), characters.as_bytes()].concat(),
+        ),
+        ("a body that is not JSON", frame(b"{ this is not json")),
+    ];
+    for (case, bytes) in &framings {
+        still_answers(&mut client, bytes, case);
+    }
+    assert_eq!(client.shutdown().code(), Some(0));
+}
