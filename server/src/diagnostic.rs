@@ -114,6 +114,8 @@ pub mod rule {
     pub const UNUSED_SUPPRESSION: RuleId = rule!("switchyard.unused-suppression");
     /// Switchyard's own: a mistake in `switchyard.toml`.
     pub const CONFIG: RuleId = rule!("switchyard.config");
+    /// Switchyard's own: a file it does not read (nested too deep, too large, not a regular file).
+    pub const SKIPPED_FILE: RuleId = rule!("switchyard.skipped-file");
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]

@@ -22,6 +22,7 @@ use tower_lsp_server::{LspService, Server};
 pub fn run_stdio() -> Result<bool, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .thread_stack_size(crate::syntax::parse::STACK_SIZE)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;

@@ -184,6 +184,19 @@ fn tree_sitter_allocator() {
 fn main() -> ExitCode {
     tune_allocator();
     tree_sitter_allocator();
+    // Trees are read on threads with a stack for the deepest file read (`syntax::parse::STACK_SIZE`).
+    let stack = switchyard::syntax::parse::STACK_SIZE;
+    let _ = rayon::ThreadPoolBuilder::new().stack_size(stack).build_global();
+    match std::thread::Builder::new().name("main".into()).stack_size(stack).spawn(run) {
+        Ok(work) => work.join().unwrap_or_else(|_| ExitCode::from(101)),
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "switchyard: error: cannot start a thread: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(error) => {

@@ -2,7 +2,7 @@
 
 mod support;
 
-use support::{copy_recursive, repo_root};
+use support::{copy_recursive, deep_files, repo_root, write_app};
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -368,4 +368,32 @@ fn a_second_check_reads_the_persisted_index_and_notices_every_change() {
     }
     let _ = std::fs::remove_dir_all(app);
     let _ = std::fs::remove_dir_all(cache);
+}
+
+#[test]
+fn deep_files_are_read_or_skipped_with_a_finding_in_every_command() {
+    for (scale, name) in [(1, "cli-nearly-too-deep"), (10, "cli-too-deep")] {
+        let files = deep_files(scale);
+        let app = write_app(name, &files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect::<Vec<_>>());
+        let app_arg = app.to_str().unwrap();
+        let out = switchyard(&["--check", "--no-cache", "--format", "json", app_arg]);
+        assert!(out.status.code().is_some_and(|c| c < 2), "scale {scale}: {}", text(&out.stderr));
+        let skipped: Vec<String> = text(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|finding| finding["rule"] == "switchyard.skipped-file")
+            .map(|finding| finding["path"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        let expected = if scale > 1 { files.len() - 2 } else { 0 };
+        assert_eq!(skipped.len(), expected, "scale {scale}: {skipped:?}");
+        for args in [vec!["index", app_arg], vec!["tree", app_arg], vec!["routes", app_arg]] {
+            let out = switchyard(&args);
+            assert_eq!(out.status.code(), Some(0), "{args:?} at scale {scale}: {}", text(&out.stderr));
+        }
+        for (relative, _) in &files[..files.len() - 2] {
+            let file = app.join(relative);
+            let out = switchyard(&["preview", file.to_str().unwrap()]);
+            assert!(out.status.code().is_some_and(|c| c < 101), "preview {relative} at scale {scale}: {}", text(&out.stderr));
+        }
+    }
 }

@@ -1,11 +1,12 @@
-//! The base protocol against a hostile client, through raw stdio frames to the real binary: a frame
-//! or message the server cannot read is skipped (logged), the stream re-synchronises, and the next
-//! request is answered. Nothing a client writes ends the server.
+//! Hostile input against the real binary. The base protocol through raw stdio frames: a frame or
+//! message the server cannot read is skipped (logged), the stream re-synchronises, and the next
+//! request is answered. Files nested deeper than any stack: skipped with a diagnostic that says so,
+//! while files nested nearly as deep are read and served.
 
 mod support;
 
-use serde_json::json;
-use support::{Client, repo_root};
+use serde_json::{Value, json};
+use support::{Client, deep_files, repo_root, write_app};
 
 fn frame(body: &[u8]) -> Vec<u8> {
     [format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes(), body].concat()
@@ -70,4 +71,47 @@ fn no_frame_or_message_a_client_sends_ends_or_deafens_the_server() {
         still_answers(&mut client, bytes, case);
     }
     assert_eq!(client.shutdown().code(), Some(0));
+}
+
+fn skipped_file(diagnostics: &[Value]) -> bool {
+    diagnostics.iter().any(|d| d["code"] == "switchyard.skipped-file")
+}
+
+#[test]
+fn deep_files_are_read_or_skipped_with_a_diagnostic_never_a_dead_server() {
+    for (scale, name) in [(1, "nearly-too-deep"), (10, "too-deep")] {
+        let files = deep_files(scale);
+        let app = write_app(name, &files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect::<Vec<_>>());
+        let files = &files[..files.len() - 2]; // Not the Gemfile and the controller.
+        let mut client = Client::spawn();
+        client.initialize(&app);
+        client.wait_indexed();
+        for (relative, _) in files {
+            let path = app.join(relative);
+            let language = if relative.ends_with(".erb") { "erb" } else { "ruby" };
+            let file_uri = client.open(&path, language, 1);
+            let diagnostics = client.diagnostics(&file_uri, Some(1));
+            assert_eq!(skipped_file(&diagnostics), scale > 1, "{relative} at scale {scale}: {diagnostics:?}");
+            for (method, params) in [
+                ("textDocument/documentSymbol", json!({"textDocument": {"uri": file_uri}})),
+                ("textDocument/hover", json!({"textDocument": {"uri": file_uri}, "position": {"line": 1, "character": 3}})),
+                (
+                    "textDocument/inlayHint",
+                    json!({"textDocument": {"uri": file_uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9999, "character": 0}}}),
+                ),
+                ("textDocument/codeLens", json!({"textDocument": {"uri": file_uri}})),
+                ("switchyard/preview", json!({"uri": file_uri, "target": "ruby"})),
+                ("switchyard/emittedTree", json!({"uri": file_uri})),
+            ] {
+                let reply = client.request(method, params);
+                assert!(reply.get("error").is_none(), "{method} on {relative} at scale {scale}: {reply}");
+            }
+            // An edit at the deepest point is read too.
+            client.change(&file_uri, 2, json!([{"text": format!("{}\n", std::fs::read_to_string(&path).unwrap())}]));
+            client.diagnostics(&file_uri, Some(2));
+        }
+        let symbols = client.request("workspace/symbol", json!({"query": "Post"}));
+        assert!(symbols.get("error").is_none());
+        assert_eq!(client.shutdown().code(), Some(0), "scale {scale}");
+    }
 }

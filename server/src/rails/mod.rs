@@ -335,7 +335,20 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             }
         });
     }
-    let Some(tree) = parsed.ruby.as_ref() else { return facts };
+    let Some(tree) = parsed.ruby.as_ref() else {
+        if let Some(too_deep) = parsed.too_deep {
+            facts.diagnostics.push(Diagnostic {
+                span: facts.line_index.span(too_deep.offset..too_deep.offset),
+                severity: crate::diagnostic::Severity::Warning,
+                rule: rule::SKIPPED_FILE,
+                message: format!(
+                    "Switchyard skipped this file: its Ruby nests more than {} levels deep here (nothing in it is checked)",
+                    crate::syntax::parse::MAX_NESTING
+                ),
+            });
+        }
+        return facts;
+    };
     let ruby_text = parsed.ruby_text(text);
     let error_rule =
         if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };

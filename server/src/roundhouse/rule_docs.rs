@@ -111,6 +111,14 @@ pub const OWN: &[(&str, &str)] = &[
          rule at its own level, no excludes).\n\n## Fix\n\nSee the message; the settings are `targets = [\"ruby\", \"jruby\", \
          \"spinel\"]`, `exclude = [\"glob\", …]` and `[rules]` `\"rule.id\" = \"off\" | \"info\" | \"warning\" | \"error\"`.\n",
     ),
+    (
+        "switchyard.skipped-file",
+        "**warning** · Switchyard's own\n\nSwitchyard did not read this file, or not all of it, and says why: its Ruby nests deeper than \
+         1,000 levels (real code stays under 50; such a file is usually generated), or it is larger than Switchyard reads. \
+         Nothing in it is checked, and what it defines (models, routes, methods) is unknown to the rest of the app, so \
+         findings elsewhere that depend on it may be missing.\n\n## Fix\n\nNone is needed if the file is generated or \
+         vendored: exclude it (`exclude = [\"path/glob\"]` in `switchyard.toml`). Otherwise split the nesting up.\n",
+    ),
 ];
 
 /// The page of one of Switchyard's own diagnostics.

@@ -52,33 +52,39 @@ impl Client {
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (sender, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
+        let reading = std::thread::Builder::new().stack_size(64 << 20);
+        reading
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
                 loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    let mut length = None;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let line = line.trim_end();
+                        if line.is_empty() {
+                            break;
+                        }
+                        if let Some(value) = line.strip_prefix("Content-Length: ") {
+                            length = value.parse::<usize>().ok();
+                        }
+                    }
+                    let mut body = vec![0; length.expect("Content-Length header")];
+                    if reader.read_exact(&mut body).is_err() {
                         return;
                     }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
+                    // Without serde_json's depth limit: editors' JSON readers have none (or 1,000).
+                    let mut reader = serde_json::Deserializer::from_slice(&body);
+                    reader.disable_recursion_limit();
+                    let message: Value = serde::Deserialize::deserialize(&mut reader).expect("server sent invalid JSON");
+                    if sender.send(message).is_err() {
+                        return;
                     }
-                    if let Some(value) = line.strip_prefix("Content-Length: ") {
-                        length = value.parse::<usize>().ok();
-                    }
                 }
-                let mut body = vec![0; length.expect("Content-Length header")];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let message: Value = serde_json::from_slice(&body).expect("server sent invalid JSON");
-                if sender.send(message).is_err() {
-                    return;
-                }
-            }
-        });
+            })
+            .expect("spawn the reader");
         Client { child, stdin, incoming, next_id: 1, seen: Vec::new() }
     }
 
@@ -271,4 +277,42 @@ pub fn copy_recursive(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
+}
+
+fn nested(open: &str, middle: &str, close: &str, levels: usize) -> String {
+    format!("{}{middle}{}", open.repeat(levels), close.repeat(levels))
+}
+
+fn model(body: &str) -> String {
+    format!("class Post < ApplicationRecord\n  has_many :comments\n{body}\nend\n")
+}
+
+/// An app of each shape nested nearly as deep as Switchyard reads (`scale` 1) or ten times deeper
+/// (10): files, then the Gemfile and a controller.
+pub fn deep_files(scale: usize) -> Vec<(String, String)> {
+    let routes =
+        |open: &str| format!("Rails.application.routes.draw do\n{}\nend\n", nested(open, "get 'x', to: 'a#b'\n", "end\n", 300 * scale));
+    vec![
+        ("app/models/post.rb".into(), model(&nested("a do\n", "", "end\n", 300 * scale))),
+        ("app/models/array.rb".into(), model(&format!("X = {}", nested("[", "", "]", 900 * scale)))),
+        ("app/models/paren.rb".into(), model(&format!("X = {}", nested("(", "1", ")", 900 * scale)))),
+        ("app/models/chain.rb".into(), model(&format!("X = a{}", ".b".repeat(900 * scale)))),
+        ("app/models/sum.rb".into(), model(&format!("X = 1{}", " + 1".repeat(900 * scale)))),
+        ("app/models/hash.rb".into(), model(&format!("X = {}", nested("{a: ", "1", "}", 450 * scale)))),
+        ("app/models/branch.rb".into(), model(&nested("if a\n", "", "end\n", 450 * scale))),
+        ("app/models/lambda.rb".into(), model(&format!("X = {}", nested("-> { ", "1", " }", 300 * scale)))),
+        ("lib/nest.rb".into(), nested("module A\n", "", "end\n", 450 * scale)),
+        ("app/views/posts/index.html.erb".into(), nested("<% if a %>\n", "", "<% end %>\n", 450 * scale)),
+        (
+            "db/schema.rb".into(),
+            format!(
+                "ActiveRecord::Schema.define(version: 1) do\n{}end\n",
+                nested("create_table :posts do |t|\n", "", "end\n", 300 * scale)
+            ),
+        ),
+        ("config/routes.rb".into(), routes("namespace :a do\n")),
+        ("config/routes/resources.rb".into(), routes("resources :a do\n")),
+        ("Gemfile".into(), "gem 'rails'\n".into()),
+        ("app/controllers/posts_controller.rb".into(), "class PostsController < ApplicationController\n  def index; end\nend\n".into()),
+    ]
 }

@@ -181,6 +181,7 @@ fn background() -> &'static rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new()
             .num_threads(cores.saturating_sub(1).max(1))
             .thread_name(|i| format!("switchyard-recheck-{i}"))
+            .stack_size(crate::syntax::parse::STACK_SIZE)
             .start_handler(|_| lower_priority())
             .build()
             .unwrap_or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool"))
