@@ -349,6 +349,42 @@ fn parse_included_ranges(text: &str, ranges: &[Range]) -> Option<Tree> {
     })
 }
 
+/// How deep `tree` nests, counted in nodes, as far as `limit` (then `limit + 1` and where the
+/// walk crossed it). Subtrees of fewer than [`SMALL_SUBTREE`] bytes are not entered: a subtree
+/// nests at most a few levels per byte, so what they hide is bounded and the walk visits a small
+/// share of the nodes.
+pub fn nesting_depth(tree: &Tree, limit: usize) -> (usize, usize) {
+    let mut cursor = tree.walk();
+    let mut depth = 0;
+    let mut deepest = 0;
+    loop {
+        let node = cursor.node();
+        let enter = node.end_byte() - node.start_byte() >= SMALL_SUBTREE;
+        if enter && cursor.goto_first_child() {
+            depth += 1;
+            if depth > deepest {
+                deepest = depth;
+                if deepest > limit {
+                    return (deepest, cursor.node().start_byte());
+                }
+            }
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return (deepest, 0);
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// See [`nesting_depth`]: such a subtree hides at most a few hundred levels.
+const SMALL_SUBTREE: usize = 128;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,39 +428,3 @@ mod tests {
         assert_eq!(edit.start_position, Point { row: 1, column: 1 });
     }
 }
-
-/// How deep `tree` nests, counted in nodes, as far as `limit` (then `limit + 1` and where the
-/// walk crossed it). Subtrees of fewer than [`SMALL_SUBTREE`] bytes are not entered: a subtree
-/// nests at most a few levels per byte, so what they hide is bounded and the walk visits a small
-/// share of the nodes.
-pub fn nesting_depth(tree: &Tree, limit: usize) -> (usize, usize) {
-    let mut cursor = tree.walk();
-    let mut depth = 0;
-    let mut deepest = 0;
-    loop {
-        let node = cursor.node();
-        let enter = node.end_byte() - node.start_byte() >= SMALL_SUBTREE;
-        if enter && cursor.goto_first_child() {
-            depth += 1;
-            if depth > deepest {
-                deepest = depth;
-                if deepest > limit {
-                    return (deepest, cursor.node().start_byte());
-                }
-            }
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return (deepest, 0);
-            }
-            depth -= 1;
-        }
-    }
-}
-
-/// See [`nesting_depth`]: such a subtree hides at most a few hundred levels.
-const SMALL_SUBTREE: usize = 128;
