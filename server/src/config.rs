@@ -24,6 +24,9 @@ use crate::roundhouse::tree::Target;
 
 pub const FILE_NAME: &str = "switchyard.toml";
 
+/// The largest settings file read.
+const MAX_SIZE: u64 = 1 << 20;
+
 /// What a rule is set to in `[rules]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleLevel {
@@ -134,10 +137,13 @@ impl Config {
     /// As `load`, with the file and the error apart (the editor puts the error on the file's line).
     pub fn load_located(app_root: &Path) -> Result<Option<Config>, (std::path::PathBuf, ConfigError)> {
         let path = app_root.join(FILE_NAME);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Config::parse(&text).map(Some).map_err(|e| (path, e)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err((path, ConfigError { line: None, message: e.to_string() })),
+        // Through a symlink only inside the app, a regular file only, and small (a repository can
+        // commit a symlink to /dev/zero or /dev/stdin).
+        match crate::files::read_regular_text(&path, Some(app_root), MAX_SIZE) {
+            Ok(Some(text)) => Config::parse(&text).map(Some).map_err(|e| (path, e)),
+            Ok(None) => Err((path, ConfigError { line: None, message: "not valid UTF-8".to_string() })),
+            Err(crate::files::Refusal::Io(std::io::ErrorKind::NotFound, _)) => Ok(None),
+            Err(refusal) => Err((path, ConfigError { line: None, message: format!("not read: {refusal}") })),
         }
     }
 

@@ -20,6 +20,7 @@ pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod document;
+pub mod files;
 pub mod ide;
 pub mod index;
 pub mod lsp;

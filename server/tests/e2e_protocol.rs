@@ -115,3 +115,88 @@ fn deep_files_are_read_or_skipped_with_a_diagnostic_never_a_dead_server() {
         assert_eq!(client.shutdown().code(), Some(0), "scale {scale}");
     }
 }
+
+fn symbol_names(client: &mut Client, query: &str) -> Vec<String> {
+    let reply = client.request("workspace/symbol", json!({"query": query}));
+    reply["result"].as_array().map(|all| all.iter().filter_map(|s| s["name"].as_str().map(String::from)).collect()).unwrap_or_default()
+}
+
+#[test]
+fn nothing_outside_the_workspace_is_read_whatever_a_client_or_a_repository_names() {
+    let root = write_app(
+        "escape",
+        &[
+            ("app/Gemfile", "gem 'rails'\n"),
+            ("app/config/routes.rb", "Rails.application.routes.draw do\n  resources :posts\nend\n"),
+            ("app/app/models/post.rb", "class Post < ApplicationRecord\nend\n"),
+            ("app/app/models/visible.rb", "class Visible < ApplicationRecord\nend\n"),
+            ("secret/secret.rb", "class SecretThing < ApplicationRecord\nend\n"),
+        ],
+    );
+    let app = root.join("app");
+    std::os::unix::fs::symlink(root.join("secret"), app.join("app/models/linked")).unwrap();
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    assert!(symbol_names(&mut client, "Post").contains(&"Post".to_owned()));
+    std::fs::write(app.join("app/models/visible.rb"), "class Visible < ApplicationRecord\nend\nclass NewlyShown\nend\n").unwrap();
+
+    let base = format!("file://{}", app.display());
+    let host = format!("//otherhost{}", app.display());
+    let named = [
+        format!("{base}/app/../../secret/secret.rb"),
+        format!("{base}/app/%2e%2e/%2e%2e/secret/secret.rb"),
+        format!("{base}/app/..%2f..%2fsecret/secret.rb"),
+        format!("{base}/app/models/linked/secret.rb"),
+        format!("http:{host}/app/models/visible.rb"),
+        format!("file:{host}/app/models/visible.rb"),
+    ];
+    let changes: Vec<Value> = named.iter().map(|uri| json!({"uri": uri, "type": 1})).collect();
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": changes}));
+    for uri in &named {
+        let preview = client.request("switchyard/preview", json!({"uri": uri, "target": "ruby"}));
+        assert!(!preview.to_string().contains("SecretThing"), "{uri}: {preview}");
+        let symbols = client.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+        assert!(!symbols.to_string().contains("SecretThing"), "{uri}: {symbols}");
+    }
+    assert_eq!(symbol_names(&mut client, "SecretThing"), Vec::<String>::new());
+    // The in-app file named through another host or scheme was not re-read either; named as itself,
+    // it is.
+    assert_eq!(symbol_names(&mut client, "NewlyShown"), Vec::<String>::new());
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": format!("{base}/app/models/visible.rb"), "type": 2}]}));
+    assert_eq!(symbol_names(&mut client, "NewlyShown"), ["NewlyShown"]);
+    assert_eq!(client.shutdown().code(), Some(0));
+}
+
+#[test]
+fn a_settings_file_that_is_a_device_a_fifo_or_a_link_outside_is_refused_not_read() {
+    for (name, target) in [("zero", Some("/dev/zero")), ("stdin", Some("/dev/stdin")), ("fifo", None)] {
+        let app = write_app(
+            &format!("settings-{name}"),
+            &[
+                ("Gemfile", "gem 'rails'\n"),
+                ("config/routes.rb", "Rails.application.routes.draw do\nend\n"),
+                ("app/models/post.rb", "class Post < ApplicationRecord\nend\n"),
+            ],
+        );
+        let settings = app.join("switchyard.toml");
+        match target {
+            Some(target) => std::os::unix::fs::symlink(target, &settings).unwrap(),
+            None => {
+                let c_path = std::ffi::CString::new(settings.to_str().unwrap()).unwrap();
+                assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+            }
+        }
+        let mut client = Client::spawn();
+        client.initialize(&app);
+        let settings_uri = format!("file://{}", settings.display());
+        let diagnostics = client.diagnostics(&settings_uri, None);
+        client.wait_indexed();
+        assert!(
+            diagnostics.iter().any(|d| d["code"] == "switchyard.config" && d["message"].as_str().unwrap_or("").contains("not read")),
+            "{name}: {diagnostics:?}"
+        );
+        assert!(symbol_names(&mut client, "Post").contains(&"Post".to_owned()), "{name}");
+        assert_eq!(client.shutdown().code(), Some(0), "{name}");
+    }
+}

@@ -210,14 +210,29 @@ impl Index {
     /// unchanged since they were written: unread when its status is the one they were read at, else
     /// when its content hashes the same. Without a cache nothing is hashed.
     fn read_file_cached(&self, path: &Path, cached: Option<&CachedFacts>) -> Result<ReadFile, FileError> {
-        use std::io::Read;
         let language = project::language_of(path).ok_or(FileError::NotIndexable)?;
-        let io = |e: std::io::Error| FileError::Io(e.to_string());
         let (root, relative, kind) = self.placement(path);
         let entry = root.as_ref().zip(cached).and_then(|(root, cached)| Some(cached.get(root)?.remove(&relative)?.1));
-        let mut file = std::fs::File::open(path).map_err(io)?;
+        let skipped = |why: String| {
+            let mut facts = FileFacts::empty(path.to_path_buf(), relative.clone(), kind, language);
+            facts.diagnostics.push(crate::diagnostic::Diagnostic {
+                span: crate::syntax::Span::default(),
+                severity: crate::diagnostic::Severity::Warning,
+                rule: crate::diagnostic::rule::SKIPPED_FILE,
+                message: format!("Switchyard skipped this file: {why} (nothing in it is checked)"),
+            });
+            Ok(ReadFile { facts, len: 0, saved: None })
+        };
+        let refused = |refusal: crate::files::Refusal| match refusal {
+            crate::files::Refusal::Skipped(why) => skipped(why),
+            crate::files::Refusal::Io(_, error) => Err(FileError::Io(error)),
+        };
+        let opened = match crate::files::open_regular(path, root.as_deref(), crate::files::MAX_SOURCE) {
+            Ok(opened) => opened,
+            Err(refusal) => return refused(refusal),
+        };
         let read_at = std::time::SystemTime::now();
-        let metadata = file.metadata().map_err(io)?;
+        let metadata = opened.metadata.clone();
         let status = if cached.is_some() { cache::status(&metadata, read_at) } else { 0 };
         let reuse = |entry: cache::Cached, fingerprint: cache::Fingerprint, len: usize| {
             let mut facts = cache::decode_facts(&entry.facts)?;
@@ -236,8 +251,10 @@ impl Index {
             }
             other => other,
         };
-        let mut bytes = Vec::with_capacity(metadata.len() as usize + 1);
-        file.read_to_end(&mut bytes).map_err(io)?;
+        let bytes = match crate::files::read_opened(opened, crate::files::MAX_SOURCE) {
+            Ok(bytes) => bytes,
+            Err(refusal) => return refused(refusal),
+        };
         let len = bytes.len();
         let fingerprint = root.as_ref().filter(|_| cached.is_some()).map(|_| cache::Fingerprint::of(&bytes));
         if let (Some(entry), Some(fingerprint)) = (entry, fingerprint)

@@ -11,8 +11,34 @@ use crate::ide::SymbolKind;
 use crate::ide::symbols::DocumentSymbol;
 use crate::syntax::{LineIndex, Span};
 
+/// The local file a URI names: `file:` URIs without a host (or `localhost`) only, percent-decoded
+/// and with `.` and `..` resolved, so that a containment check on the path holds (`app/../secret`,
+/// `%2e%2e`, `..%2f` name what they lead to). Any other URI names no file here.
 pub fn path_of(uri: &Uri) -> Option<PathBuf> {
-    uri.to_file_path().map(|p| p.into_owned())
+    if !uri.scheme().as_str().eq_ignore_ascii_case("file") {
+        return None;
+    }
+    if let Some(authority) = uri.authority()
+        && !authority.host().is_empty()
+        && !authority.host().eq_ignore_ascii_case("localhost")
+    {
+        return None;
+    }
+    let path = uri.to_file_path()?;
+    if !path.is_absolute() {
+        return None;
+    }
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    Some(normal)
 }
 
 pub fn uri_of(path: &std::path::Path) -> Option<Uri> {
@@ -185,6 +211,26 @@ mod tests {
             assert_eq!(doc.text, expected);
             let fresh = crate::syntax::ParsedFile::parse(Language::Ruby, &doc.text);
             assert_eq!(doc.parsed.ruby.as_ref().map(|t| t.root_node().to_sexp()), fresh.ruby.as_ref().map(|t| t.root_node().to_sexp()));
+        }
+    }
+
+    #[test]
+    fn only_local_file_uris_name_files_and_dot_dot_is_resolved() {
+        let path = |uri: &str| path_of(&uri.parse::<Uri>().unwrap()).map(|p| p.display().to_string());
+        assert_eq!(path("file:///w/app/models/post.rb").as_deref(), Some("/w/app/models/post.rb"));
+        assert_eq!(path("file://localhost/w/a.rb").as_deref(), Some("/w/a.rb"));
+        assert_eq!(path("file:///w/app/%20x.rb").as_deref(), Some("/w/app/ x.rb"));
+        for escape in [
+            "file:///w/app/../secret/s.rb",
+            "file:///w/app/%2e%2e/secret/s.rb",
+            "file:///w/app/..%2fsecret/s.rb",
+            "file:///w/app/./../secret/s.rb",
+        ] {
+            assert_eq!(path(escape).as_deref(), Some("/w/secret/s.rb"), "{escape}");
+        }
+        assert_eq!(path("file:///../../etc/passwd").as_deref(), Some("/etc/passwd"));
+        for elsewhere in ["http://host/w/app/a.rb", "https:///w/a.rb", "file://otherhost/w/a.rb", "untitled:Untitled-1"] {
+            assert_eq!(path(elsewhere), None, "{elsewhere}");
         }
     }
 

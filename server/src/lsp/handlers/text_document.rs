@@ -92,7 +92,8 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
 /// the disk, it is forgotten. Diagnostics of the rest of its app are refreshed either way.
 pub fn reindex_from_disk(session: &Session, path: &Path) -> Vec<Change> {
     let app = session.index.app_for(path);
-    if app.is_some() && path.is_file() {
+    // A client names the path: through a linked folder it may lead outside the app.
+    if path.is_file() && app.as_ref().is_some_and(|app| crate::files::resolves_inside(path, &app.root)) {
         let previous = session.index.get(path);
         match session.index.index_file(path) {
             Ok(facts) => return vec![note(session, &facts, previous.as_ref(), None)],

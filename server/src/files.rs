@@ -1,0 +1,171 @@
+//! Reading a file of the workspace from disk, as a repository may hold anything: only regular files
+//! (a FIFO, a device such as `/dev/zero` or `/dev/stdin`, a socket is never opened for reading, so
+//! nothing blocks or grows without end), never more than a limit, and through a symbolic link only
+//! when it resolves inside the folder given (git commits symlinks).
+//!
+//! It does not decide what a caller does with a file it refuses: the index reports it as a
+//! `switchyard.skipped-file` finding, the settings file as a settings error.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The largest source file read (the largest file of five public Rails apps is 0.3 MB; a
+/// `db/structure.sql` of a large app about 2 MB).
+pub const MAX_SOURCE: u64 = 8 << 20;
+
+/// Why a file was not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The file could not be opened or read (it does not exist, permissions…).
+    Io(std::io::ErrorKind, String),
+    /// Not read on purpose: the text says why ("a FIFO, not a regular file").
+    Skipped(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Io(_, error) | Refusal::Skipped(error) => f.write_str(error),
+        }
+    }
+}
+
+/// An open regular file and its metadata (from the open file, so it is the file that was checked).
+pub struct Opened {
+    pub file: std::fs::File,
+    pub metadata: std::fs::Metadata,
+}
+
+/// Opens `path` if it is a regular file of at most `limit` bytes inside `inside` (when given; only
+/// a symbolic link is resolved to check it).
+pub fn open_regular(path: &Path, inside: Option<&Path>, limit: u64) -> Result<Opened, Refusal> {
+    let io = |e: std::io::Error| Refusal::Io(e.kind(), e.to_string());
+    let link = std::fs::symlink_metadata(path).map_err(io)?;
+    if link.file_type().is_symlink() {
+        let Ok(target) = std::fs::canonicalize(path) else {
+            let named = std::fs::read_link(path).map(|to| to.display().to_string()).unwrap_or_default();
+            return Err(Refusal::Skipped(format!("a symbolic link to {named}, which leads to no file")));
+        };
+        let contained = inside.is_none_or(|root| std::fs::canonicalize(root).is_ok_and(|root| target.starts_with(root)));
+        if !contained {
+            return Err(Refusal::Skipped(format!("a symbolic link to {}, outside the app", target.display())));
+        }
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Opening a FIFO for reading waits for a writer; without blocking it returns at once and is
+    // refused below by its type.
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    #[cfg(not(target_os = "linux"))]
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(Refusal::Skipped("not a regular file".to_string()));
+    }
+    let file = options.open(path).map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
+    if !metadata.is_file() {
+        return Err(Refusal::Skipped(format!("{}, not a regular file", file_type_name(&metadata))));
+    }
+    if metadata.len() > limit {
+        return Err(Refusal::Skipped(too_large(metadata.len(), limit)));
+    }
+    Ok(Opened { file, metadata })
+}
+
+/// Reads what `open_regular` opened, stopping past `limit` (a file may grow while it is read).
+pub fn read_opened(opened: Opened, limit: u64) -> Result<Vec<u8>, Refusal> {
+    let mut bytes = Vec::with_capacity(opened.metadata.len() as usize + 1);
+    opened.file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| Refusal::Io(e.kind(), e.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(Refusal::Skipped(too_large(bytes.len() as u64, limit)));
+    }
+    Ok(bytes)
+}
+
+/// Whether `path`, every symbolic link in it resolved, is inside `root` (for paths a client names;
+/// the walk of the workspace follows no link to a folder).
+pub fn resolves_inside(path: &Path, root: &Path) -> bool {
+    match (std::fs::canonicalize(path), std::fs::canonicalize(root)) {
+        (Ok(path), Ok(root)) => path.starts_with(root),
+        _ => false,
+    }
+}
+
+/// `open_regular` and `read_opened` in one.
+pub fn read_regular(path: &Path, inside: Option<&Path>, limit: u64) -> Result<Vec<u8>, Refusal> {
+    read_opened(open_regular(path, inside, limit)?, limit)
+}
+
+/// As `read_regular`, as UTF-8 text (`None` when it is not).
+pub fn read_regular_text(path: &Path, inside: Option<&Path>, limit: u64) -> Result<Option<String>, Refusal> {
+    read_regular(path, inside, limit).map(|bytes| String::from_utf8(bytes).ok())
+}
+
+fn too_large(len: u64, limit: u64) -> String {
+    format!("{:.1} MB, over the {} MB Switchyard reads", len as f64 / 1e6, limit / 1_000_000)
+}
+
+fn file_type_name(metadata: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = metadata.file_type();
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if metadata.is_dir() { "a folder" } else { "a special file" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("switchyard-files-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn skipped(result: Result<Vec<u8>, Refusal>) -> String {
+        match result {
+            Err(Refusal::Skipped(why)) => why,
+            other => panic!("expected a skip, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn only_regular_files_inside_the_folder_and_under_the_limit_are_read() {
+        let app = scratch("app");
+        let outside = scratch("outside");
+        std::fs::write(app.join("post.rb"), "class Post; end\n").unwrap();
+        std::fs::write(outside.join("secret.rb"), "SECRET = 1\n").unwrap();
+        assert_eq!(read_regular(&app.join("post.rb"), Some(&app), MAX_SOURCE).unwrap(), b"class Post; end\n");
+
+        std::os::unix::fs::symlink(app.join("post.rb"), app.join("alias.rb")).unwrap();
+        assert!(read_regular(&app.join("alias.rb"), Some(&app), MAX_SOURCE).is_ok());
+        std::os::unix::fs::symlink(outside.join("secret.rb"), app.join("secret.rb")).unwrap();
+        assert!(skipped(read_regular(&app.join("secret.rb"), Some(&app), MAX_SOURCE)).contains("outside the app"));
+
+        for device in ["/dev/zero", "/dev/stdin"] {
+            let link = app.join(format!("{}.rb", &device[5..]));
+            std::os::unix::fs::symlink(device, &link).unwrap();
+            assert!(skipped(read_regular(&link, None, MAX_SOURCE)).contains("not a regular file"), "{device}");
+        }
+        let fifo = app.join("fifo.rb");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        assert_eq!(skipped(read_regular(&fifo, Some(&app), MAX_SOURCE)), "a FIFO, not a regular file");
+
+        std::fs::write(app.join("big.rb"), vec![b'#'; 2000]).unwrap();
+        assert!(skipped(read_regular(&app.join("big.rb"), Some(&app), 1000)).starts_with("0.0 MB, over"));
+        assert!(matches!(read_regular(&app.join("missing.rb"), Some(&app), 1000), Err(Refusal::Io(std::io::ErrorKind::NotFound, _))));
+    }
+}
