@@ -9,9 +9,9 @@
 use std::io::Read;
 use std::path::Path;
 
-/// The largest source file read (the largest file of five public Rails apps is 0.3 MB; a
-/// `db/structure.sql` of a large app about 2 MB).
-pub const MAX_SOURCE: u64 = 8 << 20;
+/// The largest source file read, the longest text parsed (the largest file of five public Rails
+/// apps is 0.3 MB; a `db/structure.sql` of a large app about 2 MB).
+pub const MAX_SOURCE: u64 = crate::syntax::parse::MAX_PARSED as u64;
 
 /// Why a file was not read.
 #[derive(Debug, Clone, PartialEq, Eq)]

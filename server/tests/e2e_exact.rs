@@ -20,7 +20,7 @@ fn start(binary: &std::path::Path, checkout: &std::path::Path, name: &str) -> (C
             "initializationOptions": {"targets": ["ruby"], "roundhouse": {"binary": binary, "checkout": checkout}}
         }),
     );
-    assert_eq!(result["result"]["capabilities"]["textDocumentSync"]["save"], true);
+    assert_eq!(result["result"]["capabilities"]["textDocumentSync"]["save"], json!({"includeText": true}));
     client.notify("initialized", json!({}));
     client.wait_indexed();
     (client, app)

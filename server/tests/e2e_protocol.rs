@@ -200,3 +200,221 @@ fn a_settings_file_that_is_a_device_a_fifo_or_a_link_outside_is_refused_not_read
         assert_eq!(client.shutdown().code(), Some(0), "{name}");
     }
 }
+
+/// A small deterministic generator: a failing seed reproduces.
+struct Lcg(u64);
+impl Lcg {
+    fn below(&mut self, bound: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % bound.max(1)
+    }
+}
+
+/// The documents the random edits go to, and lines an editor might add to each (routes among them,
+/// so whole-app re-checks run while edits arrive).
+const EDITED: &[(&str, &str, &[&str])] = &[
+    (
+        "config/routes.rb",
+        "ruby",
+        &[
+            "  resources :articles\n",
+            "  get \"about\", to: \"pages#nowhere\"\n",
+            "  resources :posts do\n",
+            "  end\n",
+            "  root \"posts#index\"\n",
+        ],
+    ),
+    (
+        "app/models/post.rb",
+        "ruby",
+        &["  has_many :ghosts\n", "  validates :title, presence: true\n", "  def x(\n", "  after_commit :y\n", "end\n"],
+    ),
+    (
+        "app/controllers/posts_controller.rb",
+        "ruby",
+        &["  def extra; end\n", "  before_action :nothing\n", "  def show\n    @post = Post.find(params[:id])\n  end\n"],
+    ),
+    (
+        "app/views/posts/index.html.erb",
+        "erb",
+        &["<%= link_to \"A\", articles_path %>\n", "<%= link_to \"P\", posts_path %>\n", "<% if x %>\n", "<%= @post.title %>\n"],
+    ),
+];
+
+/// The last diagnostics published for each file (by path relative to `root`), in a comparable form.
+fn last_published(client: &Client, root: &std::path::Path) -> std::collections::BTreeMap<String, Vec<String>> {
+    let prefix = format!("file://{}/", root.display());
+    let mut last = std::collections::BTreeMap::new();
+    for message in client.seen.iter().filter(|m| m["method"] == "textDocument/publishDiagnostics") {
+        let Some(relative) = message["params"]["uri"].as_str().and_then(|u| u.strip_prefix(&prefix)) else { continue };
+        let mut found: Vec<String> = message["params"]["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|d| format!("{} {} {} {}", d["range"], d["code"], d["severity"], d["message"]))
+            .collect();
+        found.sort();
+        last.insert(relative.to_owned(), found);
+    }
+    last.retain(|_, found| !found.is_empty());
+    last
+}
+
+#[test]
+fn random_edits_end_where_a_fresh_server_on_the_final_text_starts() {
+    for seed in [1u64, 7, 42] {
+        let mut random = Lcg(seed);
+        let edited = support::copy_dir(&repo_root().join("examples/blog"), &format!("random-{seed}"));
+        let mut client = Client::spawn();
+        client.initialize(&edited);
+        client.wait_indexed();
+        let mut texts: Vec<Vec<String>> = Vec::new();
+        let mut uris = Vec::new();
+        for (relative, language, _) in EDITED {
+            let path = edited.join(relative);
+            uris.push(client.open(&path, language, 1));
+            texts.push(std::fs::read_to_string(&path).unwrap().split_inclusive('\n').map(String::from).collect());
+        }
+        let mut versions = vec![1i64; EDITED.len()];
+        for _ in 0..80 {
+            let doc = random.below(EDITED.len());
+            let lines = &mut texts[doc];
+            let line = random.below(lines.len() + 1);
+            let (range, text) = if random.below(3) == 0 && line < lines.len() {
+                lines.remove(line);
+                (json!({"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}), String::new())
+            } else {
+                let snippets = EDITED[doc].2;
+                let snippet = snippets[random.below(snippets.len())].to_owned();
+                lines.insert(line, snippet.clone());
+                // A snippet of several lines is several lines of the model.
+                *lines = lines.concat().split_inclusive('\n').map(String::from).collect();
+                (json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}), snippet)
+            };
+            versions[doc] += 1;
+            client.change(&uris[doc], versions[doc], json!([{"range": range, "text": text}]));
+        }
+        client.settle(std::time::Duration::from_millis(2000));
+        for uri in &uris {
+            let published: Vec<i64> = client
+                .seen
+                .iter()
+                .filter(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == *uri)
+                .filter_map(|m| m["params"]["version"].as_i64())
+                .collect();
+            assert!(published.windows(2).all(|w| w[0] <= w[1]), "seed {seed}, {uri}: versions published out of order: {published:?}");
+        }
+        let after_edits = last_published(&client, &edited);
+        assert_eq!(client.shutdown().code(), Some(0));
+
+        // A fresh server on the final texts, written to disk and opened as they are.
+        let fresh_app = support::copy_dir(&repo_root().join("examples/blog"), &format!("random-{seed}-fresh"));
+        for ((relative, _, _), lines) in EDITED.iter().zip(&texts) {
+            std::fs::write(fresh_app.join(relative), lines.concat()).unwrap();
+        }
+        let mut fresh = Client::spawn();
+        fresh.initialize(&fresh_app);
+        fresh.wait_indexed();
+        for (relative, language, _) in EDITED {
+            fresh.open(&fresh_app.join(relative), language, 1);
+        }
+        fresh.settle(std::time::Duration::from_millis(2000));
+        let from_scratch = last_published(&fresh, &fresh_app);
+        assert_eq!(fresh.shutdown().code(), Some(0));
+        assert_eq!(
+            after_edits,
+            from_scratch,
+            "seed {seed}: final texts:\n{}",
+            texts.iter().map(|l| l.concat()).collect::<Vec<_>>().join("\n----\n")
+        );
+    }
+}
+
+fn document_symbols(client: &mut Client, uri: &str) -> Vec<String> {
+    let reply = client.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    let mut names = Vec::new();
+    fn walk(symbols: &Value, names: &mut Vec<String>) {
+        for symbol in symbols.as_array().into_iter().flatten() {
+            names.push(symbol["name"].as_str().unwrap_or_default().to_owned());
+            walk(&symbol["children"], names);
+        }
+    }
+    walk(&reply["result"], &mut names);
+    names
+}
+
+fn insert_at(line: u32, text: &str) -> Value {
+    json!([{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": text}])
+}
+
+#[test]
+fn after_a_sync_error_edits_are_still_checked_and_a_save_brings_the_editors_text_back() {
+    let app = write_app(
+        "resync",
+        &[
+            ("Gemfile", "gem 'rails'\n"),
+            ("config/routes.rb", "Rails.application.routes.draw do\nend\n"),
+            ("lib/shapes.rb", "class Square\nend\n"),
+        ],
+    );
+    let path = app.join("lib/shapes.rb");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let file = client.open(&path, "ruby", 1);
+    // A change labelled with a version already held is still what the editor did.
+    client.change(&file, 1, insert_at(0, "class Stale\nend\n"));
+    client.change(&file, 2, insert_at(0, "class Circle\nend\n"));
+    assert_eq!(document_symbols(&mut client, &file), ["Circle", "Stale", "Square"]);
+    // A change outside the text held: the client's text is not ours any more; later edits are
+    // applied and checked all the same (no full-text change is needed).
+    client.change(&file, 3, insert_at(900, "class Far\nend\n"));
+    client.change(&file, 4, insert_at(0, "class Later\nend\n"));
+    let symbols = document_symbols(&mut client, &file);
+    assert_eq!(symbols.first().map(String::as_str), Some("Later"), "{symbols:?}");
+    let diagnostics = client.diagnostics(&file, Some(4));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    // The save carries the editor's text, and the server is back on it.
+    let editors = "class Later\nend\nclass Circle\nend\nclass Square\nend\nclass Triangle\nend\n";
+    client.notify("textDocument/didSave", json!({"textDocument": {"uri": file}, "text": editors}));
+    assert_eq!(document_symbols(&mut client, &file), ["Later", "Circle", "Square", "Triangle"]);
+    // A client that sends no text on save: the saved file is read instead, once out of sync.
+    client.change(&file, 5, insert_at(900, "class Lost\nend\n"));
+    std::fs::write(&path, "class Hexagon\nend\n").unwrap();
+    client.notify("textDocument/didSave", json!({"textDocument": {"uri": file}}));
+    assert_eq!(document_symbols(&mut client, &file), ["Hexagon"]);
+    // And a change for a document never opened starts from the file on disk.
+    let other = app.join("lib/other.rb");
+    std::fs::write(&other, "class Pentagon\nend\n").unwrap();
+    let other_uri = support::uri(&other);
+    client.change(&other_uri, 7, insert_at(0, "class Octagon\nend\n"));
+    assert_eq!(document_symbols(&mut client, &other_uri), ["Octagon", "Pentagon"]);
+    assert_eq!(client.shutdown().code(), Some(0));
+}
+
+#[test]
+fn a_50_mb_document_gets_bounded_work_and_says_so() {
+    let app = write_app("huge", &[("Gemfile", "gem 'rails'\n"), ("config/routes.rb", "Rails.application.routes.draw do\nend\n")]);
+    let path = app.join("lib/generated.rb");
+    let line = "VALUES << [1, 2, 3, \"a generated line of data\"]\n";
+    let text = line.repeat(50_000_000 / line.len());
+    let file = support::uri(&path);
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    client.notify("textDocument/didOpen", json!({"textDocument": {"uri": file, "languageId": "ruby", "version": 1, "text": text}}));
+    let diagnostics = client.diagnostics(&file, Some(1));
+    assert!(
+        diagnostics.iter().any(|d| d["code"] == "switchyard.skipped-file" && d["message"].as_str().unwrap().contains("50.0 MB")),
+        "{diagnostics:?}"
+    );
+    for version in 2..=4 {
+        client.change(&file, version, insert_at(1000, "VALUES << 0\n"));
+        client.diagnostics(&file, Some(version));
+    }
+    // Edited down under the limit, it is read again.
+    client.change(&file, 5, json!([{"text": "class Small\nend\n"}]));
+    assert!(client.diagnostics(&file, Some(5)).is_empty());
+    assert_eq!(document_symbols(&mut client, &file), ["Small"]);
+    assert_eq!(client.shutdown().code(), Some(0));
+}

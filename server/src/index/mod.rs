@@ -215,12 +215,7 @@ impl Index {
         let entry = root.as_ref().zip(cached).and_then(|(root, cached)| Some(cached.get(root)?.remove(&relative)?.1));
         let skipped = |why: String| {
             let mut facts = FileFacts::empty(path.to_path_buf(), relative.clone(), kind, language);
-            facts.diagnostics.push(crate::diagnostic::Diagnostic {
-                span: crate::syntax::Span::default(),
-                severity: crate::diagnostic::Severity::Warning,
-                rule: crate::diagnostic::rule::SKIPPED_FILE,
-                message: format!("Switchyard skipped this file: {why} (nothing in it is checked)"),
-            });
+            facts.diagnostics.push(crate::rails::skipped_file(crate::syntax::Span::default(), why));
             Ok(ReadFile { facts, len: 0, saved: None })
         };
         let refused = |refusal: crate::files::Refusal| match refusal {

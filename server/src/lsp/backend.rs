@@ -56,7 +56,7 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) { handlers::text_document::did_open(self, params).await }
     async fn did_change(&self, params: DidChangeTextDocumentParams) { handlers::text_document::did_change(self, params).await }
-    async fn did_save(&self, params: DidSaveTextDocumentParams) { handlers::exact::did_save(self, params).await }
+    async fn did_save(&self, params: DidSaveTextDocumentParams) { handlers::text_document::did_save(self, params).await }
     async fn did_close(&self, params: DidCloseTextDocumentParams) { handlers::text_document::did_close(self, params).await }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> { handlers::document_symbol::document_symbol(self, params).await }

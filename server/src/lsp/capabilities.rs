@@ -7,8 +7,9 @@ pub fn server_capabilities() -> ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
             open_close: Some(true),
             change: Some(TextDocumentSyncKind::INCREMENTAL),
-            // Saves start the exact-preview compiler, when one is configured.
-            save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+            // A save carries the editor's text (a document out of sync is brought back to it) and
+            // starts the exact-preview compiler, when one is configured.
+            save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions { include_text: Some(true) })),
             ..TextDocumentSyncOptions::default()
         })),
         document_symbol_provider: Some(OneOf::Left(true)),

@@ -61,6 +61,12 @@ pub fn offset(rope: &Rope, position: Position) -> Option<usize> {
     Some(rope.char_to_byte(line_start + char_in_line))
 }
 
+/// As `offset`, with a position past the end of the text taken as the end (for a client out of
+/// sync: its change is applied as near as the text allows).
+pub fn offset_clamped(rope: &Rope, position: Position) -> usize {
+    offset(rope, position).unwrap_or_else(|| rope.len_bytes())
+}
+
 fn trailing_line_break_chars(slice: &ropey::RopeSlice<'_>) -> usize {
     let len = slice.len_chars();
     match (len.checked_sub(2).map(|i| slice.char(i)), len.checked_sub(1).map(|i| slice.char(i))) {

@@ -21,6 +21,7 @@ use serde::{Serialize, Serializer, ser::SerializeMap};
 
 use crate::diagnostic::{Diagnostic, rule};
 use crate::syntax::outline::{Call, Item, MethodDef, NamespaceKind, Outline, Visibility};
+use crate::syntax::parse::Skipped;
 use crate::syntax::value::Value;
 use crate::syntax::{Language, LineIndex, ParsedFile, Span, syntax_errors};
 use project::FileKind;
@@ -313,11 +314,29 @@ fn strict_locals(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The finding of a file Switchyard did not read, or not all of.
+pub fn skipped_file(span: Span, why: String) -> Diagnostic {
+    Diagnostic {
+        span,
+        severity: crate::diagnostic::Severity::Warning,
+        rule: rule::SKIPPED_FILE,
+        message: format!("Switchyard skipped this file: {why} (nothing in it is checked)"),
+    }
+}
+
 /// Reads the facts of one file from its parse: what it is, never what Roundhouse makes of it (that is
 /// `roundhouse::check_file`, over these facts). `relative_path` and `kind` come from the app it
 /// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
+    if let Some(Skipped::TooLarge { len }) = parsed.skipped {
+        // Nothing of it is read, not even its lines.
+        let limit = crate::syntax::parse::MAX_PARSED;
+        facts
+            .diagnostics
+            .push(skipped_file(Span::default(), format!("{:.1} MB, over the {} MB Switchyard reads", len as f64 / 1e6, limit / 1_000_000)));
+        return facts;
+    }
     facts.line_index = LineIndex::new(text);
     facts.suppressions = suppressions(text, &facts.line_index);
     if kind == Some(FileKind::View) {
@@ -336,16 +355,11 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         });
     }
     let Some(tree) = parsed.ruby.as_ref() else {
-        if let Some(too_deep) = parsed.too_deep {
-            facts.diagnostics.push(Diagnostic {
-                span: facts.line_index.span(too_deep.offset..too_deep.offset),
-                severity: crate::diagnostic::Severity::Warning,
-                rule: rule::SKIPPED_FILE,
-                message: format!(
-                    "Switchyard skipped this file: its Ruby nests more than {} levels deep here (nothing in it is checked)",
-                    crate::syntax::parse::MAX_NESTING
-                ),
-            });
+        if let Some(Skipped::TooDeep { offset, .. }) = parsed.skipped {
+            facts.diagnostics.push(skipped_file(
+                facts.line_index.span(offset..offset),
+                format!("its Ruby nests more than {} levels deep here", crate::syntax::parse::MAX_NESTING),
+            ));
         }
         return facts;
     };

@@ -41,17 +41,24 @@ pub struct ParsedFile {
     erb_input: Option<String>,
     /// A HAML template's code ranges.
     haml_code: Vec<std::ops::Range<usize>>,
-    /// Set when the Ruby tree nested deeper than [`MAX_NESTING`]: the tree is then dropped (`ruby`
-    /// is `None`), so no reader recurses into it.
-    pub too_deep: Option<TooDeep>,
+    /// Set when the file is not read: too large to parse, or its Ruby tree nested deeper than
+    /// [`MAX_NESTING`] (the tree is then dropped, so no reader recurses into it).
+    pub skipped: Option<Skipped>,
 }
 
-/// A Ruby tree too deep to read: how deep the walk went and where it crossed the limit.
+/// Why a file's text has no trees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TooDeep {
-    pub depth: usize,
-    pub offset: usize,
+pub enum Skipped {
+    /// Longer than [`MAX_PARSED`] bytes: not parsed at all.
+    TooLarge { len: usize },
+    /// How deep the walk went and where it crossed the limit.
+    TooDeep { depth: usize, offset: usize },
 }
+
+/// The longest text parsed: an open document may be any size (a 50 MB generated file), and its
+/// parse, facts and findings would take seconds per keystroke. The disk's limit is the same
+/// (`files::MAX_SOURCE`).
+pub const MAX_PARSED: usize = 8 << 20;
 
 /// How deep (in tree nodes) a file's Ruby may nest. The readers of a tree recurse with it, and one
 /// file nested ten thousand levels would overflow any thread's stack; real code stays under 50
@@ -88,13 +95,19 @@ impl ParsedFile {
 
     /// Parses `text`, reusing `previous` (the parse of an earlier version of the same file).
     pub fn reparse(language: Language, text: &str, previous: Option<&ParsedFile>) -> ParsedFile {
+        if text.len() > MAX_PARSED {
+            let mut parsed = ParsedFile::reparse_unbounded(Language::OtherTemplate, "", None);
+            parsed.language = language;
+            parsed.skipped = Some(Skipped::TooLarge { len: text.len() });
+            return parsed;
+        }
         let mut parsed = ParsedFile::reparse_unbounded(language, text, previous);
         if let Some(tree) = &parsed.ruby {
             let (depth, offset) = nesting_depth(tree, MAX_NESTING);
             if depth > MAX_NESTING {
                 parsed.ruby = None;
                 parsed.ruby_input = None;
-                parsed.too_deep = Some(TooDeep { depth, offset });
+                parsed.skipped = Some(Skipped::TooDeep { depth, offset });
             }
         }
         parsed
@@ -106,7 +119,7 @@ impl ParsedFile {
             Language::Ruby => {
                 let old = previous.and_then(|p| Some((p.ruby.as_ref()?, p.ruby_input.as_deref()?)));
                 let (ruby, ruby_input) = parse_ruby_layer(text.to_owned(), old);
-                ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code: Vec::new(), too_deep: None }
+                ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code: Vec::new(), skipped: None }
             }
             Language::Erb => {
                 let old_erb = previous.and_then(|p| Some((p.erb.as_ref()?, p.erb_input.as_deref()?)));
@@ -119,7 +132,7 @@ impl ParsedFile {
                         ruby_input: None,
                         erb_input: None,
                         haml_code: Vec::new(),
-                        too_deep: None,
+                        skipped: None,
                     };
                 };
                 let code_ranges = erb_code_ranges(&erb);
@@ -132,7 +145,7 @@ impl ParsedFile {
                         ruby_input: None,
                         erb_input: Some(text.to_owned()),
                         haml_code: Vec::new(),
-                        too_deep: None,
+                        skipped: None,
                     };
                 }
                 let masked = mask_template(text, &erb);
@@ -154,20 +167,20 @@ impl ParsedFile {
                     ruby_input,
                     erb_input: Some(text.to_owned()),
                     haml_code: Vec::new(),
-                    too_deep: None,
+                    skipped: None,
                 }
             }
             Language::Haml => {
                 let (masked, haml_code) = super::haml::mask(text);
                 if haml_code.is_empty() {
-                    return ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code, too_deep: None };
+                    return ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code, skipped: None };
                 }
                 let old_ruby = previous.and_then(|p| Some((p.ruby.as_ref()?, p.ruby_input.as_deref()?)));
                 let (ruby, ruby_input) = parse_ruby_layer(masked, old_ruby);
-                ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code, too_deep: None }
+                ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code, skipped: None }
             }
             Language::OtherTemplate | Language::Yaml => {
-                ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code: Vec::new(), too_deep: None }
+                ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code: Vec::new(), skipped: None }
             }
         }
     }
@@ -393,15 +406,15 @@ mod tests {
     fn a_tree_deeper_than_the_limit_is_dropped_and_says_where() {
         let shallow = format!("x = {}1{}", "[".repeat(100), "]".repeat(100));
         let parsed = ParsedFile::parse(Language::Ruby, &shallow);
-        assert!(parsed.ruby.is_some() && parsed.too_deep.is_none());
+        assert!(parsed.ruby.is_some() && parsed.skipped.is_none());
         let deep = format!("x = {}1{}", "[".repeat(5000), "]".repeat(5000));
         let parsed = ParsedFile::parse(Language::Ruby, &deep);
-        let too_deep = parsed.too_deep.expect("too deep");
+        let Some(Skipped::TooDeep { depth, offset }) = parsed.skipped else { panic!("not too deep: {:?}", parsed.skipped) };
         assert!(parsed.ruby.is_none());
-        assert!(too_deep.depth > MAX_NESTING && (4..5000).contains(&too_deep.offset), "{too_deep:?}");
+        assert!(depth > MAX_NESTING && (4..5000).contains(&offset), "{depth} {offset}");
         // A masked template copy is held to the same limit.
         let erb = "<% if a %>\n".repeat(2000) + &"<% end %>\n".repeat(2000);
-        assert!(ParsedFile::parse(Language::Erb, &erb).too_deep.is_some());
+        assert!(ParsedFile::parse(Language::Erb, &erb).skipped.is_some());
     }
 
     #[test]

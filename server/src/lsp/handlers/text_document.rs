@@ -6,7 +6,7 @@ use std::path::Path;
 use tower_lsp_server::ls_types::*;
 
 use super::diagnostics::{Change, Publish, note, publish};
-use crate::document::{Document, SyncError};
+use crate::document::Document;
 use crate::lsp::backend::Backend;
 use crate::lsp::session::Session;
 use crate::lsp::{convert, guard};
@@ -44,48 +44,100 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
     let Some(path) = convert::path_of(&params.text_document.uri) else { return Vec::new() };
     let version = params.text_document.version;
     let mut documents = session.documents();
-    let Some(document) = documents.get_mut(&path) else {
-        // A change for a document we dropped (or never saw): a full-text change lets us start over.
-        let Some(full_text) = params.content_changes.iter().rev().find(|c| c.range.is_none()) else {
-            tracing::warn!("{}: change for a document that is not open; ignored", path.display());
+    let opened_now = !documents.contains_key(&path);
+    if opened_now {
+        // A change for a document never opened: its text before the change is taken from a full-text
+        // change, else from the disk (an editor opens files as they are saved), marked as possibly
+        // out of sync until the next save.
+        let full_text = params.content_changes.iter().rposition(|c| c.range.is_none());
+        let language = project::language_of(&path).unwrap_or(Language::Ruby);
+        let base = match full_text {
+            Some(_) => Some(String::new()),
+            None => session
+                .index
+                .app_for(&path)
+                .filter(|app| crate::files::resolves_inside(&path, &app.root))
+                .and_then(|_| crate::files::read_regular_text(&path, None, crate::files::MAX_SOURCE).ok().flatten()),
+        };
+        let Some(base) = base else {
+            tracing::warn!("{}: change for a document that is not open and not readable; ignored", path.display());
             return Vec::new();
         };
-        tracing::info!("{}: reopened from a full-text change", path.display());
-        let language = project::language_of(&path).unwrap_or(Language::Ruby);
-        let document = Document::new(path.clone(), version, language, full_text.text.clone());
-        let (facts, previous) = session.replace_document_facts(&document);
-        documents.insert(path, document);
-        drop(documents);
-        return vec![note(session, &facts, previous.as_ref(), Some(version))];
-    };
-    let result = if version <= document.version {
-        Err(SyncError::StaleVersion { held: document.version, received: version })
-    } else {
-        params.content_changes.iter().try_for_each(|change| match change.range {
+        tracing::warn!(
+            "{}: change for a document that is not open; opened from {}",
+            path.display(),
+            if full_text.is_some() { "its full text" } else { "the disk" }
+        );
+        let mut document = Document::new(path.clone(), version, language, base);
+        document.diverged = full_text.is_none();
+        documents.insert(path.clone(), document);
+    }
+    let Some(document) = documents.get_mut(&path) else { return Vec::new() };
+    if version <= document.version && !opened_now {
+        // Versions only grow; a change that says otherwise is still what the editor did to its text.
+        tracing::warn!("{}: change for version {version}, not newer than {}; applied", path.display(), document.version);
+    }
+    for change in &params.content_changes {
+        match change.range {
             None => {
                 document.replace_all(&change.text);
-                Ok(())
+                document.diverged = false;
             }
             Some(range) => {
-                let start = convert::offset(&document.rope, range.start);
-                let end = convert::offset(&document.rope, range.end);
-                match (start, end) {
-                    (Some(start), Some(end)) => document.replace(start, end, &change.text),
-                    _ => Err(SyncError::RangeOutOfBounds),
+                let start = convert::offset_clamped(&document.rope, range.start);
+                let end = convert::offset_clamped(&document.rope, range.end);
+                let fits = convert::offset(&document.rope, range.start).is_some()
+                    && convert::offset(&document.rope, range.end).is_some()
+                    && start <= end;
+                if !fits && !document.diverged {
+                    tracing::warn!(
+                        "{}: a change's range lies outside the text held; applied at its end, resynchronised at the next save",
+                        path.display()
+                    );
+                }
+                document.diverged |= !fits;
+                if let Err(error) = document.replace(start.min(end), start.max(end), &change.text) {
+                    tracing::warn!("{}: a change could not be applied ({error:?}); resynchronised at the next save", path.display());
+                    document.diverged = true;
                 }
             }
-        })
-    };
-    if let Err(error) = result {
-        tracing::warn!("{}: out of sync with the client ({error:?}); dropped, reading the file from disk", path.display());
-        documents.remove(&path);
-        drop(documents);
-        return reindex_from_disk(session, &path);
+        }
     }
-    document.commit(version);
+    // The publish never carries an older version than one already sent.
+    document.commit(version.max(document.version));
     let (facts, previous) = session.replace_document_facts(document);
     drop(documents);
     vec![note(session, &facts, previous.as_ref(), Some(version))]
+}
+
+/// `didSave`: the saved text is the editor's (the server asks for it), so a document that drifted out
+/// of sync is brought back to it; then the exact-preview compiler runs, when one is configured.
+pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
+    let session = &backend.session;
+    let changes = guard::notification("textDocument/didSave", || {
+        let Some(path) = convert::path_of(&params.text_document.uri) else { return Vec::new() };
+        let mut documents = session.documents();
+        let Some(document) = documents.get_mut(&path) else { return Vec::new() };
+        let saved = match &params.text {
+            Some(text) => Some(text.clone()),
+            None if document.diverged => crate::files::read_regular_text(&path, None, crate::files::MAX_SOURCE).ok().flatten(),
+            None => None,
+        };
+        let Some(saved) = saved.filter(|saved| *saved != document.text) else {
+            document.diverged = false;
+            return Vec::new();
+        };
+        tracing::warn!("{}: the saved text differs from the text held; resynchronised", path.display());
+        document.replace_all(&saved);
+        document.diverged = false;
+        let version = document.version;
+        document.commit(version);
+        let (facts, previous) = session.replace_document_facts(document);
+        drop(documents);
+        vec![note(session, &facts, previous.as_ref(), Some(version))]
+    });
+    publish(&backend.session, &backend.client, changes.unwrap_or_default()).await;
+    super::exact::did_save(backend, params).await;
 }
 
 /// The on-disk file's facts replace a dropped or closed document's; outside any app, or gone from

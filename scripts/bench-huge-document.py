@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Time and memory of a huge open document: didOpen of a generated Ruby file of SIZE MB (default 50)
+to its first publishDiagnostics, then each of EDITS incremental edits to its publish; the server's
+peak resident memory (VmHWM). Usage: scripts/bench-huge-document.py BINARY [SIZE_MB] [EDITS]"""
+import json, os, statistics, subprocess, sys, tempfile, time
+
+binary = sys.argv[1]
+size_mb = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+edits = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+
+app = tempfile.mkdtemp(prefix="switchyard-huge-")
+os.makedirs(os.path.join(app, "config"))
+open(os.path.join(app, "Gemfile"), "w").write("gem 'rails'\n")
+open(os.path.join(app, "config/routes.rb"), "w").write("Rails.application.routes.draw do\nend\n")
+uri = "file://" + os.path.join(app, "lib/generated.rb")
+line = 'VALUES << [1, 2, 3, "a generated line of data"]\n'
+text = line * (size_mb * 1_000_000 // len(line))
+
+server = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          env={**os.environ, "SWITCHYARD_LOG": "error"})
+
+def send(message):
+    body = json.dumps(message).encode()
+    server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    server.stdin.flush()
+
+def receive():
+    length = None
+    while True:
+        header = server.stdout.readline().strip()
+        if not header:
+            break
+        if header.lower().startswith(b"content-length:"):
+            length = int(header.split(b":")[1])
+    message = json.loads(server.stdout.read(length))
+    if "id" in message and "method" in message:
+        send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+    return message
+
+def wait(predicate):
+    while True:
+        message = receive()
+        if predicate(message):
+            return message
+
+def published(version):
+    return lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and m["params"].get("version") == version
+
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": "file://" + app, "capabilities": {"window": {"workDoneProgress": True}}}})
+wait(lambda m: m.get("id") == 1)
+send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+wait(lambda m: m.get("method") == "$/progress" and m["params"]["value"].get("kind") == "end")
+start = time.perf_counter()
+send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "ruby", "version": 1, "text": text}}})
+wait(published(1))
+opened = time.perf_counter() - start
+latencies = []
+for version in range(2, edits + 2):
+    start = time.perf_counter()
+    send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version},
+          "contentChanges": [{"range": {"start": {"line": 1000, "character": 0}, "end": {"line": 1000, "character": 0}}, "text": "VALUES << 0\n"}]}})
+    wait(published(version))
+    latencies.append(time.perf_counter() - start)
+peak = next(l for l in open(f"/proc/{server.pid}/status") if l.startswith("VmHWM")).split()[1]
+send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+wait(lambda m: m.get("id") == 2)
+send({"jsonrpc": "2.0", "method": "exit"})
+server.wait()
+print(f"{size_mb} MB document: didOpen to diagnostics {opened * 1000:.0f} ms; "
+      f"edit to diagnostics median {statistics.median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms ({edits} edits); "
+      f"peak memory {int(peak) / 1024:.0f} MiB")
