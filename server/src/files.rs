@@ -91,6 +91,58 @@ pub fn resolves_inside(path: &Path, root: &Path) -> bool {
     }
 }
 
+/// `base/relative` as a folder only this user can use, for output other users must neither read
+/// nor plant (the compiler's emitted tree, which is served as the exact preview): each folder from
+/// `relative`'s first component down is created `0700` where missing, and refused when it is a
+/// symbolic link or owned by another user; one of ours open to others is closed to them.
+pub fn private_dir(base: &Path, relative: &Path) -> Result<std::path::PathBuf, String> {
+    std::fs::create_dir_all(base).map_err(|e| format!("cannot create {}: {e}", base.display()))?;
+    let mut path = base.to_path_buf();
+    for component in relative.components() {
+        path.push(component);
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match builder.create(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
+        }
+        let metadata = std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !metadata.file_type().is_dir() {
+            return Err(format!("{} is not a folder (a symbolic link?); refused", path.display()));
+        }
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::fs::{MetadataExt, PermissionsExt};
+            if metadata.uid() != unsafe { libc::geteuid() } {
+                return Err(format!("{} belongs to another user; refused", path.display()));
+            }
+            if metadata.mode() & 0o077 != 0 {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| format!("cannot restrict {}: {e}", path.display()))?;
+            }
+        }
+    }
+    Ok(path)
+}
+
+/// The user's cache folder: `$XDG_CACHE_HOME`, else `~/.cache`, else a folder of this user's in the
+/// temporary folder (never the shared temporary folder itself).
+pub fn cache_home() -> std::path::PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").filter(|home| !home.is_empty()).map(|home| std::path::PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(|| {
+            #[cfg(target_os = "linux")]
+            let user = unsafe { libc::geteuid() }.to_string();
+            #[cfg(not(target_os = "linux"))]
+            let user = std::env::var("USER").unwrap_or_default();
+            std::env::temp_dir().join(format!("switchyard-{user}"))
+        })
+}
+
 /// `open_regular` and `read_opened` in one.
 pub fn read_regular(path: &Path, inside: Option<&Path>, limit: u64) -> Result<Vec<u8>, Refusal> {
     read_opened(open_regular(path, inside, limit)?, limit)
@@ -138,6 +190,33 @@ mod tests {
         match result {
             Err(Refusal::Skipped(why)) => why,
             other => panic!("expected a skip, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_private_folder_is_created_closed_and_a_planted_link_or_foreign_folder_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = scratch("private");
+        let made = private_dir(&base, Path::new("switchyard/roundhouse/abc/ruby")).unwrap();
+        for folder in ["switchyard", "switchyard/roundhouse", "switchyard/roundhouse/abc", "switchyard/roundhouse/abc/ruby"] {
+            let mode = std::fs::metadata(base.join(folder)).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{folder}");
+        }
+        assert_eq!(made, base.join("switchyard/roundhouse/abc/ruby"));
+        // One of ours left open by an earlier version is closed.
+        std::fs::set_permissions(&made, std::fs::Permissions::from_mode(0o755)).unwrap();
+        private_dir(&base, Path::new("switchyard/roundhouse/abc/ruby")).unwrap();
+        assert_eq!(std::fs::metadata(&made).unwrap().permissions().mode() & 0o777, 0o700);
+        // A symbolic link planted where a folder goes is refused, not followed.
+        let elsewhere = scratch("planted-target");
+        std::os::unix::fs::symlink(&elsewhere, base.join("switchyard/roundhouse/planted")).unwrap();
+        let refused = private_dir(&base, Path::new("switchyard/roundhouse/planted/ruby")).unwrap_err();
+        assert!(refused.contains("symbolic link"), "{refused}");
+        assert!(!elsewhere.join("ruby").exists());
+        // A folder of another user's (root's /, seen from here, when the tests run unprivileged;
+        // as root every folder is ours, so the ownership check shows only with another user).
+        if unsafe { libc::geteuid() } != 0 {
+            assert!(private_dir(Path::new("/"), Path::new("tmp")).unwrap_err().contains("another user"));
         }
     }
 

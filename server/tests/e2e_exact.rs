@@ -26,24 +26,51 @@ fn start(binary: &std::path::Path, checkout: &std::path::Path, name: &str) -> (C
     (client, app)
 }
 
+/// A folder standing for a Roundhouse checkout: `runtime/`, and `runtime/spinel/scaffold/` unless
+/// the compiler is to fail as the real one does without it.
+fn checkout(name: &str, complete: bool) -> std::path::PathBuf {
+    let checkout = std::env::temp_dir().join(format!("switchyard-checkout-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&checkout);
+    std::fs::create_dir_all(checkout.join(if complete { "runtime/spinel/scaffold" } else { "runtime" })).unwrap();
+    checkout
+}
+
+fn double() -> std::path::PathBuf {
+    repo_root().join("tests/fixtures/roundhouse-double/roundhouse")
+}
+
+fn save(client: &mut Client, uri: &str, generation: u32) {
+    client.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}}));
+    let token = format!("switchyard/roundhouse/{generation}");
+    client.wait_for(|m| m["method"] == "$/progress" && m["params"]["token"] == token.as_str() && m["params"]["value"]["kind"] == "end");
+}
+
+fn compiler_diagnostics(message: &Value) -> Vec<Value> {
+    message["params"]["diagnostics"].as_array().unwrap().iter().filter(|d| d["source"] == "roundhouse").cloned().collect()
+}
+
+fn last_compiler_diagnostics(client: &mut Client, uri: &str, version: i64) -> Vec<Value> {
+    let message = client.diagnostics_message(uri, Some(version));
+    compiler_diagnostics(&message)
+}
+
 #[test]
 fn a_save_runs_the_compiler_and_its_output_is_served() {
-    let checkout = std::env::temp_dir().join(format!("switchyard-checkout-{}", std::process::id()));
-    std::fs::create_dir_all(checkout.join("runtime")).unwrap();
-    let double = repo_root().join("tests/fixtures/roundhouse-double/roundhouse");
-    let (mut client, app) = start(&double, &checkout, "exact");
+    let checkout = checkout("served", true);
+    let (mut client, app) = start(&double(), &checkout, "exact");
     let post = app.join("app/models/post.rb");
     let post_uri = client.open(&post, "ruby", 1);
     client.diagnostics(&post_uri, Some(1));
     client.notify("textDocument/didSave", json!({"textDocument": {"uri": post_uri}}));
     let published = client.wait_for(|m| {
-        m["method"] == "textDocument/publishDiagnostics"
-            && m["params"]["uri"] == post_uri
-            && m["params"]["diagnostics"].as_array().is_some_and(|ds| ds.iter().any(|d| d["source"] == "roundhouse"))
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == post_uri && !compiler_diagnostics(m).is_empty()
     });
-    let diagnostic = published["params"]["diagnostics"].as_array().unwrap().iter().find(|d| d["source"] == "roundhouse").unwrap().clone();
-    assert_eq!(diagnostic["code"], "E-MODEL-DSL");
-    assert_eq!(diagnostic["range"]["start"], json!({"line": 1, "character": 2}));
+    // The compiler printed it three times, with its prefix and an absolute path: one finding, over
+    // the statement it is about.
+    let found = compiler_diagnostics(&published);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "unsupported");
+    assert_eq!(found[0]["range"], json!({"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 21}}));
     assert_eq!(published["params"]["version"], 1, "the open document's version");
     assert!(client.seen.iter().any(|m| m["method"] == "$/progress" && m["params"]["value"]["title"] == "Roundhouse"));
 
@@ -52,31 +79,108 @@ fn a_save_runs_the_compiler_and_its_output_is_served() {
     assert_eq!(exact["result"]["text"], "# emitted by the roundhouse test double (--target ruby) from app/models/post.rb\n");
     let builtin = client.request("switchyard/preview", json!({"uri": post_uri}));
     assert_eq!(builtin["result"]["source"], "builtin");
+
+    // Lines added above move the finding with its line; editing the line itself drops it until the
+    // next run.
+    client.change(
+        &post_uri,
+        2,
+        json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# one\n# two\n"}]),
+    );
+    let moved = last_compiler_diagnostics(&mut client, &post_uri, 2);
+    assert_eq!(moved.len(), 1);
+    assert_eq!(moved[0]["range"]["start"], json!({"line": 3, "character": 2}));
+    client.change(
+        &post_uri,
+        3,
+        json!([{"range": {"start": {"line": 3, "character": 21}, "end": {"line": 3, "character": 21}}, "text": ", Other"}]),
+    );
+    assert_eq!(last_compiler_diagnostics(&mut client, &post_uri, 3), Vec::<Value>::new());
+
+    // The emitted tree is this user's alone.
+    let cache = std::path::Path::new(concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache/switchyard/roundhouse"));
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(cache).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(client.shutdown().code(), Some(0));
+
+    // A new session does not serve the last one's output as exact before its own run.
+    let (mut client, _) = start(&double(), &checkout, "exact");
+    let post_uri = client.open(&post, "ruby", 1);
+    let preview = client.request("switchyard/preview", json!({"uri": post_uri, "source": "exact"}));
+    assert_eq!(preview["result"]["source"], "builtin");
     assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
     let _ = std::fs::remove_dir_all(&checkout);
 }
 
 #[test]
-fn a_missing_compiler_is_said_once_and_previews_stay_built_in() {
+fn a_failed_run_says_its_cause_and_its_old_output_is_no_longer_served() {
+    let checkout = checkout("failing", true);
+    let (mut client, app) = start(&double(), &checkout, "failing");
+    let post_uri = client.open(&app.join("app/models/post.rb"), "ruby", 1);
+    client.diagnostics(&post_uri, Some(1));
+    save(&mut client, &post_uri, 1);
+    let exact = client.request("switchyard/preview", json!({"uri": post_uri, "source": "exact"}));
+    assert_eq!(exact["result"]["source"], "exact");
+    // The checkout loses what the compiler needs: it fails, and says why on its last line.
+    std::fs::remove_dir_all(checkout.join("runtime/spinel")).unwrap();
+    save(&mut client, &post_uri, 2);
+    let message = client.wait_for(|m| m["method"] == "window/showMessage");
+    let text = message["params"]["message"].as_str().unwrap();
+    assert!(text.contains("missing runtime/spinel/scaffold/"), "{text}");
+    let preview = client.request("switchyard/preview", json!({"uri": post_uri, "source": "exact"}));
+    assert_eq!(preview["result"]["source"], "builtin", "a failed run's tree is not served");
+    // The same failure again is logged, not shown again; another one is shown.
+    save(&mut client, &post_uri, 3);
+    std::fs::remove_dir_all(checkout.join("runtime")).unwrap();
+    save(&mut client, &post_uri, 4);
+    client.wait_for(|m| {
+        m["method"] == "window/showMessage" && m["params"]["message"].as_str().is_some_and(|t| t.contains("has no runtime/"))
+    });
+    let shown: Vec<String> = client
+        .seen
+        .iter()
+        .filter(|m| m["method"] == "window/showMessage")
+        .map(|m| m["params"]["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert!(shown[1].contains("has no runtime/ folder: it is not a Roundhouse checkout"), "{shown:?}");
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+    let _ = std::fs::remove_dir_all(&checkout);
+}
+
+#[test]
+fn a_missing_compiler_or_checkout_is_named_for_what_it_is() {
     let missing = std::path::Path::new("/nonexistent/roundhouse");
     let (mut client, app) = start(missing, &std::env::temp_dir(), "missing");
     let post = app.join("app/models/post.rb");
     let post_uri = client.open(&post, "ruby", 1);
     client.diagnostics(&post_uri, Some(1));
-    client.notify("textDocument/didSave", json!({"textDocument": {"uri": post_uri}}));
+    save(&mut client, &post_uri, 1);
     let message = client.wait_for(|m| m["method"] == "window/showMessage");
-    assert!(message["params"]["message"].as_str().unwrap().contains("/nonexistent/roundhouse"), "{message}");
+    assert!(
+        message["params"]["message"].as_str().unwrap().contains("the Roundhouse binary /nonexistent/roundhouse does not exist"),
+        "{message}"
+    );
     // A second save runs again (its progress ends) but says nothing more.
-    client.notify("textDocument/didSave", json!({"textDocument": {"uri": post_uri}}));
-    client.wait_for(|m| {
-        m["method"] == "$/progress" && m["params"]["token"] == "switchyard/roundhouse/2" && m["params"]["value"]["kind"] == "end"
-    });
+    save(&mut client, &post_uri, 2);
     let preview = client.request("switchyard/preview", json!({"uri": post_uri, "source": "exact"}));
     assert_eq!(preview["result"]["source"], "builtin");
     let reply_to_shutdown = client.request("shutdown", Value::Null);
     assert!(reply_to_shutdown.get("error").is_none());
     assert_eq!(client.seen.iter().filter(|m| m["method"] == "window/showMessage").count(), 1);
     client.notify("exit", Value::Null);
+
+    // The binary is there, the checkout is not: the checkout is blamed.
+    let (mut client, _) = start(&double(), std::path::Path::new("/nonexistent/checkout"), "missing");
+    let post_uri = client.open(&post, "ruby", 1);
+    save(&mut client, &post_uri, 1);
+    let message = client.wait_for(|m| m["method"] == "window/showMessage");
+    assert!(
+        message["params"]["message"].as_str().unwrap().contains("the Roundhouse checkout /nonexistent/checkout does not exist"),
+        "{message}"
+    );
+    assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
 }

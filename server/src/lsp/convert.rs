@@ -107,6 +107,28 @@ pub fn diagnostic(line_index: &LineIndex, d: &Diagnostic, doc: Option<lsp::Uri>)
     }
 }
 
+/// A compiler diagnostic (exact previews) where it is in `text` now (`roundhouse::exact::locate`);
+/// `None` once its line has changed.
+pub fn exact_diagnostic(d: &crate::roundhouse::exact::ExactDiagnostic, text: Option<&str>) -> Option<lsp::Diagnostic> {
+    let (line, start, end) = crate::roundhouse::exact::locate(d, text)?;
+    // Byte columns to UTF-16 ones, on the line as the compiler read it.
+    let utf16 = |bytes: usize| -> u32 {
+        d.line_text.as_deref().map_or(bytes, |t| t.get(..bytes.min(t.len())).map_or(bytes, |p| p.encode_utf16().count())) as u32
+    };
+    Some(lsp::Diagnostic {
+        range: lsp::Range { start: Position { line, character: utf16(start) }, end: Position { line, character: utf16(end) } },
+        severity: Some(match d.severity {
+            crate::diagnostic::Severity::Error => lsp::DiagnosticSeverity::ERROR,
+            crate::diagnostic::Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+            crate::diagnostic::Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
+        }),
+        code: d.code.clone().map(lsp::NumberOrString::String),
+        source: Some("roundhouse".to_owned()),
+        message: d.message.clone(),
+        ..lsp::Diagnostic::default()
+    })
+}
+
 pub fn symbol_kind(kind: SymbolKind) -> lsp::SymbolKind {
     match kind {
         SymbolKind::Module => lsp::SymbolKind::MODULE,

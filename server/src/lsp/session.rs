@@ -29,7 +29,10 @@ pub struct Session {
     /// Cancels the running compiler.
     pub exact_cancel: Mutex<Option<Arc<tokio::sync::Notify>>>,
     /// The compiler's last diagnostics, by file, ready to publish beside Switchyard's own.
-    pub exact_diagnostics: Mutex<HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>>,
+    pub exact_diagnostics: Mutex<HashMap<PathBuf, Vec<crate::roundhouse::exact::ExactDiagnostic>>>,
+    /// Apps whose last compiler run in this session succeeded: only their emitted tree is served as
+    /// the exact preview (not a failed, cancelled or earlier session's).
+    pub exact_served: Mutex<std::collections::HashSet<PathBuf>>,
     /// The Roundhouse targets whose rules the editor shows (`initializationOptions.targets`; default
     /// ruby and jruby).
     pub targets: Mutex<Vec<crate::roundhouse::tree::Target>>,
@@ -48,8 +51,8 @@ pub struct Session {
     /// not all known, so whole-app checks wait for the refresh that ends each index and whole-app requests
     /// wait for it (`indexed`).
     indexing: tokio::sync::watch::Sender<usize>,
-    /// Whether a failure to run the compiler was already shown (it is said once).
-    pub exact_failure_shown: AtomicBool,
+    /// The last failure shown to the user (a different one is shown again; a success forgets it).
+    pub exact_failure_shown: Mutex<Option<String>>,
     pub index: Arc<Index>,
     documents: Mutex<HashMap<PathBuf, Document>>,
     folders: Mutex<Vec<PathBuf>>,
@@ -269,12 +272,12 @@ impl Session {
         *lock(&self.exact) = config;
     }
 
-    pub fn exact_for(&self, path: &Path) -> Vec<tower_lsp_server::ls_types::Diagnostic> {
+    pub fn exact_for(&self, path: &Path) -> Vec<crate::roundhouse::exact::ExactDiagnostic> {
         lock(&self.exact_diagnostics).get(path).cloned().unwrap_or_default()
     }
 
     /// Replaces the compiler's diagnostics under `root`; returns every path whose set changed.
-    pub fn replace_exact(&self, root: &Path, new: HashMap<PathBuf, Vec<tower_lsp_server::ls_types::Diagnostic>>) -> Vec<PathBuf> {
+    pub fn replace_exact(&self, root: &Path, new: HashMap<PathBuf, Vec<crate::roundhouse::exact::ExactDiagnostic>>) -> Vec<PathBuf> {
         let mut current = lock(&self.exact_diagnostics);
         let mut touched: Vec<PathBuf> = current.keys().filter(|p| p.starts_with(root)).cloned().collect();
         current.retain(|p, _| !p.starts_with(root));

@@ -1,6 +1,10 @@
 //! Exact previews from the real compiler: run `roundhouse --target T --allow-unsupported APP -o CACHE`
 //! from a Roundhouse checkout (it reads `runtime/` relative to its working directory), read the files it
-//! wrote, and its stderr diagnostics (`path:line:col: error|warning[code]: message`).
+//! wrote, and its stderr diagnostics. It prints each as `roundhouse: /abs/path:line:col:
+//! warning[code]: message`, some several times over (once per pass that meets the construct), and
+//! notes about the whole app without a path; a fatal cause (`roundhouse: missing runtime/…`) is its
+//! last such line. The emitted tree is kept in a folder of this user's only (`files::private_dir`),
+//! emptied before each run.
 //!
 //! This module runs the process and reads its output; when to run (after saves, debounced, one at a time,
 //! cancelled by a newer save) is the server's business (`lsp::handlers::exact`).
@@ -30,55 +34,120 @@ pub struct ExactDiagnostic {
     pub severity: Severity,
     pub code: Option<String>,
     pub message: String,
+    /// The text of its line when the compiler read the file (`anchor`): an edit moves the finding
+    /// with its line, and drops it when the line itself changes, until the next run.
+    pub line_text: Option<String>,
 }
 
 #[derive(Debug)]
 pub struct RunOutput {
     pub success: bool,
     pub diagnostics: Vec<ExactDiagnostic>,
-    /// The last lines of stderr, for a failure message.
-    pub stderr_tail: String,
+    /// Why a failed run failed: the compiler's last line that is no diagnostic.
+    pub cause: String,
 }
 
-/// Where the emitted tree of `app_root` for `target` is kept.
-pub fn cache_dir(app_root: &Path, target: Target) -> PathBuf {
+/// Where the emitted tree of `app_root` for `target` is kept: under the user's cache folder, in
+/// folders only this user can open (another user could otherwise read it, or plant the folder and
+/// have the compiler write where they chose, then serve a doctored "exact" preview).
+pub fn cache_dir(app_root: &Path, target: Target) -> Result<PathBuf, String> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     app_root.hash(&mut hasher);
-    std::env::temp_dir().join("switchyard-roundhouse").join(format!("{:016x}", hasher.finish())).join(target.as_str())
+    let relative = Path::new("switchyard").join("roundhouse").join(format!("{:016x}", hasher.finish())).join(target.as_str());
+    crate::files::private_dir(&crate::files::cache_home(), &relative)
 }
 
-/// `app/models/post.rb:12:3: error[E-MODEL-DSL]: …` lines; everything else is ignored.
+/// The diagnostics of the compiler's stderr (`[roundhouse: ]path:line:col: severity[code]: message`),
+/// each once; every other line is ignored.
 pub fn parse_diagnostics(stderr: &str, app_root: &Path) -> Vec<ExactDiagnostic> {
-    stderr
-        .lines()
-        .filter_map(|line| {
-            let mut parts = line.splitn(4, ':');
-            let (path, line_no, column, rest) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
-            let (line_no, column) = (line_no.trim().parse::<u32>().ok()?, column.trim().parse::<u32>().ok()?);
-            let rest = rest.trim_start();
-            let (kind, message) = rest.split_once(':')?;
-            let (severity_text, code) = match kind.split_once('[') {
-                Some((severity, code)) => (severity.trim(), Some(code.trim_end_matches(']').to_owned())),
-                None => (kind.trim(), None),
-            };
-            let severity = match severity_text {
-                "error" => Severity::Error,
-                "warning" => Severity::Warning,
-                "note" | "info" => Severity::Info,
-                _ => return None,
-            };
-            let path = Path::new(path.trim());
-            let path = if path.is_absolute() { path.to_path_buf() } else { app_root.join(path) };
-            Some(ExactDiagnostic { path, line: line_no, column, severity, code, message: message.trim().to_owned() })
-        })
-        .collect()
+    let mut found: Vec<ExactDiagnostic> = Vec::new();
+    for line in stderr.lines() {
+        let Some(diagnostic) = parse_line(line, app_root) else { continue };
+        if !found.contains(&diagnostic) {
+            found.push(diagnostic);
+        }
+    }
+    found
 }
 
-/// Runs the compiler once; `cancel` resolving first kills it (`Err("cancelled")`).
+fn parse_line(line: &str, app_root: &Path) -> Option<ExactDiagnostic> {
+    let line = line.strip_prefix(PREFIX).unwrap_or(line);
+    let mut parts = line.splitn(4, ':');
+    let (path, line_no, column, rest) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let (line_no, column) = (line_no.trim().parse::<u32>().ok()?, column.trim().parse::<u32>().ok()?);
+    let rest = rest.trim_start();
+    let (kind, message) = rest.split_once(':')?;
+    let (severity_text, code) = match kind.split_once('[') {
+        Some((severity, code)) => (severity.trim(), Some(code.trim_end_matches(']').to_owned())),
+        None => (kind.trim(), None),
+    };
+    let severity = match severity_text {
+        "error" => Severity::Error,
+        "warning" => Severity::Warning,
+        "note" | "info" => Severity::Info,
+        _ => return None,
+    };
+    let path = Path::new(path.trim());
+    let path = if path.is_absolute() { path.to_path_buf() } else { app_root.join(path) };
+    Some(ExactDiagnostic { path, line: line_no, column, severity, code, message: message.trim().to_owned(), line_text: None })
+}
+
+/// What the compiler puts before each line it prints.
+const PREFIX: &str = "roundhouse: ";
+
+/// Why a run failed, from its stderr: the last line that is neither a diagnostic nor a warning
+/// about the whole app (`missing runtime/spinel/scaffold/`), else the last line.
+fn failure_cause(stderr: &str, app_root: &Path) -> String {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let is_note = |line: &str| {
+        let bare = line.strip_prefix(PREFIX).unwrap_or(line);
+        parse_line(line, app_root).is_some() || bare.starts_with("warning") || bare.starts_with("note")
+    };
+    let cause = lines.iter().rev().find(|l| !is_note(l)).or(lines.last()).copied().unwrap_or("no output");
+    cause.strip_prefix(PREFIX).unwrap_or(cause).to_owned()
+}
+
+/// Why the compiler cannot be run as configured, before trying: a missing binary, a missing
+/// checkout, a checkout without `runtime/` (the compiler reads it from its working folder).
+pub fn check_config(config: &ExactConfig) -> Result<(), String> {
+    if !config.binary.is_file() {
+        return Err(format!("the Roundhouse binary {} does not exist (switchyard.roundhouse.binary)", config.binary.display()));
+    }
+    if !config.checkout.is_dir() {
+        return Err(format!("the Roundhouse checkout {} does not exist (switchyard.roundhouse.checkout)", config.checkout.display()));
+    }
+    if !config.checkout.join("runtime").is_dir() {
+        return Err(format!(
+            "{} has no runtime/ folder: it is not a Roundhouse checkout (switchyard.roundhouse.checkout)",
+            config.checkout.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Runs the compiler once; `cancel` resolving first kills it (`Err("cancelled")`). The output folder
+/// is emptied first, so a failed or cancelled run leaves nothing that could pass for its output.
 pub async fn run(config: &ExactConfig, app_root: &Path, cancel: impl std::future::Future<Output = ()>) -> Result<RunOutput, String> {
-    let out = cache_dir(app_root, config.target);
-    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    check_config(config)?;
+    let out = cache_dir(app_root, config.target)?;
+    if let Ok(entries) = std::fs::read_dir(&out) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let removed =
+                if entry.file_type().is_ok_and(|t| t.is_dir()) { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            removed.map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
+        }
+    }
+    let started = std::time::Instant::now();
+    tracing::debug!(
+        "exact previews: running {} --target {} --allow-unsupported {} -o {} in {}",
+        config.binary.display(),
+        config.target.as_str(),
+        app_root.display(),
+        out.display(),
+        config.checkout.display()
+    );
     let mut child = tokio::process::Command::new(&config.binary)
         .current_dir(&config.checkout)
         .arg("--target")
@@ -103,21 +172,63 @@ pub async fn run(config: &ExactConfig, app_root: &Path, cancel: impl std::future
         status = child.wait() => status.map_err(|e| e.to_string())?,
         () = cancel => {
             let _ = child.kill().await;
+            tracing::debug!("exact previews: run cancelled after {:?}", started.elapsed());
             return Err("cancelled".to_owned());
         }
     };
     let stderr = reader.await.unwrap_or_default();
-    let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-    Ok(RunOutput {
-        success: status.success(),
-        diagnostics: parse_diagnostics(&stderr, app_root),
-        stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
-    })
+    let mut diagnostics = parse_diagnostics(&stderr, app_root);
+    anchor(&mut diagnostics);
+    tracing::debug!(
+        "exact previews: {status} after {:?}, {} diagnostics from {} lines of stderr",
+        started.elapsed(),
+        diagnostics.len(),
+        stderr.lines().count()
+    );
+    Ok(RunOutput { success: status.success(), diagnostics, cause: failure_cause(&stderr, app_root) })
+}
+
+/// Gives each diagnostic the text of its line, as the compiler read it (the file on disk).
+fn anchor(diagnostics: &mut [ExactDiagnostic]) {
+    let mut texts: std::collections::HashMap<PathBuf, Option<String>> = std::collections::HashMap::new();
+    for diagnostic in diagnostics {
+        let text = texts
+            .entry(diagnostic.path.clone())
+            .or_insert_with(|| crate::files::read_regular_text(&diagnostic.path, None, crate::files::MAX_SOURCE).ok().flatten());
+        diagnostic.line_text = text.as_deref().and_then(|t| t.lines().nth(diagnostic.line.saturating_sub(1) as usize)).map(str::to_owned);
+    }
+}
+
+/// Where a compiler diagnostic is in `text` now: its line, found by its text nearest where it was
+/// (edits above move it), and the byte columns from its column to the line's last non-blank; `None`
+/// once its line is gone or changed.
+pub fn locate(diagnostic: &ExactDiagnostic, text: Option<&str>) -> Option<(u32, usize, usize)> {
+    let printed = diagnostic.line.saturating_sub(1) as usize;
+    let start = diagnostic.column.saturating_sub(1) as usize;
+    let (line, content) = match (text, diagnostic.line_text.as_deref()) {
+        (Some(text), Some(anchor)) => {
+            let lines: Vec<&str> = text.lines().collect();
+            let nearest = (0..lines.len()).filter(|&i| lines[i] == anchor).min_by_key(|&i| i.abs_diff(printed))?;
+            (nearest, anchor)
+        }
+        (_, Some(anchor)) => (printed, anchor),
+        (_, None) => return Some((printed as u32, start, start + 1)),
+    };
+    // A finding about a name (`local read \`user\``) covers the name when the column is at it; one
+    // about a statement, the rest of its line.
+    let named = diagnostic.message.split('`').nth(1).filter(|name| !name.is_empty());
+    let at = content.get(start..).unwrap_or("");
+    let end = match named {
+        Some(name) if at.starts_with(name) => start + name.len(),
+        _ => content.trim_end().len().max(start + 1),
+    };
+    Some((line as u32, start.min(content.len()), end))
 }
 
 /// The text Roundhouse wrote at `emitted` (a path relative to the tree's root), if it has run.
 pub fn emitted_text(app_root: &Path, target: Target, emitted: &str) -> Option<String> {
-    std::fs::read_to_string(cache_dir(app_root, target).join(emitted)).ok()
+    let dir = cache_dir(app_root, target).ok()?;
+    crate::files::read_regular_text(&dir.join(emitted), Some(&dir), crate::files::MAX_SOURCE).ok().flatten()
 }
 
 #[cfg(test)]
@@ -135,5 +246,44 @@ mod tests {
         assert_eq!(found[0].message, "default_scope not supported (all targets)");
         assert_eq!(found[1].path, Path::new("/abs/x.rb"));
         assert_eq!((found[1].severity, found[1].code.as_deref()), (Severity::Warning, None));
+    }
+
+    /// What the compiler prints (measured on examples/blog with Roundhouse fda6906d): a prefix on
+    /// every line, absolute paths, each finding once per pass, notes without a path.
+    const REAL: &str = "roundhouse: treeshake (ruby): dropped 21 runtime defs\n\
+        roundhouse: /w/blog/app/models/post.rb:2:3: warning[unsupported]: include not supported (all targets): model DSL call on `Post` not lowered\n\
+        roundhouse: /w/blog/app/models/post.rb:2:3: warning[unsupported]: include not supported (all targets): model DSL call on `Post` not lowered\n\
+        roundhouse: warning[lower_residue]: relation chain stays dynamic\n\
+        roundhouse: /w/blog/app/models/post.rb:2:3: warning[unsupported]: include not supported (all targets): model DSL call on `Post` not lowered\n\
+        roundhouse: missing runtime/spinel/scaffold/\n";
+
+    #[test]
+    fn the_real_compilers_lines_are_read_once_each_and_its_cause_found() {
+        let found = parse_diagnostics(REAL, Path::new("/w/blog"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].path, Path::new("/w/blog/app/models/post.rb"));
+        assert_eq!((found[0].line, found[0].column, found[0].code.as_deref()), (2, 3, Some("unsupported")));
+        assert_eq!(failure_cause(REAL, Path::new("/w/blog")), "missing runtime/spinel/scaffold/");
+    }
+
+    #[test]
+    fn a_finding_moves_with_its_line_and_goes_when_the_line_changes() {
+        let mut diagnostic = parse_diagnostics(REAL, Path::new("/w/blog")).remove(0);
+        diagnostic.line_text = Some("  include Publishable".to_owned());
+        let before = "class Post < ApplicationRecord\n  include Publishable\nend\n";
+        assert_eq!(locate(&diagnostic, Some(before)), Some((1, 2, 21)));
+        let moved = "# a comment\n# another\nclass Post < ApplicationRecord\n  include Publishable\nend\n";
+        assert_eq!(locate(&diagnostic, Some(moved)), Some((3, 2, 21)));
+        let changed = "class Post < ApplicationRecord\n  include Publishable, Other\nend\n";
+        assert_eq!(locate(&diagnostic, Some(changed)), None);
+        assert_eq!(locate(&diagnostic, None), Some((1, 2, 21)));
+        let read = ExactDiagnostic {
+            line: 3,
+            column: 5,
+            message: "local read `user` has unresolved type".to_owned(),
+            line_text: Some("    user.name".to_owned()),
+            ..diagnostic
+        };
+        assert_eq!(locate(&read, None), Some((2, 4, 8)));
     }
 }

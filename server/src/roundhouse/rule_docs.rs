@@ -194,11 +194,7 @@ pub fn pages_dir() -> PathBuf {
 
 /// The user's cache directory: `$XDG_CACHE_HOME`, else `~/.cache`, else the temporary directory.
 pub fn cache_home() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
+    crate::files::cache_home()
 }
 
 #[cfg(test)]

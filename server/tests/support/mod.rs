@@ -154,12 +154,17 @@ impl Client {
 
     /// Waits for `publishDiagnostics` for `uri` (and `version`, when given).
     pub fn diagnostics(&mut self, uri: &str, version: Option<i64>) -> Vec<Value> {
-        let message = self.wait_for(|m| {
+        let message = self.diagnostics_message(uri, version);
+        message["params"]["diagnostics"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// `diagnostics`, the whole message.
+    pub fn diagnostics_message(&mut self, uri: &str, version: Option<i64>) -> Value {
+        self.wait_for(|m| {
             m["method"] == "textDocument/publishDiagnostics"
                 && m["params"]["uri"] == uri
                 && version.is_none_or(|v| m["params"]["version"] == json!(v))
-        });
-        message["params"]["diagnostics"].as_array().cloned().unwrap_or_default()
+        })
     }
 
     pub fn initialize(&mut self, root: &Path) -> Value {

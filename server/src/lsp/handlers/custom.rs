@@ -105,7 +105,8 @@ pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<
         Some(name) => crate::roundhouse::tree::Target::parse(name)
             .ok_or_else(|| tower_lsp_server::jsonrpc::Error::invalid_params(format!("unknown target {name}: ruby, jruby or spinel")))?,
     };
-    let exact = params.source.as_deref() == Some("exact");
+    let exact = params.source.as_deref() == Some("exact")
+        && backend.session.index.app_for(&path).is_some_and(|app| lock_served(&backend.session).contains(&app.root));
     let text = backend.session.documents().get(&path).map(|d| d.text.clone());
     // The context the last diagnostics refresh built: current for everything but the edited file's own
     // facts, which are read fresh.
@@ -125,4 +126,9 @@ pub async fn preview(backend: &Backend, params: PreviewParams) -> Result<Option<
         Some(serde_json::json!({"text": preview.text, "language": "ruby", "target": target.as_str(), "source": "builtin", "mapping": preview.mapping}))
     })
     .await
+}
+
+/// The apps whose last compiler run in this session succeeded (only their tree is served as exact).
+fn lock_served(session: &crate::lsp::session::Session) -> std::sync::MutexGuard<'_, std::collections::HashSet<std::path::PathBuf>> {
+    session.exact_served.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -38,15 +38,22 @@ pub struct Publish {
 }
 
 impl Publish {
-    /// Switchyard's diagnostics for the file, then the compiler's last ones (exact previews).
-    pub fn of(session: &Session, facts: &FileFacts, diagnostics: &[Diagnostic], version: Option<i32>) -> Option<Publish> {
+    /// Switchyard's diagnostics for the file, then the compiler's last ones (exact previews), placed
+    /// in `text` (the open document's, when it is open: an edit since the run moves or drops them).
+    pub fn of(
+        session: &Session,
+        facts: &FileFacts,
+        diagnostics: &[Diagnostic],
+        version: Option<i32>,
+        text: Option<&str>,
+    ) -> Option<Publish> {
         let uri = convert::uri_of(&facts.path)?;
         let mut diagnostics: Vec<_> = session
             .shown(&facts.path, diagnostics)
             .iter()
             .map(|d| convert::diagnostic(&facts.line_index, d, session.rule_doc(&d.rule)))
             .collect();
-        diagnostics.extend(session.exact_for(&facts.path));
+        diagnostics.extend(session.exact_for(&facts.path).iter().filter_map(|d| convert::exact_diagnostic(d, text)));
         Some(Publish { uri, diagnostics, version })
     }
 
@@ -118,7 +125,8 @@ pub async fn publish(session: &Arc<Session>, client: &Client, changes: Vec<Chang
             match change {
                 Change::File { path, version, recheck } => {
                     rechecks.extend(recheck);
-                    let current = session.documents().get(&path).map(|d| d.version);
+                    let documents = session.documents();
+                    let current = documents.get(&path).map(|d| d.version);
                     if version.is_some() && current != version {
                         continue;
                     }
@@ -127,7 +135,7 @@ pub async fn publish(session: &Arc<Session>, client: &Client, changes: Vec<Chang
                     let publish = guard::notification("textDocument/publishDiagnostics", || {
                         let diagnostics = current_diagnostics(session, &facts);
                         session.record_published(&path, &diagnostics);
-                        Publish::of(session, &facts, &diagnostics, current)
+                        Publish::of(session, &facts, &diagnostics, current, documents.get(&path).map(|d| d.text.as_str()))
                     });
                     publishes.extend(publish.flatten());
                 }
@@ -342,7 +350,8 @@ async fn send_batch(session: &Session, client: &Client, context: &AppContext, ba
                 if !session.record_published(&current.path, &diagnostics) {
                     return None;
                 }
-                Publish::of(session, &current, &diagnostics, documents.get(&current.path).map(|d| d.version))
+                let document = documents.get(&current.path);
+                Publish::of(session, &current, &diagnostics, document.map(|d| d.version), document.map(|d| d.text.as_str()))
             })
             .collect::<Vec<Publish>>()
     })

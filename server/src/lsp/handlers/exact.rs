@@ -1,7 +1,8 @@
 //! Exact previews: after a save, run the configured roundhouse compiler in the background — debounced,
 //! one run at a time, a newer save cancelling the running one — with `$/progress`; then publish its
-//! stderr diagnostics (source `roundhouse`) beside Switchyard's own. A missing or failing binary is said
-//! once (showMessage and the log); the built-in previews stay.
+//! stderr diagnostics (source `roundhouse`) beside Switchyard's own, placed on their lines as the
+//! document is edited. Every failure is logged, and shown when it is not the one shown last (a
+//! success forgets it); only a run of this session that succeeded is served as the exact preview.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -10,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tower_lsp_server::Client;
-use tower_lsp_server::ls_types::{self as lsp, DidSaveTextDocumentParams, MessageType, NumberOrString};
+use tower_lsp_server::ls_types::{DidSaveTextDocumentParams, MessageType, NumberOrString};
 
 use super::diagnostics::Publish;
 use crate::lsp::backend::Backend;
@@ -69,50 +70,54 @@ pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
         }
         match result {
             Err(cancelled) if cancelled == "cancelled" => {}
-            Err(error) => fail_once(&client, &session, &error).await,
+            Err(error) => failed(&client, &session, &app.root, &error).await,
+            Ok(output) if !output.success => {
+                failed(&client, &session, &app.root, &format!("roundhouse failed: {}", output.cause)).await;
+                publish(&client, &session, &app.root, output.diagnostics).await;
+            }
             Ok(output) => {
-                if !output.success && output.diagnostics.is_empty() {
-                    fail_once(&client, &session, &format!("roundhouse failed: {}", output.stderr_tail)).await;
-                }
+                *session.exact_failure_shown.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                session.exact_served.lock().unwrap_or_else(|e| e.into_inner()).insert(app.root.clone());
                 publish(&client, &session, &app.root, output.diagnostics).await;
             }
         }
     });
 }
 
-async fn fail_once(client: &Client, session: &Arc<Session>, error: &str) {
+/// A run that did not produce a tree: its output is no longer served; the failure is logged, and
+/// shown unless it is the one shown last.
+async fn failed(client: &Client, session: &Arc<Session>, root: &std::path::Path, error: &str) {
+    session.exact_served.lock().unwrap_or_else(|e| e.into_inner()).remove(root);
     tracing::warn!("exact previews: {error}");
-    if !session.exact_failure_shown.swap(true, Ordering::SeqCst) {
+    let show = {
+        let mut shown = session.exact_failure_shown.lock().unwrap_or_else(|e| e.into_inner());
+        let show = shown.as_deref() != Some(error);
+        *shown = Some(error.to_owned());
+        show
+    };
+    if show {
         client.show_message(MessageType::WARNING, format!("Switchyard: {error}. Previews stay built-in.")).await;
     }
 }
 
 async fn publish(client: &Client, session: &Arc<Session>, root: &std::path::Path, found: Vec<ExactDiagnostic>) {
-    let mut by_path: HashMap<PathBuf, Vec<lsp::Diagnostic>> = HashMap::new();
+    let mut by_path: HashMap<PathBuf, Vec<ExactDiagnostic>> = HashMap::new();
     for d in found {
-        let (line, column) = (d.line.saturating_sub(1), d.column.saturating_sub(1));
-        let position = lsp::Position { line, character: column };
-        by_path.entry(d.path).or_default().push(lsp::Diagnostic {
-            range: lsp::Range { start: position, end: lsp::Position { line, character: column + 1 } },
-            severity: Some(match d.severity {
-                crate::diagnostic::Severity::Error => lsp::DiagnosticSeverity::ERROR,
-                crate::diagnostic::Severity::Warning => lsp::DiagnosticSeverity::WARNING,
-                crate::diagnostic::Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
-            }),
-            code: d.code.map(NumberOrString::String),
-            source: Some("roundhouse".to_owned()),
-            message: d.message,
-            ..lsp::Diagnostic::default()
-        });
+        by_path.entry(d.path.clone()).or_default().push(d);
     }
     // Under the publishing lock, as every publish is: the last one of a file is from its newest state.
     let _publishing = session.publishing.lock().await;
     let touched = session.replace_exact(root, by_path);
-    let versions: HashMap<PathBuf, i32> = session.documents().iter().map(|(p, d)| (p.clone(), d.version)).collect();
-    for path in touched {
-        let Some(facts) = session.index.get(&path) else { continue };
-        if let Some(publish) = Publish::of(session, &facts, &session.published(&path), versions.get(&path).copied()) {
-            publish.send(client).await;
-        }
-    }
+    let publishes: Vec<Publish> = {
+        let documents = session.documents();
+        touched
+            .iter()
+            .filter_map(|path| {
+                let facts = session.index.get(path)?;
+                let document = documents.get(path);
+                Publish::of(session, &facts, &session.published(path), document.map(|d| d.version), document.map(|d| d.text.as_str()))
+            })
+            .collect()
+    };
+    Publish::send_all(publishes, client).await;
 }
