@@ -1,5 +1,7 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 
 import { initializationOptions } from "../src/settings";
 
@@ -35,4 +37,15 @@ test("a rule-docs URL without {id} is not sent", () => {
 
 test("no valid target leaves the choice to switchyard.toml", () => {
   assert.deepEqual(initializationOptions(reader({ targets: ["cobol"] })).targets, []);
+});
+
+test("settings that name a program are the user's own: a repository's .vscode/settings.json cannot set them", () => {
+  const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
+  const properties = manifest.contributes.configuration.properties;
+  const programs = ["switchyard.server.path", "switchyard.roundhouse.binary", "switchyard.roundhouse.checkout"];
+  for (const key of programs) {
+    assert.equal(properties[key].scope, "machine", key);
+  }
+  assert.equal(manifest.capabilities.untrustedWorkspaces.supported, "limited");
+  assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, programs);
 });
