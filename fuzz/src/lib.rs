@@ -11,8 +11,11 @@ use switchyard::lsp::framing::{Event, Framer};
 use switchyard::rails::project;
 use switchyard::syntax::{Language, ParsedFile};
 
+/// A fuzz target: bytes in, a panic when a property fails.
+pub type Target = fn(&[u8]);
+
 /// Every target, by the name of its corpus folder.
-pub const TARGETS: &[(&str, fn(&[u8]))] =
+pub const TARGETS: &[(&str, Target)] =
     &[("framing", framing), ("extraction", extraction), ("incremental", incremental), ("routes", routes), ("config", config)];
 
 /// The base protocol's framer, fed in chunks of a size the first byte chooses, then paused.
@@ -135,7 +138,7 @@ pub fn config(data: &[u8]) {
 }
 
 /// For a target's binary built without afl: runs the target on every file named on the command line.
-pub fn replay_arguments(target: fn(&[u8])) {
+pub fn replay_arguments(target: Target) {
     for path in std::env::args_os().skip(1) {
         match std::fs::read(&path) {
             Ok(bytes) => target(&bytes),

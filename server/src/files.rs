@@ -153,7 +153,8 @@ pub fn read_regular_text(path: &Path, inside: Option<&Path>, limit: u64) -> Resu
     read_regular(path, inside, limit).map(|bytes| String::from_utf8(bytes).ok())
 }
 
-fn too_large(len: u64, limit: u64) -> String {
+/// How a text over the limit is said, wherever it is refused.
+pub fn too_large(len: u64, limit: u64) -> String {
     format!("{:.1} MB, over the {} MB Switchyard reads", len as f64 / 1e6, limit / 1_000_000)
 }
 

@@ -370,10 +370,10 @@ fn after_a_sync_error_edits_are_still_checked_and_a_save_brings_the_editors_text
     // applied and checked all the same (no full-text change is needed).
     client.change(&file, 3, insert_at(900, "class Far\nend\n"));
     client.change(&file, 4, insert_at(0, "class Later\nend\n"));
-    let symbols = document_symbols(&mut client, &file);
-    assert_eq!(symbols.first().map(String::as_str), Some("Later"), "{symbols:?}");
     let diagnostics = client.diagnostics(&file, Some(4));
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let symbols = document_symbols(&mut client, &file);
+    assert_eq!(symbols.first().map(String::as_str), Some("Later"), "{symbols:?}");
     // The save carries the editor's text, and the server is back on it.
     let editors = "class Later\nend\nclass Circle\nend\nclass Square\nend\nclass Triangle\nend\n";
     client.notify("textDocument/didSave", json!({"textDocument": {"uri": file}, "text": editors}));

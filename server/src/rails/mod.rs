@@ -331,10 +331,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     if let Some(Skipped::TooLarge { len }) = parsed.skipped {
         // Nothing of it is read, not even its lines.
-        let limit = crate::syntax::parse::MAX_PARSED;
-        facts
-            .diagnostics
-            .push(skipped_file(Span::default(), format!("{:.1} MB, over the {} MB Switchyard reads", len as f64 / 1e6, limit / 1_000_000)));
+        facts.diagnostics.push(skipped_file(Span::default(), crate::files::too_large(len as u64, crate::files::MAX_SOURCE)));
         return facts;
     }
     facts.line_index = LineIndex::new(text);

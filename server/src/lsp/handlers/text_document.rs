@@ -53,11 +53,7 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
         let language = project::language_of(&path).unwrap_or(Language::Ruby);
         let base = match full_text {
             Some(_) => Some(String::new()),
-            None => session
-                .index
-                .app_for(&path)
-                .filter(|app| crate::files::resolves_inside(&path, &app.root))
-                .and_then(|_| crate::files::read_regular_text(&path, None, crate::files::MAX_SOURCE).ok().flatten()),
+            None => read_inside_app(session, &path),
         };
         let Some(base) = base else {
             tracing::warn!("{}: change for a document that is not open and not readable; ignored", path.display());
@@ -110,6 +106,13 @@ fn apply_changes(session: &Session, params: DidChangeTextDocumentParams) -> Vec<
     vec![note(session, &facts, previous.as_ref(), Some(version))]
 }
 
+/// The text of a file a client names, read from disk only when it is a file of an app (a client
+/// must not have the server read what lies outside the workspace).
+fn read_inside_app(session: &Session, path: &Path) -> Option<String> {
+    let app = session.index.app_for(path).filter(|app| crate::files::resolves_inside(path, &app.root))?;
+    crate::files::read_regular_text(path, Some(&app.root), crate::files::MAX_SOURCE).ok().flatten()
+}
+
 /// `didSave`: the saved text is the editor's (the server asks for it), so a document that drifted out
 /// of sync is brought back to it; then the exact-preview compiler runs, when one is configured.
 pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
@@ -120,7 +123,7 @@ pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
         let Some(document) = documents.get_mut(&path) else { return Vec::new() };
         let saved = match &params.text {
             Some(text) => Some(text.clone()),
-            None if document.diverged => crate::files::read_regular_text(&path, None, crate::files::MAX_SOURCE).ok().flatten(),
+            None if document.diverged => read_inside_app(session, &path),
             None => None,
         };
         let Some(saved) = saved.filter(|saved| *saved != document.text) else {
