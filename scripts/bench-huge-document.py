@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Time and memory of a huge open document: didOpen of a generated Ruby file of SIZE MB (default 50)
+"""Time and memory of a large open document: didOpen of a generated Ruby file of SIZE MB (default 50)
 to its first publishDiagnostics, then each of EDITS incremental edits to its publish; the server's
-peak resident memory (VmHWM). Usage: scripts/bench-huge-document.py BINARY [SIZE_MB] [EDITS]"""
+peak resident memory (VmHWM). With `broken`, the file opens with a syntax error it keeps (each edit's
+tree has errors, so it is reparsed from scratch).
+Usage: scripts/bench-huge-document.py BINARY [SIZE_MB] [EDITS] [broken]"""
 import json, os, statistics, subprocess, sys, tempfile, time
 
 binary = sys.argv[1]
-size_mb = int(sys.argv[2]) if len(sys.argv) > 2 else 50
+size_mb = float(sys.argv[2]) if len(sys.argv) > 2 else 50
 edits = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+broken = len(sys.argv) > 4 and sys.argv[4] == "broken"
 
 app = tempfile.mkdtemp(prefix="switchyard-huge-")
 os.makedirs(os.path.join(app, "config"))
@@ -14,7 +17,7 @@ open(os.path.join(app, "Gemfile"), "w").write("gem 'rails'\n")
 open(os.path.join(app, "config/routes.rb"), "w").write("Rails.application.routes.draw do\nend\n")
 uri = "file://" + os.path.join(app, "lib/generated.rb")
 line = 'VALUES << [1, 2, 3, "a generated line of data"]\n'
-text = line * (size_mb * 1_000_000 // len(line))
+text = ("def broken(\n" if broken else "") + line * int(size_mb * 1_000_000 // len(line))
 
 server = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           env={**os.environ, "SWITCHYARD_LOG": "error"})
@@ -55,10 +58,11 @@ send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocume
 wait(published(1))
 opened = time.perf_counter() - start
 latencies = []
+at = min(1000, text.count("\n") // 2)
 for version in range(2, edits + 2):
     start = time.perf_counter()
     send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version},
-          "contentChanges": [{"range": {"start": {"line": 1000, "character": 0}, "end": {"line": 1000, "character": 0}}, "text": "VALUES << 0\n"}]}})
+          "contentChanges": [{"range": {"start": {"line": at, "character": 0}, "end": {"line": at, "character": 0}}, "text": "VALUES << 0\n"}]}})
     wait(published(version))
     latencies.append(time.perf_counter() - start)
 peak = next(l for l in open(f"/proc/{server.pid}/status") if l.startswith("VmHWM")).split()[1]
@@ -66,6 +70,6 @@ send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
 wait(lambda m: m.get("id") == 2)
 send({"jsonrpc": "2.0", "method": "exit"})
 server.wait()
-print(f"{size_mb} MB document: didOpen to diagnostics {opened * 1000:.0f} ms; "
+print(f"{size_mb} MB {'broken ' if broken else ''}document: didOpen to diagnostics {opened * 1000:.0f} ms; "
       f"edit to diagnostics median {statistics.median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms ({edits} edits); "
       f"peak memory {int(peak) / 1024:.0f} MiB")
