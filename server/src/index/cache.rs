@@ -150,7 +150,7 @@ impl Cache {
         let dir = std::env::var_os("SWITCHYARD_CACHE_DIR")
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
-            .unwrap_or_else(|| crate::roundhouse::rule_docs::cache_home().join("switchyard").join("index"));
+            .unwrap_or_else(|| crate::files::cache_home().join("switchyard").join("index"));
         Cache { dir }
     }
 

@@ -90,15 +90,19 @@ pub fn range(line_index: &LineIndex, span: Span) -> lsp::Range {
     lsp::Range { start: position(line_index, span.start), end: position(line_index, span.end) }
 }
 
+fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
+    match severity {
+        Severity::Error => lsp::DiagnosticSeverity::ERROR,
+        Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+        Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
+    }
+}
+
 /// A diagnostic for the client; `doc` is the link to its rule's page (`codeDescription`).
 pub fn diagnostic(line_index: &LineIndex, d: &Diagnostic, doc: Option<lsp::Uri>) -> lsp::Diagnostic {
     lsp::Diagnostic {
         range: range(line_index, d.span),
-        severity: Some(match d.severity {
-            Severity::Error => lsp::DiagnosticSeverity::ERROR,
-            Severity::Warning => lsp::DiagnosticSeverity::WARNING,
-            Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
-        }),
+        severity: Some(severity(d.severity)),
         code: Some(lsp::NumberOrString::String(d.rule.to_string())),
         code_description: doc.map(|href| lsp::CodeDescription { href }),
         source: Some("switchyard".to_owned()),
@@ -117,11 +121,7 @@ pub fn exact_diagnostic(d: &crate::roundhouse::exact::ExactDiagnostic, text: Opt
     };
     Some(lsp::Diagnostic {
         range: lsp::Range { start: Position { line, character: utf16(start) }, end: Position { line, character: utf16(end) } },
-        severity: Some(match d.severity {
-            crate::diagnostic::Severity::Error => lsp::DiagnosticSeverity::ERROR,
-            crate::diagnostic::Severity::Warning => lsp::DiagnosticSeverity::WARNING,
-            crate::diagnostic::Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
-        }),
+        severity: Some(severity(d.severity)),
         code: d.code.clone().map(lsp::NumberOrString::String),
         source: Some("roundhouse".to_owned()),
         message: d.message.clone(),

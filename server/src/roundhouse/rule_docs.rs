@@ -189,12 +189,7 @@ pub fn write_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// Where the server writes the pages its diagnostics link to: the user's cache directory, per version.
 pub fn pages_dir() -> PathBuf {
-    cache_home().join("switchyard").join(env!("CARGO_PKG_VERSION")).join("rules")
-}
-
-/// The user's cache directory: `$XDG_CACHE_HOME`, else `~/.cache`, else the temporary directory.
-pub fn cache_home() -> PathBuf {
-    crate::files::cache_home()
+    crate::files::cache_home().join("switchyard").join(env!("CARGO_PKG_VERSION")).join("rules")
 }
 
 #[cfg(test)]
