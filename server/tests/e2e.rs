@@ -5,19 +5,7 @@ mod support;
 use std::str::FromStr;
 
 use serde_json::{Value, json};
-use support::{Client, copy_dir, repo_root, uri, write_app};
-
-fn symbol_names(symbols: &Value) -> Vec<String> {
-    let mut names = Vec::new();
-    fn walk(symbols: &Value, names: &mut Vec<String>) {
-        for s in symbols.as_array().into_iter().flatten() {
-            names.push(s["name"].as_str().unwrap_or("").to_owned());
-            walk(&s["children"], names);
-        }
-    }
-    walk(symbols, &mut names);
-    names
-}
+use support::{Client, copy_dir, repo_root, symbol_names, uri, write_app};
 
 #[test]
 fn edit_a_model_break_it_repair_it_and_shut_down() {

@@ -332,15 +332,7 @@ fn random_edits_end_where_a_fresh_server_on_the_final_text_starts() {
 
 fn document_symbols(client: &mut Client, uri: &str) -> Vec<String> {
     let reply = client.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
-    let mut names = Vec::new();
-    fn walk(symbols: &Value, names: &mut Vec<String>) {
-        for symbol in symbols.as_array().into_iter().flatten() {
-            names.push(symbol["name"].as_str().unwrap_or_default().to_owned());
-            walk(&symbol["children"], names);
-        }
-    }
-    walk(&reply["result"], &mut names);
-    names
+    support::symbol_names(&reply["result"])
 }
 
 fn insert_at(line: u32, text: &str) -> Value {

@@ -321,3 +321,16 @@ pub fn deep_files(scale: usize) -> Vec<(String, String)> {
         ("app/controllers/posts_controller.rb".into(), "class PostsController < ApplicationController\n  def index; end\nend\n".into()),
     ]
 }
+
+/// The names in a `documentSymbol` reply, depth first.
+pub fn symbol_names(symbols: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    fn walk(symbols: &Value, names: &mut Vec<String>) {
+        for s in symbols.as_array().into_iter().flatten() {
+            names.push(s["name"].as_str().unwrap_or("").to_owned());
+            walk(&s["children"], names);
+        }
+    }
+    walk(symbols, &mut names);
+    names
+}
