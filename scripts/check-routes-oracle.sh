@@ -16,16 +16,24 @@ for app in blog:examples/blog shop:tests/fixtures/apps/shop \
   billing:tests/fixtures/apps/monorepo/engines/billing dummy:tests/fixtures/apps/monorepo/engines/billing/test/dummy; do
   pairs+=("${app#*:}/config/routes.rb:tests/fixtures/routes/apps/${app%%:*}.expected.txt")
 done
-for pair in "${pairs[@]}"; do
-  routes="${pair%%:*}"
-  expected="${pair#*:}"
-  actual=$(ruby scripts/rails-routes-oracle.rb "$routes")
-  if [ "${1:-}" = "--write" ]; then
+# Compares (or with --write, rewrites) one expected file with what Rails printed.
+compare() {
+  local expected="$1" actual="$2"
+  if [ "${mode:-}" = "--write" ]; then
     printf '%s\n' "$actual" > "$expected"
   elif ! diff -u "$expected" <(printf '%s\n' "$actual"); then
     echo "rails disagrees with $expected" >&2
     status=1
   fi
+}
+mode="${1:-}"
+for pair in "${pairs[@]}"; do
+  routes="${pair%%:*}"
+  compare "${pair#*:}" "$(ruby scripts/rails-routes-oracle.rb "$routes")"
+done
+# The requirements and defaults of each route, as `--format json` gives them.
+for routes in tests/fixtures/routes/requirements.rb; do
+  compare "${routes%.rb}.expected.json" "$(ruby scripts/rails-routes-oracle.rb "$routes" --json)"
 done
 [ "$status" = 0 ] && echo "route tables: Rails agrees with every expected table"
 exit "$status"

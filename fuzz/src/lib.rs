@@ -71,7 +71,7 @@ pub fn extraction(data: &[u8]) {
         &parsed,
     );
     if let Some(routes) = &facts.routes {
-        expand(relative, &routes.calls);
+        expand(relative, &routes.drawn);
     }
 }
 
@@ -128,7 +128,7 @@ pub fn routes(data: &[u8]) {
         &parsed,
     );
     if let Some(routes) = &facts.routes {
-        expand("config/routes.rb", &routes.calls);
+        expand("config/routes.rb", &routes.drawn);
     }
 }
 

@@ -45,7 +45,7 @@ fn main() {
         extract(PathBuf::from("/app/config/routes.rb"), "config/routes.rb".to_owned(), Some(FileKind::Routes), &text, &parsed)
     };
     let facts = read();
-    let calls = &facts.routes.as_ref().expect("routes facts").calls;
+    let calls = &facts.routes.as_ref().expect("routes facts").drawn;
     let sources = RouteSources { main: ("config/routes.rb", calls), engine_module: None, drawn: HashMap::new() };
     let routes = expand(&sources).routes.len();
     let expand_only = median(
@@ -63,7 +63,7 @@ fn main() {
                 let start = Instant::now();
                 let facts = read();
                 let sources = RouteSources {
-                    main: ("config/routes.rb", &facts.routes.as_ref().expect("routes facts").calls),
+                    main: ("config/routes.rb", &facts.routes.as_ref().expect("routes facts").drawn),
                     engine_module: None,
                     drawn: HashMap::new(),
                 };

@@ -90,6 +90,7 @@ pub fn derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
             let current = context.files.iter().any(|f| std::ptr::eq(&**f, file));
             if current {
                 found.extend(missing_actions(context).get(&file.path).into_iter().flatten().cloned());
+                found.extend(unexpanded_routes(context, file));
             }
         }
         found.extend(unknown_route_helpers(file, context));
@@ -460,6 +461,26 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
                     reference.name
                 ),
             })
+        })
+        .collect()
+}
+
+/// `switchyard.unexpanded-routes`: each call of this routes file whose routes the table could not list.
+fn unexpanded_routes(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
+    context
+        .table
+        .skipped
+        .iter()
+        // A call Rails rejects too has its own finding (`routes.malformed`, `routes.draw-missing`).
+        .filter(|skipped| !skipped.invalid && context.root.join(&skipped.file) == file.path)
+        .map(|skipped| Diagnostic {
+            span: skipped.name_span,
+            severity: Severity::Info,
+            rule: crate::diagnostic::rule::UNEXPANDED_ROUTES,
+            message: format!(
+                "Switchyard lists no routes for this call: {}. `switchyard routes` leaves them out, and route helpers are not checked in this app.",
+                skipped.reason
+            ),
         })
         .collect()
 }
@@ -925,6 +946,50 @@ mod tests {
         );
     }
 
+    /// Each call whose routes the table cannot list is named at its method (an `if` at its
+    /// condition), and the route helper check says nothing in the app rather than something wrong.
+    #[test]
+    fn unexpanded_routes_are_named_on_their_call() {
+        let fixture = Fixture::new(
+            r#"
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              devise_for :users
+              Plugin.all.each do |plugin|
+                get "plugins/#{plugin}", to: "plugins#show"
+              end
+              if ENV["ADMIN"]
+                get "admin", to: "admin#show"
+              end
+              %w[a b].each do |letter|
+                get "letters/#{letter}", to: "letters#show"
+              end
+              get "dev", to: "dev#show" if Rails.env.development?
+            end
+            #- /app/views/pages/home.html.erb
+            <%= link_to "Sign in", new_user_session_path %>
+            "#,
+        );
+        let snapshot = fixture.index.snapshot();
+        let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let diagnostics = app_diagnostics(&context);
+        let routes = &diagnostics[&fixture.root.join("config/routes.rb")];
+        let found: Vec<String> = routes
+            .iter()
+            .filter(|d| d.rule == crate::diagnostic::rule::UNEXPANDED_ROUTES)
+            .map(|d| format!("{}:{}-{} {}", d.span.start.line + 1, d.span.start.col + 1, d.span.end.col + 1, d.message))
+            .collect();
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(found[0].starts_with("2:3-13 ") && found[0].contains("`devise_for` is not a routing method"), "{}", found[0]);
+        assert!(found[1].starts_with("3:14-18 ") && found[1].contains("a loop over `Plugin.all`"), "{}", found[1]);
+        assert!(found[2].starts_with("6:6-18 ") && found[2].contains("`if ENV[\"ADMIN\"]`"), "{}", found[2]);
+        let template = fixture.root.join("app/views/pages/home.html.erb");
+        assert!(diagnostics.get(&template).is_none_or(|d| d.iter().all(|d| d.rule != UNKNOWN_ROUTE_HELPER)));
+        // The literal loop and the development-only route are listed.
+        let paths: Vec<&str> = context.table.routes.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(paths, ["/letters/a(.:format)", "/letters/b(.:format)", "/dev(.:format)"]);
+    }
+
     #[test]
     fn missing_controllers_and_actions_but_not_implicit_templates_or_concern_actions() {
         check(
@@ -1005,6 +1070,7 @@ mod tests {
                 config/routes.rb:15 rails.missing-action No Api::HealthController in the app for `ping`: the route raises a routing error when requested.
                 config/routes.rb:2 routes.unsupported-dsl Roundhouse does not support `concern` (routing concerns) in routes: it stops the compile with "unsupported routes DSL". Write the routes it stands for with `resources`, `scope` or verbs.
                 config/routes.rb:5 routes.unsupported-dsl Roundhouse does not support `devise_for` (gem routing macros) in routes: it stops the compile with "unsupported routes DSL". Write the routes it stands for with `resources`, `scope` or verbs.
+                config/routes.rb:5 switchyard.unexpanded-routes Switchyard lists no routes for this call: `devise_for` is not a routing method Switchyard knows (a gem's macro draws routes it cannot see). `switchyard routes` leaves them out, and route helpers are not checked in this app.
                 config/routes.rb:6 routes.resource-option-ignored Roundhouse ignores `path:` on `resources` (it reads only `only`, `except` and `as`): the compiled route may reach a different controller or path than Rails'.
                 config/routes.rb:7 rails.missing-action No PostsController in the app for `index`, `create`, `new`, `edit`, `show`, `update`, `destroy`: the route raises a routing error when requested.
                 config/routes.rb:7 routes.malformed Roundhouse needs a symbol here ("resources name must be a symbol"): write `resources :posts`.

@@ -116,6 +116,9 @@ pub mod rule {
     pub const CONFIG: RuleId = rule!("switchyard.config");
     /// Switchyard's own: a file it does not read (nested too deep, too large, not a regular file).
     pub const SKIPPED_FILE: RuleId = rule!("switchyard.skipped-file");
+    /// Switchyard's own: a routes call whose routes the table does not list (a gem's macro, a loop
+    /// over something that is not a literal, a condition it cannot decide).
+    pub const UNEXPANDED_ROUTES: RuleId = rule!("switchyard.unexpanded-routes");
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]

@@ -248,6 +248,8 @@ fn run() -> ExitCode {
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome as u8),
+        // `| head` closed the pipe: say nothing, exit as SIGPIPE would have ended the process.
+        Err(message) if message == cli::OUTPUT_CLOSED => ExitCode::from(141),
         Err(message) => {
             let _ = writeln!(std::io::stderr(), "switchyard: error: {message}");
             ExitCode::from(2)

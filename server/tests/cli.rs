@@ -397,3 +397,33 @@ fn deep_files_are_read_or_skipped_with_a_finding_in_every_command() {
         }
     }
 }
+
+/// `switchyard … | head`: a reader that goes away early is no error to print. Each command that
+/// writes more than a pipe holds exits as SIGPIPE would end it (141), with nothing on stderr.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let cache = std::env::temp_dir().join(format!("switchyard-cli-cache-{}", std::process::id()));
+    // Two thousand findings: far more than a pipe holds (64 KiB).
+    let aliases: String = (0..2000).map(|i| format!("  alias a{i} b{i}\n")).collect();
+    let app = write_app("closed-pipe", &[("config/routes.rb", ""), ("app/models/post.rb", &format!("class Post < ApplicationRecord\n{aliases}end\n"))]);
+    let app = app.to_str().unwrap();
+    for args in [&["rules", "--format", "markdown"][..], &["--check", app][..], &["--check", app, "--format", "json"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+            .current_dir(repo_root())
+            .env("SWITCHYARD_CACHE_DIR", &cache)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(text(&output.stderr), "", "{args:?}");
+        assert_eq!(output.status.code(), Some(141), "{args:?}");
+    }
+    let _ = std::fs::remove_dir_all(app);
+}

@@ -81,6 +81,50 @@ fn concerns_and_drawn_files() {
     check("drawn");
 }
 
+/// `%w(…).each do |action|`, hashes, ranges, `each_with_index`, nested blocks, `if false` inside.
+#[test]
+fn literal_loops() {
+    check("loops");
+}
+
+/// A plural that is its own singular (`news`, `sheep`, `as: "wiki_page"`) names its collection `…_index`.
+#[test]
+fn collection_names_of_uncountable_plurals() {
+    check("naming");
+}
+
+/// Journey's path normalisation: a slash before an optional group moves inside it, escapes, slashes.
+#[test]
+fn paths_normalised_as_journey_does() {
+    check("normalized");
+}
+
+/// Inline patterns, formats, plain options, scope constraints on routes with and without the
+/// segment, host defaults, a resource's param constraint passed to what nests in it, constants.
+#[test]
+fn requirements_and_defaults() {
+    check("requirements");
+}
+
+/// Verb routes in a namespace (the module is the controller), a namespace inside a resource,
+/// canonical actions given as symbols, `scope controller:, action:`.
+#[test]
+fn namespaces_and_symbol_actions() {
+    check("namespaces");
+}
+
+/// Path, option, status, block and lambda redirects; a root with `via:`.
+#[test]
+fn redirects_as_rails_inspects_them() {
+    check("redirects");
+}
+
+/// `if`/`unless`/`elsif` and modifiers decided as `bin/rails routes` runs them (development).
+#[test]
+fn conditions_on_the_environment() {
+    check("conditions");
+}
+
 /// The example app and every fixture app (one table per app; `broken`'s routes do not parse).
 #[test]
 fn example_and_fixture_apps() {
@@ -112,6 +156,27 @@ fn json_lines_name_the_file_and_line() {
     assert_eq!(unnamed["name"], "", "Rails prints no name: neither do we");
     assert_eq!(unnamed["file"], "config/routes.rb");
     assert_eq!(unnamed["line"], 3, "the route comes from the concern's `resources` call");
+}
+
+/// `--format json` splits what the table prints after the endpoint into the route's requirements and
+/// its defaults, as Rails holds them (`route.path.requirements`, `route.defaults`).
+#[test]
+fn json_requirements_and_defaults_are_rails_own() {
+    let app = app_for("requirements", "json");
+    let ours: Vec<serde_json::Value> = routes(&app, &["--format", "json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let _ = std::fs::remove_dir_all(&app);
+    let expected = std::fs::read_to_string(repo_root().join("tests/fixtures/routes/requirements.expected.json")).unwrap();
+    let rails: Vec<serde_json::Value> = expected.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(ours.len(), rails.len());
+    let empty = serde_json::json!({});
+    for (ours, rails) in ours.iter().zip(&rails) {
+        let row = format!("{} {}", rails["verb"], rails["path"]);
+        assert_eq!(ours["path"], rails["path"], "{row}");
+        assert_eq!(ours["controller_action"], rails["reqs"], "{row}");
+        for field in ["requirements", "defaults"] {
+            assert_eq!(ours.get(field).unwrap_or(&empty), rails.get(field).unwrap_or(&empty), "{row}: {field}");
+        }
+    }
 }
 
 #[test]

@@ -145,7 +145,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
                 let shown_path = display_path(&shown_base, &project::relative_path(&facts.path, &base));
                 write_human(&mut out, facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""))
             };
-            written.map_err(|e| format!("cannot write output: {e}"))?;
+            written.map_err(super::write_failed)?;
         }
     }
     tracing::debug!("findings written by {:?}", t0.elapsed());
@@ -154,17 +154,17 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         let (findings, files) = fixed;
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         writeln!(std::io::stderr(), "switchyard: fixed {findings} finding{} in {files} file{}", plural(findings), plural(files))
-            .map_err(|e| format!("cannot write output: {e}"))?;
+            .map_err(super::write_failed)?;
         // What is left, read again from the fixed files.
         return check(path, &CheckOptions { fix: false, rules: options.rules.clone(), targets: options.targets.clone(), ..*options });
     }
     if options.format == CheckFormat::Sarif {
-        serde_json::to_writer_pretty(&mut out, &sarif_log(sarif_results)).map_err(|e| format!("cannot write output: {e}"))?;
-        writeln!(out).map_err(|e| format!("cannot write output: {e}"))?;
+        serde_json::to_writer_pretty(&mut out, &sarif_log(sarif_results)).map_err(super::json_failed)?;
+        writeln!(out).map_err(super::write_failed)?;
     }
     if options.format == CheckFormat::Human {
         let checked = if scope.is_file() { 1 } else { snapshot.iter().filter(|f| f.path.starts_with(&scope)).count() };
-        write_summary(&mut out, &counts, &by_severity, checked).map_err(|e| format!("cannot write output: {e}"))?;
+        write_summary(&mut out, &counts, &by_severity, checked).map_err(super::write_failed)?;
     }
     drop(out);
     report_file_errors(&report, &base)?;

@@ -57,21 +57,34 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
     Ok(Loaded { index, report, base, scope })
 }
 
+/// What a command returns when its reader went away (`switchyard --check | head`): not an error to
+/// report, and `main` exits as a process the pipe's SIGPIPE ended would.
+pub const OUTPUT_CLOSED: &str = "the output was closed";
+
+/// A failed write to stdout, as the command's error.
+pub fn write_failed(error: std::io::Error) -> String {
+    if error.kind() == std::io::ErrorKind::BrokenPipe { OUTPUT_CLOSED.to_owned() } else { format!("cannot write output: {error}") }
+}
+
+pub fn json_failed(error: serde_json::Error) -> String {
+    write_failed(error.into())
+}
+
 pub fn index(path: &Path, json: bool) -> Result<Outcome, String> {
     let Loaded { index, report, base, .. } = load(path)?;
     let mut out = std::io::stdout().lock();
     let dumped = dump(&index, &base);
     let written = if json {
-        serde_json::to_writer_pretty(&mut out, &dumped).map_err(|e| e.to_string()).and_then(|()| writeln!(out).map_err(|e| e.to_string()))
+        serde_json::to_writer_pretty(&mut out, &dumped).map_err(json_failed).and_then(|()| writeln!(out).map_err(write_failed))
     } else {
         write_summary(&mut out, &dumped)
     };
-    written.map_err(|e| format!("cannot write output: {e}"))?;
+    written?;
     report_file_errors(&report, &base)
 }
 
 fn write_summary(out: &mut impl Write, dumped: &crate::index::IndexDump) -> Result<(), String> {
-    let io = |e: std::io::Error| e.to_string();
+    let io = write_failed;
     for app in &dumped.apps {
         let c = &app.counts;
         writeln!(

@@ -14,6 +14,6 @@ pub fn preview(path: &Path, target: Target) -> Result<Outcome, String> {
     }
     let preview = crate::ide::preview::preview_file(&index, &scope, None, target, None)
         .ok_or_else(|| format!("{} is not a file Switchyard indexes", path.display()))?;
-    std::io::stdout().lock().write_all(preview.text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+    std::io::stdout().lock().write_all(preview.text.as_bytes()).map_err(super::write_failed)?;
     Ok(Outcome::Clean)
 }

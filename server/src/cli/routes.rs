@@ -16,6 +16,12 @@ struct JsonRoute<'a> {
     path: &'a str,
     controller_action: String,
     name: &'a str,
+    /// The patterns its segments must match, as Ruby inspects them: `{"id": "/\\d+/"}`.
+    #[serde(skip_serializing_if = "<[_]>::is_empty", serialize_with = "crate::rails::pairs_map")]
+    requirements: &'a [(String, String)],
+    /// Its defaults, inspected: `{"format": "\"html\""}`.
+    #[serde(skip_serializing_if = "<[_]>::is_empty", serialize_with = "crate::rails::pairs_map")]
+    defaults: &'a [(String, String)],
     file: &'a str,
     line: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -33,7 +39,7 @@ pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, St
         None => all_apps.clone(),
     };
     let mut out = std::io::stdout().lock();
-    let io = |e: std::io::Error| format!("cannot write output: {e}");
+    let io = super::write_failed;
     for app in &apps {
         let table = index.route_table(&app.root, &snapshot);
         let routes: Vec<&Route> = table.routes.iter().filter(|r| grep.is_none_or(|g| matches_grep(r, g))).collect();
@@ -46,11 +52,13 @@ pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, St
                     path: &route.path,
                     controller_action: route.controller_action(),
                     name: route.name.as_deref().unwrap_or(""),
+                    requirements: &route.constraints,
+                    defaults: &route.defaults,
                     file: &route.file,
                     line: route.span.start.line + 1,
                     app: (apps.len() > 1).then_some(app_root.as_str()),
                 };
-                serde_json::to_writer(&mut out, &line).map_err(|e| e.to_string())?;
+                serde_json::to_writer(&mut out, &line).map_err(super::json_failed)?;
                 writeln!(out).map_err(io)?;
             }
         } else {

@@ -8,7 +8,7 @@ use crate::roundhouse::catalogue::{RULES, rule};
 
 pub fn rules(markdown: bool) -> Result<Outcome, String> {
     let mut out = std::io::stdout().lock();
-    let io = |e: std::io::Error| format!("cannot write output: {e}");
+    let io = super::write_failed;
     if markdown {
         out.write_all(crate::roundhouse::rule_docs::book().as_bytes()).map_err(io)?;
         return Ok(Outcome::Clean);
@@ -34,7 +34,7 @@ pub fn rules(markdown: bool) -> Result<Outcome, String> {
 
 pub fn explain(id: &str) -> Result<Outcome, String> {
     if let Some(page) = crate::roundhouse::rule_docs::own_page(id) {
-        std::io::stdout().lock().write_all(page.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+        std::io::stdout().lock().write_all(page.as_bytes()).map_err(super::write_failed)?;
         return Ok(Outcome::Clean);
     }
     let Some(r) = rule(id) else {
@@ -49,6 +49,6 @@ pub fn explain(id: &str) -> Result<Outcome, String> {
         return Err(format!("no rule `{id}`: {hint}"));
     };
     let text = crate::roundhouse::rule_docs::page(r, 1);
-    std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+    std::io::stdout().lock().write_all(text.as_bytes()).map_err(super::write_failed)?;
     Ok(Outcome::Clean)
 }

@@ -14,7 +14,7 @@ pub fn tree(path: &Path, targets: &[Target], json: bool) -> Result<Outcome, Stri
     let targets: Vec<Target> = if targets.is_empty() { Target::ALL.to_vec() } else { targets.to_vec() };
     let snapshot = index.snapshot();
     let mut out = std::io::stdout().lock();
-    let io = |e: std::io::Error| format!("cannot write output: {e}");
+    let io = super::write_failed;
     for app in index.apps() {
         let files: Vec<Arc<FileFacts>> =
             snapshot.iter().filter(|f| index.app_for(&f.path).is_some_and(|a| a.root == app.root)).cloned().collect();
@@ -24,7 +24,7 @@ pub fn tree(path: &Path, targets: &[Target], json: bool) -> Result<Outcome, Stri
                 continue;
             }
             if json {
-                serde_json::to_writer(&mut out, &entry.to_json(&targets)).map_err(|e| e.to_string())?;
+                serde_json::to_writer(&mut out, &entry.to_json(&targets)).map_err(super::json_failed)?;
                 writeln!(out).map_err(io)?;
                 continue;
             }

@@ -145,6 +145,11 @@ fn items(items: &[Item], context: &Context, in_controller: bool) -> Vec<Document
                     ..symbol("class << self".to_owned(), None, SymbolKind::Module, *span, *span)
                 });
             }
+            // What a conditional defines is listed where it stands, both branches.
+            Item::Conditional(conditional) => {
+                out.extend(self::items(&conditional.then_items, context, in_controller));
+                out.extend(self::items(&conditional.else_items, context, in_controller));
+            }
         }
     }
     out

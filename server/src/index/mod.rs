@@ -433,7 +433,7 @@ impl Index {
             .iter()
             .filter_map(|f| {
                 let name = f.relative_path.strip_prefix("config/routes/")?.strip_suffix(".rb")?;
-                Some((name.to_owned(), (f.relative_path.as_str(), f.routes.as_ref()?.calls.as_slice())))
+                Some((name.to_owned(), (f.relative_path.as_str(), f.routes.as_ref()?.drawn.as_slice())))
             })
             .collect();
         let engine_module = main
@@ -443,7 +443,7 @@ impl Index {
             .and_then(|receiver| receiver.strip_suffix("::Engine.routes"))
             .map(inflect::underscore);
         let sources = RouteSources {
-            main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.calls.as_slice())),
+            main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.drawn.as_slice())),
             engine_module,
             drawn,
         };

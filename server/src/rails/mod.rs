@@ -186,6 +186,15 @@ pub fn options_map<S: Serializer>(options: &[(String, Value)], serializer: S) ->
     map.end()
 }
 
+/// `[(key, text)]` as a JSON object, in order.
+pub fn pairs_map<S: Serializer>(pairs: &[(String, String)], serializer: S) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(pairs.len()))?;
+    for (key, value) in pairs {
+        map.serialize_entry(key, value)?;
+    }
+    map.end()
+}
+
 /// A template under `app/views`.
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Template {

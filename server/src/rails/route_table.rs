@@ -27,6 +27,12 @@ pub struct Route {
     /// Defaults and constraints as Rails appends them to the endpoint: `{format: :json}`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub requirements: String,
+    /// The patterns its segments must match, each inspected as Ruby does: `("id", "/\d+/")`.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::pairs_map")]
+    pub constraints: Vec<(String, String)>,
+    /// Its defaults, inspected: `("format", "\"html\"")`.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::pairs_map")]
+    pub defaults: Vec<(String, String)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub controller: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -74,6 +80,12 @@ pub struct Skipped {
     pub reason: String,
     pub file: String,
     pub span: Span,
+    /// Where a diagnostic names the call: its method name (an `if`: its condition).
+    #[serde(skip)]
+    pub name_span: Span,
+    /// The call is wrong for Rails too (a `get` without a path, a `draw` of a missing file): Rails
+    /// raises when it draws it. Otherwise it is something Switchyard does not evaluate.
+    pub invalid: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
@@ -176,6 +188,8 @@ struct Scope {
     path_names: Vec<(String, String)>,
     defaults: Vec<(String, Value)>,
     constraints: Vec<(String, Value)>,
+    /// Options a `scope` does not know (`scope id: /\d+/`): Rails passes them to every route inside.
+    options: Vec<(String, Value)>,
     format: Option<Value>,
     shallow: bool,
     level: Level,
@@ -198,6 +212,7 @@ impl Default for Scope {
             path_names: Vec::new(),
             defaults: Vec::new(),
             constraints: Vec::new(),
+            options: Vec::new(),
             format: None,
             shallow: false,
             level: Level::None,
@@ -228,8 +243,11 @@ struct Mapper<'a> {
     draw_depth: usize,
 }
 
-/// Rails' `Mapper.normalize_path`: one leading slash, no doubled or trailing slashes, and an optional
-/// segment that starts a path keeps its slash inside the parentheses.
+/// Rails' `Mapper.normalize_path` (Journey's `normalize_path`, then its optional-segment rewrite):
+/// one leading slash, no doubled or trailing slashes, upper-case `%xx` escapes; a slash before an
+/// optional group moves inside it (`/s/:id/(:title)` → `/s/:id(/:title)`, `/(projects/:id)/search`
+/// → `(/projects/:id)/search`), and a path of optional segments only keeps its leading slash outside
+/// (`/(:locale)`), unless a later group holds a static part.
 fn normalize_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len() + 1);
     out.push('/');
@@ -242,14 +260,98 @@ fn normalize_path(path: &str) -> String {
     if out.len() > 1 && out.ends_with('/') {
         out.pop();
     }
-    // `/(/:locale)` → `(/:locale)`, `/(:locale)` → `(/:locale)`, as Rails rewrites a leading optional.
-    if let Some(rest) = out.strip_prefix("/(") {
-        let rest = rest.strip_prefix('/').unwrap_or(rest);
-        if rest.starts_with(':') || rest.starts_with('*') {
-            out = format!("(/{rest}");
+    let out = if out.contains('%') { upcase_escapes(&out) } else { out };
+    if !out.contains("/(") {
+        return out;
+    }
+    // `gsub(%r{/(\(+)/?}, '\1/')`: a slash, its run of `(`, and one slash after them.
+    let bytes = out.as_bytes();
+    let mut moved = String::with_capacity(out.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'(') {
+            let mut j = i + 1;
+            while bytes.get(j) == Some(&b'(') {
+                j += 1;
+            }
+            moved.push_str(&out[i + 1..j]);
+            moved.push('/');
+            i = if bytes.get(j) == Some(&b'/') { j + 1 } else { j };
+        } else {
+            let c = out[i..].chars().next().unwrap_or('/');
+            moved.push(c);
+            i += c.len_utf8();
+        }
+    }
+    if all_optional(&moved)
+        && let Some(parens) = moved.find(|c| c != '(')
+        && parens > 0
+        && moved[parens..].starts_with('/')
+    {
+        moved = format!("/{}{}", &moved[..parens], &moved[parens + 1..]);
+    }
+    moved
+}
+
+/// Ruby's `URI::RFC2396_PARSER.escape`, which Rails applies to a route's path before normalizing it:
+/// every byte outside RFC 2396's unreserved and reserved sets becomes `%XX` (`%` itself too, so
+/// `caf%c3%a9` prints as `caf%25c3%25a9`).
+fn escape_path(path: &str) -> std::borrow::Cow<'_, str> {
+    const SAFE: &[u8] = b"-_.!~*'();/?:@&=+$,[]";
+    if path.bytes().all(|b| b.is_ascii_alphanumeric() || SAFE.contains(&b)) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || SAFE.contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `%2f` → `%2F`, as Journey writes escapes.
+fn upcase_escapes(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut out = String::with_capacity(path.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b));
+        if bytes[i] == b'%' && hex(bytes.get(i + 1)) && hex(bytes.get(i + 2)) {
+            out.push('%');
+            out.push_str(&path[i + 1..i + 3].to_ascii_uppercase());
+            i += 3;
+        } else {
+            let c = path[i..].chars().next().unwrap_or('%');
+            out.push(c);
+            i += c.len_utf8();
         }
     }
     out
+}
+
+/// Rails' `%r{^(\(+[^)]+\))(\(+/:[^)]+\))*$}`: a first optional group, then only groups that start
+/// with a dynamic segment (`(/:platform)`).
+fn all_optional(path: &str) -> bool {
+    // One group: a run of `(`, then at least one character that is not `)`, then `)`.
+    fn group(rest: &str) -> Option<(&str, &str)> {
+        let body = rest.trim_start_matches('(');
+        if body.len() == rest.len() {
+            return None;
+        }
+        let close = body.find(')')?;
+        (close > 0).then(|| (&body[..close], &body[close + 1..]))
+    }
+    let Some((_, mut rest)) = group(path) else { return false };
+    while !rest.is_empty() {
+        match group(rest) {
+            Some((body, after)) if body.starts_with("/:") => rest = after,
+            _ => return false,
+        }
+    }
+    true
 }
 
 fn normalize_name(name: &str) -> String {
@@ -266,18 +368,21 @@ fn option<'v>(options: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
 
 /// Ruby's `Hash#inspect` as Ruby 3.4 (Rails 8) prints it: `{format: :json, id: /\d+/}`.
 fn inspect_hash(pairs: &[(String, Value)]) -> String {
-    let items: Vec<String> = pairs
-        .iter()
-        .map(|(k, v)| {
-            let value = match v {
-                Value::Code(code) if code.starts_with('/') => code.clone(),
-                Value::String(s) => format!("{s:?}"),
-                other => other.to_string(),
-            };
-            format!("{k}: {value}")
-        })
-        .collect();
+    let items: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}: {}", inspect(v))).collect();
     format!("{{{}}}", items.join(", "))
+}
+
+/// One value as Ruby's `inspect` writes it.
+fn inspect(value: &Value) -> String {
+    match value {
+        Value::Code(code) if code.starts_with('/') => code.clone(),
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+fn inspect_values(pairs: &[(String, Value)]) -> Vec<(String, String)> {
+    pairs.iter().map(|(k, v)| (k.clone(), inspect(v))).collect()
 }
 
 impl<'a> Mapper<'a> {
@@ -295,12 +400,24 @@ impl<'a> Mapper<'a> {
         }
     }
 
+    /// A call Rails itself rejects when it draws the routes.
     fn skip(&mut self, call: &RouteCall, reason: impl Into<String>) {
+        self.skipped(call, reason.into(), true);
+    }
+
+    /// A call whose routes Switchyard cannot work out without running the app (or its gems).
+    fn cannot_expand(&mut self, call: &RouteCall, reason: impl Into<String>) {
+        self.skipped(call, reason.into(), false);
+    }
+
+    fn skipped(&mut self, call: &RouteCall, reason: String, invalid: bool) {
         self.table.skipped.push(Skipped {
             method: call.method.clone(),
-            reason: reason.into(),
+            reason,
             file: self.file.to_owned(),
             span: call.span,
+            name_span: call.name_span,
+            invalid,
         });
     }
 
@@ -369,7 +486,25 @@ impl<'a> Mapper<'a> {
                 }
             }
             "resolve" => {}
-            _ => self.skip(call, "not a routing method Switchyard expands"),
+            "if" => {
+                let condition = call.arguments.first().map(ToString::to_string).unwrap_or_default();
+                self.cannot_expand(call, format!("whether Rails draws the routes under `if {condition}` is decided when the app runs"))
+            }
+            "each" | "each_with_index" if call.receiver.is_some() => {
+                let receiver = call.receiver.as_deref().unwrap_or("");
+                self.cannot_expand(
+                    call,
+                    format!("the routes made in a loop over `{receiver}` (only loops over a literal array, hash or range are expanded)"),
+                )
+            }
+            method if call.receiver.is_some() => {
+                let receiver = call.receiver.as_deref().unwrap_or("");
+                self.cannot_expand(call, format!("`{receiver}.{method}` is a call Switchyard does not run, and it may draw routes"))
+            }
+            other => self.cannot_expand(
+                call,
+                format!("`{other}` is not a routing method Switchyard knows (a gem's macro draws routes it cannot see)"),
+            ),
         }
     }
 
@@ -394,7 +529,7 @@ impl<'a> Mapper<'a> {
             return self.skip(call, format!("no config/routes/{name}.rb"));
         };
         if self.draw_depth > 8 {
-            return self.skip(call, "draw nests too deep");
+            return self.cannot_expand(call, "draw nests more than eight files deep");
         }
         let previous = std::mem::replace(&mut self.file, file);
         self.draw_depth += 1;
@@ -460,11 +595,8 @@ impl<'a> Mapper<'a> {
                 "only" => scope.action_only = Some(value.names()),
                 "except" => scope.action_except = value.names(),
                 "via" | "to" | "on" | "anchor" | "blocks" => {}
-                // Any other option: a regexp constrains a segment, a value is a default.
-                other if is_regexp(value) => {
-                    merge_pairs(&mut scope.constraints, &Value::Hash(vec![(Value::Symbol(other.to_owned()), value.clone())]))
-                }
-                other => merge_pairs(&mut scope.defaults, &Value::Hash(vec![(Value::Symbol(other.to_owned()), value.clone())])),
+                // Any other option reaches every route inside, as that route's own option would.
+                other => merge_pair(&mut scope.options, other.to_owned(), value.clone()),
             }
         }
         self.push(scope);
@@ -473,6 +605,14 @@ impl<'a> Mapper<'a> {
     }
 
     fn namespace(&mut self, call: &'a RouteCall) {
+        // Rails' `Resources#namespace`: inside a resource's block it nests first (`/profile/oidc`).
+        if self.scope().resource.is_some() && matches!(self.scope().level, Level::Resources | Level::Resource) {
+            return self.nested(call, |m| m.namespace_scope(call));
+        }
+        self.namespace_scope(call);
+    }
+
+    fn namespace_scope(&mut self, call: &'a RouteCall) {
         let Some(name) = call.arguments.first().map(value_text) else {
             return self.skip(call, "namespace needs a name");
         };
@@ -515,6 +655,21 @@ impl<'a> Mapper<'a> {
             self.nested(call, |m| m.resources(call, singleton, names, options));
             return;
         }
+        // Rails' `apply_common_behavior_for`: a pattern option (`id: /\d+/`) is a constraint, and
+        // what a resource does not know opens a scope around it.
+        let mut options = options.to_vec();
+        if options.iter().any(|(k, v)| is_pattern(v) && k != "constraints") {
+            let mut constraints = match option(&options, "constraints") {
+                Some(Value::Hash(pairs)) => pairs.clone(),
+                _ => Vec::new(),
+            };
+            for (key, value) in options.iter().filter(|(k, v)| is_pattern(v) && k != "constraints") {
+                constraints.push((Value::Symbol(key.clone()), value.clone()));
+            }
+            options.retain(|(k, v)| !is_pattern(v) && k != "constraints");
+            options.push(("constraints".to_owned(), Value::Hash(constraints)));
+        }
+        let options = options.as_slice();
         let scope_options: Vec<(String, Value)> =
             options.iter().filter(|(k, _)| !RESOURCE_OPTIONS.contains(&k.as_str())).cloned().collect();
         if !scope_options.is_empty() {
@@ -523,7 +678,7 @@ impl<'a> Mapper<'a> {
             return;
         }
         let Some(name) = names[0].as_name().map(str::to_owned) else {
-            return self.skip(call, "resources needs a symbol name");
+            return self.cannot_expand(call, "the resource is named by an expression Switchyard does not evaluate");
         };
         let scope = self.scope().clone();
         let as_option = option(options, "as").map(value_text);
@@ -532,7 +687,11 @@ impl<'a> Mapper<'a> {
             (singular.clone(), singular)
         } else {
             let plural = as_option.clone().unwrap_or_else(|| name.clone());
-            (singularize(&plural), plural)
+            let singular = singularize(&plural);
+            // Rails' `collection_name`: a plural that is its own singular (`news`) names its
+            // collection `news_index`.
+            let collection = if singular == plural { format!("{plural}_index") } else { plural };
+            (singular, collection)
         };
         let controller =
             option(options, "controller").map(value_text).unwrap_or_else(|| if singleton { pluralize(&name) } else { name.clone() });
@@ -633,6 +792,11 @@ impl<'a> Mapper<'a> {
         if level == Level::Nested {
             scope.as_name =
                 Some(scope.as_name.as_ref().map_or_else(|| resource.member_name.clone(), |a| format!("{a}_{}", resource.member_name)));
+            // Rails' `nested_options`: a pattern on the parent's param constrains the nested param.
+            if let Some((_, pattern)) = scope.constraints.iter().find(|(k, v)| *k == resource.param && is_pattern(v)) {
+                let pattern = pattern.clone();
+                merge_pair(&mut scope.constraints, resource.nested_param(), pattern);
+            }
         }
         self.push(scope);
         body(self);
@@ -679,6 +843,10 @@ impl<'a> Mapper<'a> {
         if !options.iter().any(|(k, _)| k == "as") {
             options.push(("as".to_owned(), Value::Symbol("root".to_owned())));
         }
+        // `root to: "site#index", via: [:get, :post]`: `via:` replaces the GET Rails gives a root.
+        let via: Vec<String> = option(&options, "via").map(|v| v.names().iter().map(|n| n.to_uppercase()).collect()).unwrap_or_default();
+        let verbs: Vec<&str> = if via.is_empty() { vec!["GET"] } else { via.iter().map(String::as_str).collect() };
+        let options: Vec<(String, Value)> = options.into_iter().filter(|(k, _)| k != "via").collect();
         let in_resource = self.scope().resource.clone().filter(|_| matches!(self.scope().level, Level::Resources | Level::Resource));
         match in_resource {
             Some(resource) => {
@@ -686,28 +854,29 @@ impl<'a> Mapper<'a> {
                 scope.level = Level::Root;
                 scope.path = normalize_path(&format!("{}/{}", scope.path, resource.path));
                 self.push(scope);
-                self.map_match(call, "/", &["GET"], &options);
+                self.map_match(call, "/", false, &verbs, &options);
                 self.pop();
             }
-            None => self.map_match(call, "/", &["GET"], &options),
+            None => self.map_match(call, "/", false, &verbs, &options),
         }
     }
 
     /// `get :x`, `get "a/:b", to: "c#d"`, `match "x" => "c#a", via: [:get, :post]`, with `on:`.
     fn matches(&mut self, call: &RouteCall, verb: Option<&str>) {
         let mut options = call.options.clone();
-        let mut paths: Vec<String> = Vec::new();
+        // Each path, and whether it is a symbol (`get :advanced`: an action, its path from the scope).
+        let mut paths: Vec<(String, bool)> = Vec::new();
         for argument in &call.arguments {
             match argument {
                 Value::Hash(pairs) => options.extend(pairs.iter().map(|(k, v)| (value_text(k), v.clone()))),
-                Value::Array(items) => paths.extend(items.iter().map(value_text)),
-                other => paths.push(value_text(other)),
+                Value::Array(items) => paths.extend(items.iter().map(|v| (value_text(v), matches!(v, Value::Symbol(_))))),
+                other => paths.push((value_text(other), matches!(other, Value::Symbol(_)))),
             }
         }
         // `"path" => "controller#action"`; a symbol target names the action, a string without `#` the
         // controller.
         for (path, to) in &call.targets {
-            paths.push(value_text(path));
+            paths.push((value_text(path), false));
             let key = match to {
                 Value::Symbol(_) => "action",
                 Value::String(s) if !s.contains('#') => "controller",
@@ -731,7 +900,8 @@ impl<'a> Mapper<'a> {
         let verbs: Vec<&str> = verbs.iter().map(String::as_str).collect();
         let on = option(&options, "on").map(value_text);
         let options: Vec<(String, Value)> = options.into_iter().filter(|(k, _)| k != "on" && k != "via").collect();
-        for path in &paths {
+        for (path, symbol) in &paths {
+            let (path, symbol) = (path.as_str(), *symbol);
             match (on.as_deref(), self.scope().resource.clone()) {
                 (Some(level @ ("member" | "collection" | "new")), Some(resource)) => {
                     let level = match level {
@@ -739,7 +909,7 @@ impl<'a> Mapper<'a> {
                         "collection" => Level::Collection,
                         _ => Level::New,
                     };
-                    self.in_level(level, &resource, |m| m.map_match(call, path, &verbs, &options));
+                    self.in_level(level, &resource, |m| m.map_match(call, path, symbol, &verbs, &options));
                 }
                 (Some(_), _) => self.skip(call, "`on:` outside a resource"),
                 (None, _) => {
@@ -750,23 +920,33 @@ impl<'a> Mapper<'a> {
                         if let Some(resource) = resource {
                             let level = if resource.singleton { Level::Member } else { Level::Nested };
                             if level == Level::Nested {
-                                self.nested(call, |m| m.map_match(call, path, &verbs, &options));
+                                self.nested(call, |m| m.map_match(call, path, symbol, &verbs, &options));
                             } else {
-                                self.in_level(level, &resource, |m| m.map_match(call, path, &verbs, &options));
+                                self.in_level(level, &resource, |m| m.map_match(call, path, symbol, &verbs, &options));
                             }
                             continue;
                         }
                     }
-                    self.map_match(call, path, &verbs, &options);
+                    self.map_match(call, path, symbol, &verbs, &options);
                 }
             }
         }
     }
 
     /// Rails' `map_match` + `decomposed_match`: a path (symbol or string) with `to:`/`controller:`/
-    /// `action:`, into `add_route`.
-    fn map_match(&mut self, call: &RouteCall, path: &str, verbs: &[&str], options: &[(String, Value)]) {
+    /// `action:`, into `add_route`. A symbol is an action: its path is `path:` or the scope's.
+    fn map_match(&mut self, call: &RouteCall, path: &str, symbol: bool, verbs: &[&str], options: &[(String, Value)]) {
         let mut options = options.to_vec();
+        // `scope controller: "c", action: "a" do get "x" end` routes every path to `c#a`.
+        if option(&options, "to").is_none()
+            && let (Some(controller), Some(action)) = (&self.scope().controller, &self.scope().action)
+        {
+            options.push(("to".to_owned(), Value::String(format!("{controller}#{action}"))));
+        }
+        if symbol {
+            let option_path = option(&options, "path").and_then(|p| p.as_name()).map(str::to_owned);
+            return self.add_route(call, path, option_path.as_deref(), verbs, &options);
+        }
         let path_without_format = path.strip_suffix("(.:format)").unwrap_or(path).to_owned();
         let to = option(&options, "to").cloned();
         // `get "photos/search"` without `to:` routes to `photos#search` (the match shorthand).
@@ -850,7 +1030,7 @@ impl<'a> Mapper<'a> {
             None => self.name_for_action(None, name_action),
         };
         let format = option(options, "format").or(scope.format.as_ref());
-        let mut route_path = normalize_path(&full_path);
+        let mut route_path = normalize_path(&escape_path(&full_path));
         match format {
             Some(Value::Bool(true)) => route_path.push_str(".:format"),
             Some(Value::Bool(false)) => {}
@@ -875,8 +1055,13 @@ impl<'a> Mapper<'a> {
             }
             Some(other) => (RouteKind::Mount, other.to_string(), None, None),
             None => {
-                let controller =
-                    option(options, "controller").map(value_text).or_else(|| scope.controller.clone()).map(|c| with_module(&scope, &c));
+                // No controller anywhere: Rails' `add_controller_module` makes the module the
+                // controller (`namespace :webhooks do post "plaid" end` → `webhooks#plaid`).
+                let controller = option(options, "controller")
+                    .map(value_text)
+                    .or_else(|| scope.controller.clone())
+                    .map(|c| with_module(&scope, &c))
+                    .or_else(|| scope.module.clone());
                 (RouteKind::Action, String::new(), controller, default_action.clone())
             }
         };
@@ -888,28 +1073,7 @@ impl<'a> Mapper<'a> {
         } else {
             endpoint
         };
-        let mut requirements: Vec<(String, Value)> = scope.defaults.clone();
-        if let Some(Value::Hash(pairs)) = option(options, "defaults") {
-            for (k, v) in pairs {
-                let key = value_text(k);
-                requirements.retain(|(existing, _)| *existing != key);
-                requirements.push((key, v.clone()));
-            }
-        }
-        let mut constraints = scope.constraints.clone();
-        if let Some(Value::Hash(pairs)) = option(options, "constraints") {
-            constraints.extend(pairs.iter().map(|(k, v)| (value_text(k), v.clone())));
-        }
-        // Constraints on segments the path has are printed; others are request constraints, not shown.
-        for (key, value) in constraints {
-            if route_path.contains(&format!(":{key}")) && !requirements.iter().any(|(k, _)| *k == key) {
-                requirements.push((key, value));
-            }
-        }
-        if format == Some(&Value::Bool(true)) {
-            requirements.push(("format".to_owned(), Value::Code("/.+/".to_owned())));
-        }
-        requirements.retain(|(k, _)| k != "controller" && k != "action");
+        let requirements = requirements_of(&scope, options, &route_path, format);
         if let Some(name) = &name {
             self.names.insert(name.clone());
         }
@@ -917,7 +1081,9 @@ impl<'a> Mapper<'a> {
             verb: verbs.join("|"),
             path: route_path,
             endpoint,
-            requirements: if requirements.is_empty() { String::new() } else { inspect_hash(&requirements) },
+            requirements: if requirements.printed.is_empty() { String::new() } else { inspect_hash(&requirements.printed) },
+            constraints: inspect_values(&requirements.requirements),
+            defaults: inspect_values(&requirements.defaults),
             controller,
             action: action_name,
             name,
@@ -956,6 +1122,154 @@ impl<'a> Mapper<'a> {
     }
 }
 
+/// Options a route's call consumes itself; the rest are its own options (Rails' `options` hash that
+/// reaches `Mapping`).
+const CONSUMED_OPTIONS: &[&str] =
+    &["to", "controller", "action", "as", "via", "on", "format", "anchor", "constraints", "defaults", "path", "internal"];
+
+/// What `bin/rails routes` appends to the endpoint, as ActionDispatch's `Mapping` and Journey's
+/// `Route#requirements` compute it: the route's defaults (its format's, the scope's, the host ones of
+/// `constraints:`, every plain option) merged with the constraints on segments the path has (a
+/// constraint on any other key matches the request and is not printed), the non-greedy default of a
+/// `*glob` dropped, controller and action left out.
+fn requirements_of(scope: &Scope, options: &[(String, Value)], route_path: &str, format: Option<&Value>) -> Requirements {
+    // The common route: nothing in scope or on the call that prints.
+    let plain = |(key, _): &(String, Value)| CONSUMED_OPTIONS.contains(&key.as_str()) && key != "constraints" && key != "defaults";
+    if scope.options.is_empty()
+        && scope.constraints.is_empty()
+        && scope.defaults.is_empty()
+        && format.is_none()
+        && !route_path.contains('*')
+        && options.iter().all(plain)
+    {
+        return Requirements::default();
+    }
+    let (symbols, globs) = segments(route_path);
+    let non_greedy = Value::Code("/.+?/".to_owned());
+    let mut route_options: Vec<(String, Value)> = Vec::new();
+    if format != Some(&Value::Bool(false)) {
+        for glob in &globs {
+            merge_pair(&mut route_options, glob.clone(), non_greedy.clone());
+        }
+    }
+    for (key, value) in scope.options.iter().chain(options.iter().filter(|(k, _)| !CONSUMED_OPTIONS.contains(&k.as_str()))) {
+        merge_pair(&mut route_options, key.clone(), value.clone());
+    }
+    let mut constraints = scope.constraints.clone();
+    for (key, value) in route_options.iter().filter(|(_, v)| is_pattern(v)) {
+        merge_pair(&mut constraints, key.clone(), value.clone());
+    }
+    let mut defaults: Vec<(String, Value)> = Vec::new();
+    if let Some(Value::Hash(pairs)) = option(options, "constraints") {
+        for (key, value) in pairs {
+            let key = value_text(key);
+            if URL_OPTIONS.contains(&key.as_str()) && matches!(value, Value::String(_) | Value::Integer(_)) {
+                merge_pair(&mut defaults, key.clone(), value.clone());
+            }
+            merge_pair(&mut constraints, key, value.clone());
+        }
+    }
+    for (key, value) in &scope.defaults {
+        merge_pair(&mut defaults, key.clone(), value.clone());
+    }
+    if let Some(Value::Hash(pairs)) = option(options, "defaults") {
+        for (key, value) in pairs {
+            merge_pair(&mut defaults, value_text(key), value.clone());
+        }
+    }
+    // `format: true` requires one; a pattern or a string constrains it (a string is also its default).
+    let mut printed: Vec<(String, Value)> = Vec::new();
+    let mut format_requirement = None;
+    match format {
+        Some(Value::Bool(true)) => format_requirement = Some(Value::Code("/.+/".to_owned())),
+        Some(pattern) if is_pattern(pattern) => {
+            printed.push(("format".to_owned(), Value::Nil));
+            format_requirement = Some(pattern.clone());
+        }
+        Some(Value::String(text)) => {
+            printed.push(("format".to_owned(), Value::String(text.clone())));
+            format_requirement = Some(Value::Code(format!("/{}/", text.replace('/', "\\/"))));
+        }
+        _ => {}
+    }
+    for (key, value) in defaults {
+        merge_pair(&mut printed, key, value);
+    }
+    for (key, value) in route_options.iter().filter(|(_, v)| !is_pattern(v)) {
+        merge_pair(&mut printed, key.clone(), value.clone());
+    }
+    let shown = |(key, value): &(String, Value)| *value != non_greedy && key != "controller" && key != "action";
+    let defaults: Vec<(String, Value)> = printed.iter().filter(|p| shown(p)).cloned().collect();
+    let mut requirements: Vec<(String, Value)> = Vec::new();
+    if let Some(requirement) = format_requirement {
+        requirements.push(("format".to_owned(), requirement));
+    }
+    for (key, value) in constraints {
+        if symbols.contains(&key) || key == "controller" {
+            merge_pair(&mut requirements, key, value);
+        }
+    }
+    for (key, value) in &requirements {
+        merge_pair(&mut printed, key.clone(), value.clone());
+    }
+    printed.retain(|p| shown(p));
+    requirements.retain(|p| shown(p));
+    Requirements { printed, requirements, defaults }
+}
+
+/// What a route's endpoint column shows after it, and its two halves for `--format json`.
+#[derive(Default)]
+struct Requirements {
+    /// Defaults merged with requirements, as Rails prints them.
+    printed: Vec<(String, Value)>,
+    /// The patterns its segments must match (`id: /\d+/`), and `format`'s.
+    requirements: Vec<(String, Value)>,
+    /// The values its params take when the URL does not give them (`format: "html"`).
+    defaults: Vec<(String, Value)>,
+}
+
+/// The dynamic segments of a route path: every `:name` and `*name`, and the `*name` globs apart.
+fn segments(path: &str) -> (Vec<String>, Vec<String>) {
+    let mut symbols = Vec::new();
+    let mut globs = Vec::new();
+    let bytes = path.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if (bytes[i] == b':' || bytes[i] == b'*') && (i == 0 || bytes[i - 1] != b'\\') {
+            let start = i + 1;
+            let mut end = start;
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                end += 1;
+            }
+            if end > start {
+                let name = path[start..end].to_owned();
+                if bytes[i] == b'*' {
+                    globs.push(name.clone());
+                }
+                symbols.push(name);
+            }
+            i = end.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    (symbols, globs)
+}
+
+/// A value Rails would take for a pattern: a regexp literal, or a constant named like one
+/// (`Patterns::ROUTE_PATTERN`, defined where Switchyard does not read it).
+fn is_pattern(value: &Value) -> bool {
+    match value {
+        Value::Code(code) => code.starts_with('/') || code.starts_with("%r"),
+        Value::Constant(name) => {
+            let last = name.rsplit("::").next().unwrap_or(name);
+            last.contains('_') && last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                || last.len() >= 5 && last.chars().all(|c| c.is_ascii_uppercase())
+        }
+        _ => false,
+    }
+}
+
 /// `photos/search`, `/admin/reports/daily`: word segments only, at least two (Rails' match shorthand).
 fn is_match_shorthand(path: &str) -> bool {
     let path = path.strip_prefix('/').unwrap_or(path);
@@ -976,33 +1290,55 @@ fn with_module(scope: &Scope, controller: &str) -> String {
     }
 }
 
-fn is_regexp(value: &Value) -> bool {
-    matches!(value, Value::Code(code) if code.starts_with('/') || code.starts_with("%r"))
-}
-
+/// Ruby's `Hash#merge`: a key already there keeps its place and takes the new value.
 fn merge_pairs(into: &mut Vec<(String, Value)>, value: &Value) {
     if let Value::Hash(pairs) = value {
         for (k, v) in pairs {
-            let key = value_text(k);
-            into.retain(|(existing, _)| *existing != key);
-            into.push((key, v.clone()));
+            merge_pair(into, value_text(k), v.clone());
         }
     }
 }
 
-/// `redirect("/products")` → `redirect(301, /products)`, as Rails prints a redirect endpoint.
-fn redirect_text(code: &str) -> String {
-    let inner = code.trim_start_matches("redirect").trim().trim_start_matches('(').trim_end_matches(')');
-    let target = inner.split(',').next().unwrap_or("").trim().trim_matches('"').trim_matches('\'');
-    let status = inner
-        .split("status:")
-        .nth(1)
-        .and_then(|s| s.trim().split(|c: char| !c.is_ascii_digit()).next())
-        .filter(|s| !s.is_empty())
-        .unwrap_or("301");
-    if target.starts_with('{') || target.starts_with("->") || target.starts_with("do") || target.is_empty() {
-        // A block redirect prints only its status.
-        return format!("redirect({status})");
+fn merge_pair(into: &mut Vec<(String, Value)>, key: String, value: Value) {
+    match into.iter_mut().find(|(existing, _)| *existing == key) {
+        Some(slot) => slot.1 = value,
+        None => into.push((key, value)),
     }
-    format!("redirect({status}, {target})")
+}
+
+/// A redirect endpoint as Rails inspects it: `redirect("/products")` → `redirect(301, /products)`,
+/// `redirect(path: "/way/%{id}", status: 302)` → `redirect(302, path: /way/%{id})`, a block or
+/// lambda → `redirect(301)`.
+fn redirect_text(code: &str) -> String {
+    use crate::syntax::outline::{Item, Outline};
+    use crate::syntax::{Language, ParsedFile};
+    let parsed = ParsedFile::parse(Language::Ruby, code);
+    let call = parsed.ruby.as_ref().and_then(|tree| {
+        Outline::new(tree, code).items.into_iter().find_map(|item| match item {
+            Item::Call(call) if call.method == "redirect" => Some(call),
+            _ => None,
+        })
+    });
+    let Some(call) = call else { return "redirect(301)".to_owned() };
+    let status = match call.option("status") {
+        Some(Value::Integer(status)) => status.to_string(),
+        Some(other) => value_text(other),
+        None => "301".to_owned(),
+    };
+    // `to_s` of each option's value, as Rails' `OptionRedirect#inspect` writes them.
+    let to_s = |value: &Value| match value {
+        Value::String(s) | Value::Symbol(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let options: Vec<String> =
+        call.named_options().into_iter().filter(|(k, _)| k != "status").map(|(k, v)| format!("{k}: {}", to_s(&v))).collect();
+    if !options.is_empty() {
+        return format!("redirect({status}, {})", options.join(", "));
+    }
+    match call.arguments.first() {
+        Some(Value::String(path)) => format!("redirect({status}, {path})"),
+        // An interpolated path is the text Rails would fill in when the app runs.
+        Some(Value::Code(path)) if path.starts_with('"') => format!("redirect({status}, {})", path.trim_matches('"')),
+        _ => format!("redirect({status})"),
+    }
 }

@@ -617,7 +617,7 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
 
 /// Switchyard's own diagnostics: about its settings and comments, not about Roundhouse (their pages are
 /// `rule_docs::OWN`).
-pub const OWN: &[&str] = &["switchyard.unused-suppression", "switchyard.config", "switchyard.skipped-file"];
+pub const OWN: &[&str] = &["switchyard.unused-suppression", "switchyard.config", "switchyard.skipped-file", "switchyard.unexpanded-routes"];
 
 const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());

@@ -197,6 +197,8 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                             Item::Assignment(a) => a.span,
                             Item::Namespace(ns) => ns.span,
                             Item::SingletonClass { span, .. } => *span,
+                            // Not read by this rule (before the outline kept conditionals, it never saw them).
+                            Item::Conditional(_) => continue,
                         };
                         push(
                             &mut out,

@@ -315,6 +315,7 @@ pub fn module_read(module: &Namespace) -> bool {
     module.items.iter().any(|item| match item {
         Item::Method(_) | Item::SingletonClass { .. } => true,
         Item::Assignment(a) => a.operator == "=" && is_constant_name(&a.target),
+        Item::Conditional(_) => false,
         Item::Call(call) => {
             call.receiver.is_none()
                 && (matches!(call.method.as_str(), "attr_reader" | "attr_writer" | "attr_accessor")

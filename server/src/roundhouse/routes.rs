@@ -35,6 +35,11 @@ fn diagnostic(out: &mut Vec<Diagnostic>, span: crate::syntax::Span, severity: Se
 
 fn walk(calls: &[RouteCall], in_resources: bool, drawn_exists: &dyn Fn(&str) -> bool, out: &mut Vec<Diagnostic>) {
     for call in calls {
+        // Roundhouse reads only calls without a receiver: a loop (`%w(a b).each do`), a call on
+        // something, and a statement that is no call (an `if`) are skipped, routes and all.
+        if call.receiver.is_some() || call.method == "if" {
+            continue;
+        }
         let method = call.method.as_str();
         let mut descend = true;
         if VERBS.contains(&method) {

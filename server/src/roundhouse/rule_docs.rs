@@ -119,6 +119,16 @@ pub const OWN: &[(&str, &str)] = &[
          findings elsewhere that depend on it may be missing.\n\n## Fix\n\nNone is needed if the file is generated or \
          vendored: exclude it (`exclude = [\"path/glob\"]` in `switchyard.toml`). Otherwise split the nesting up.\n",
     ),
+    (
+        "switchyard.unexpanded-routes",
+        "**info** · Switchyard's own\n\nSwitchyard reads the routes file as Rails draws it, without running it: \
+         it expands the routing DSL, loops over literal arrays, hashes and ranges, constants and locals the file assigns, and \
+         conditions on `Rails.env` (as `bin/rails routes` runs, in development). This call makes routes it cannot list: a \
+         gem's macro (`devise_for`, `use_doorkeeper`), a loop over something else, a condition on more than the environment \
+         (`ENV[\"ADMIN\"]`), or a call that is missing what it needs. Its routes are missing from `switchyard routes`, and \
+         since their names are unknown, `rails.unknown-route-helper` says nothing in this app rather than something wrong.\n\n\
+         ## Fix\n\nNone is needed. To have the routes listed, write them with the DSL (or loop over a literal).\n",
+    ),
 ];
 
 /// The page of one of Switchyard's own diagnostics.

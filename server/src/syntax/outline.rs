@@ -25,6 +25,55 @@ pub enum Item {
         span: Span,
         items: Vec<Item>,
     },
+    /// `if cond … else … end`, `unless`, and their modifier forms. Only readers that decide a
+    /// condition look inside (the routes file's `if Rails.env.development?`); the rest pass it by.
+    Conditional(Conditional),
+}
+
+/// A condition as Ruby combines it: `!`/`not`, `&&`/`and`, `||`/`or`, around other expressions
+/// (kept as their source).
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub enum Condition {
+    Expression(String),
+    Not(Box<Condition>),
+    And(Box<Condition>, Box<Condition>),
+    Or(Box<Condition>, Box<Condition>),
+}
+
+impl Condition {
+    fn of(node: Node<'_>, text: &str) -> Condition {
+        let operator = || node.field("operator").map(|o| text_of(o, text));
+        match node.kind() {
+            "parenthesized_statements" if node.named_child_count() == 1 => {
+                node.named_child(0).map_or_else(|| Condition::Expression(text_of(node, text).to_owned()), |c| Condition::of(c, text))
+            }
+            "unary" if matches!(operator(), Some("!" | "not")) => match node.field("operand") {
+                Some(operand) => Condition::Not(Box::new(Condition::of(operand, text))),
+                None => Condition::Expression(text_of(node, text).to_owned()),
+            },
+            "binary" if matches!(operator(), Some("&&" | "and" | "||" | "or")) => match (node.field("left"), node.field("right")) {
+                (Some(left), Some(right)) => {
+                    let (left, right) = (Box::new(Condition::of(left, text)), Box::new(Condition::of(right, text)));
+                    if matches!(operator(), Some("&&" | "and")) { Condition::And(left, right) } else { Condition::Or(left, right) }
+                }
+                _ => Condition::Expression(text_of(node, text).to_owned()),
+            },
+            _ => Condition::Expression(text_of(node, text).to_owned()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub struct Conditional {
+    /// The condition's source: `Rails.env.development?` (for `unless`, the source after it).
+    pub source: String,
+    /// Its structure, `unless` as a `Not`.
+    pub condition: Condition,
+    pub condition_span: Span,
+    pub span: Span,
+    pub then_items: Vec<Item>,
+    /// The `else` branch; an `elsif` is a conditional inside it.
+    pub else_items: Vec<Item>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
@@ -67,6 +116,8 @@ pub struct MethodDef {
 #[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct Call {
     pub receiver: Option<String>,
+    /// The receiver when it is a literal (`%w(a b).each`, `(1..3).each`): arrays, hashes, ranges.
+    pub receiver_value: Option<Value>,
     pub method: String,
     /// Positional arguments.
     pub arguments: Vec<Value>,
@@ -205,6 +256,9 @@ fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: 
             state.items.push(Item::Call(call));
         }
         "assignment" | "operator_assignment" => state.items.extend(assignment_of(statement, text).map(Item::Assignment)),
+        "if" | "unless" | "if_modifier" | "unless_modifier" if !recovering => {
+            state.items.extend(conditional_of(statement, text, namespace, singleton).map(Item::Conditional));
+        }
         "body_statement" | "block_body" if recovering => {
             let mut cursor = statement.walk();
             for inner in statement.named_children(&mut cursor) {
@@ -387,6 +441,7 @@ fn inline_def(call: Node<'_>, text: &str, visibility: Visibility, singleton: boo
 fn bare_call(node: Node<'_>, text: &str) -> Call {
     Call {
         receiver: None,
+        receiver_value: None,
         method: text_of(node, text).to_owned(),
         arguments: Vec::new(),
         options: Vec::new(),
@@ -420,6 +475,7 @@ pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
     let mut call = bare_call(method, text);
     call.span = Span::of(node);
     call.receiver = node.field("receiver").map(|r| text_of(r, text).to_owned());
+    call.receiver_value = node.field("receiver").and_then(|r| literal_receiver(r, text));
     if let Some(arguments) = node.field("arguments") {
         read_arguments(&mut call, arguments, text);
     }
@@ -455,6 +511,42 @@ fn read_arguments(call: &mut Call, arguments: Node<'_>, text: &str) {
             }
         }
     }
+}
+
+/// `%w(a b)`, `[:a, :b]`, `{a: 1}`, `(1..3)` as a receiver.
+fn literal_receiver(node: Node<'_>, text: &str) -> Option<Value> {
+    let node = if node.kind() == "parenthesized_statements" && node.named_child_count() == 1 { node.named_child(0)? } else { node };
+    match node.kind() {
+        "array" | "string_array" | "symbol_array" | "hash" => Some(Value::from_node(node, text)),
+        "range" => Some(Value::Code(text_of(node, text).to_owned())),
+        _ => None,
+    }
+}
+
+/// `if`/`unless` (and modifiers): the condition's source and both branches' items.
+fn conditional_of(node: Node<'_>, text: &str, namespace: &str, singleton: bool) -> Option<Conditional> {
+    let condition_node = node.field("condition")?;
+    let source = text_of(condition_node, text).to_owned();
+    let condition = Condition::of(condition_node, text);
+    let condition = if node.kind().starts_with("unless") { Condition::Not(Box::new(condition)) } else { condition };
+    let branch = |n: Option<Node<'_>>| n.map_or_else(Vec::new, |n| items_of(n, text, namespace, singleton));
+    let (then_items, else_items) = if node.kind().ends_with("_modifier") {
+        let mut state = Body::default();
+        if let Some(body) = node.field("body") {
+            read_statement(&mut state, body, text, namespace, singleton, false);
+        }
+        (state.finish(), Vec::new())
+    } else {
+        let alternative = node.field("alternative");
+        let else_items = match alternative {
+            Some(alt) if alt.kind() == "elsif" => {
+                conditional_of(alt, text, namespace, singleton).map(Item::Conditional).into_iter().collect()
+            }
+            other => branch(other),
+        };
+        (branch(node.field("consequence")), else_items)
+    };
+    Some(Conditional { source, condition, condition_span: Span::of(condition_node), span: Span::of(node), then_items, else_items })
 }
 
 fn assignment_of(node: Node<'_>, text: &str) -> Option<Assignment> {
