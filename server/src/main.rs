@@ -45,6 +45,9 @@ struct Args {
     /// Neither read nor write the persisted index: parse every file.
     #[arg(long, global = true)]
     no_cache: bool,
+    /// Colour in `--check`'s output: `auto` on a terminal unless NO_COLOR is set.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    color: ColorWhen,
     /// Where the persisted index is kept (default: `$SWITCHYARD_CACHE_DIR`, else
     /// `$XDG_CACHE_HOME/switchyard/index`, else `~/.cache/switchyard/index`).
     #[arg(long, global = true, value_name = "DIR")]
@@ -84,6 +87,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = RoutesFormat::Table)]
         format: RoutesFormat,
     },
+    /// Print a completion script for SHELL: `switchyard completions bash > ~/.local/share/bash-completion/completions/switchyard`.
+    Completions { shell: clap_complete::Shell },
     /// Print the app's routes as `bin/rails routes` does, computed from config/routes.rb alone.
     Routes {
         path: Option<PathBuf>,
@@ -93,6 +98,13 @@ enum Command {
         #[arg(long, value_name = "TEXT")]
         grep: Option<String>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -210,8 +222,18 @@ fn run() -> ExitCode {
         tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();
 
+    match args.color {
+        ColorWhen::Auto => {}
+        ColorWhen::Always => anstream::ColorChoice::Always.write_global(),
+        ColorWhen::Never => anstream::ColorChoice::Never.write_global(),
+    }
     switchyard::index::cache::configure(args.no_cache, args.cache_dir.map(|d| std::path::absolute(&d).unwrap_or(d)));
     let result = match (args.command, args.check) {
+        (Some(Command::Completions { shell }), _) => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut <Args as clap::CommandFactory>::command(), "switchyard", &mut script);
+            std::io::stdout().lock().write_all(&script).map(|()| cli::Outcome::Clean).map_err(cli::write_failed)
+        }
         (Some(Command::Rules { format }), _) => cli::rules(matches!(format, RulesFormat::Markdown)),
         (Some(Command::Explain { rule }), _) => cli::explain(&rule),
         (Some(Command::Preview { file, target }), _) => cli::preview(&file, target.into()),
@@ -244,7 +266,19 @@ fn run() -> ExitCode {
             )
         }
         // LSP: exit code 0 when `shutdown` came before `exit`, 1 otherwise (as the protocol asks).
-        (None, false) => switchyard::lsp::run_stdio().map(|clean| if clean { cli::Outcome::Clean } else { cli::Outcome::Findings }),
+        (None, false) => {
+            use std::io::IsTerminal;
+            if std::io::stdin().is_terminal() {
+                // Started by hand: an editor never gives a language server a terminal.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "switchyard: a language server for Rails apps compiled with Roundhouse, speaking LSP on stdin and stdout \
+                     to an editor. To check an app here, run `switchyard --check [PATH]` (`switchyard --help` lists the rest). \
+                     Waiting for a client; Ctrl-D ends."
+                );
+            }
+            switchyard::lsp::run_stdio().map(|clean| if clean { cli::Outcome::Clean } else { cli::Outcome::Findings })
+        }
     };
     match result {
         Ok(outcome) => ExitCode::from(outcome as u8),

@@ -407,7 +407,10 @@ fn a_closed_pipe_ends_the_output_quietly() {
     let cache = std::env::temp_dir().join(format!("switchyard-cli-cache-{}", std::process::id()));
     // Two thousand findings: far more than a pipe holds (64 KiB).
     let aliases: String = (0..2000).map(|i| format!("  alias a{i} b{i}\n")).collect();
-    let app = write_app("closed-pipe", &[("config/routes.rb", ""), ("app/models/post.rb", &format!("class Post < ApplicationRecord\n{aliases}end\n"))]);
+    let app = write_app(
+        "closed-pipe",
+        &[("config/routes.rb", ""), ("app/models/post.rb", &format!("class Post < ApplicationRecord\n{aliases}end\n"))],
+    );
     let app = app.to_str().unwrap();
     for args in [&["rules", "--format", "markdown"][..], &["--check", app][..], &["--check", app, "--format", "json"][..]] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard"))
@@ -426,4 +429,174 @@ fn a_closed_pipe_ends_the_output_quietly() {
         assert_eq!(output.status.code(), Some(141), "{args:?}");
     }
     let _ = std::fs::remove_dir_all(app);
+}
+
+/// Colour on a terminal (or when asked), never in a pipe unless asked, never with NO_COLOR.
+#[test]
+fn colour_follows_the_flag_the_terminal_and_no_color() {
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
+        command.current_dir(repo_root()).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").env_remove("CLICOLOR");
+        command.env("SWITCHYARD_CACHE_DIR", std::env::temp_dir().join(format!("switchyard-cli-cache-{}", std::process::id())));
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let output = command.args(["--check", "examples/blog"]).args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        text(&output.stdout).contains("\u{1b}[")
+    };
+    assert!(!run(&[], &[]), "a pipe gets no colour by default");
+    assert!(run(&["--color", "always"], &[]));
+    assert!(run(&["--color", "always"], &[("NO_COLOR", "1")]), "the flag wins over the environment");
+    assert!(run(&[], &[("CLICOLOR_FORCE", "1")]), "auto colours when the environment forces it");
+    assert!(!run(&[], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]), "NO_COLOR turns auto off");
+    assert!(!run(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]));
+    // JSON is never coloured.
+    let json = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .current_dir(repo_root())
+        .args(["--check", "examples/blog", "--format", "json", "--color", "always"])
+        .output()
+        .unwrap();
+    assert!(!text(&json.stdout).contains("\u{1b}["));
+}
+
+/// `switchyard completions bash` completes commands and option values in a real bash; zsh and fish
+/// get their own scripts.
+#[test]
+fn shell_completions_complete_commands_and_values() {
+    let script = switchyard(&["completions", "bash"]);
+    assert_eq!(script.status.code(), Some(0));
+    let file = std::env::temp_dir().join(format!("switchyard-completions-{}.bash", std::process::id()));
+    std::fs::write(&file, &script.stdout).unwrap();
+    let complete = |words: &str| {
+        let words: Vec<&str> = words.split(' ').collect();
+        let program = format!(
+            "source {}; COMP_WORDS=({}); COMP_CWORD={}; _switchyard switchyard {} {}; echo \"${{COMPREPLY[@]}}\"",
+            file.display(),
+            words.join(" "),
+            words.len() - 1,
+            words[words.len() - 1],
+            words[words.len() - 2],
+        );
+        let output = Command::new("bash").args(["-c", &program]).output().expect("bash");
+        text(&output.stdout).trim().to_owned()
+    };
+    assert_eq!(complete("switchyard rou"), "routes");
+    assert_eq!(complete("switchyard --check --format s"), "sarif");
+    let _ = std::fs::remove_file(&file);
+    assert!(text(&switchyard(&["completions", "zsh"]).stdout).starts_with("#compdef switchyard"));
+    assert!(text(&switchyard(&["completions", "fish"]).stdout).contains("complete -c switchyard"));
+    assert_eq!(switchyard(&["completions", "tcsh"]).status.code(), Some(2), "an unknown shell is a usage error");
+}
+
+/// Bare `switchyard` typed in a terminal says what it is and how to check an app (on stderr, so an
+/// editor's stdout stays LSP); text that is no LSP is said before it exits.
+#[test]
+fn by_hand_it_says_it_is_a_language_server() {
+    use std::io::{Read, Write};
+    use std::os::fd::FromRawFd;
+    use std::process::Stdio;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two new descriptors into the two integers; the null pointers ask for
+    // no name, default terminal settings and no window size.
+    let opened = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
+    assert_eq!(opened, 0, "openpty");
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (mut terminal, stdin) = unsafe { (std::fs::File::from_raw_fd(master), Stdio::from_raw_fd(slave)) };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .env("SWITCHYARD_LOG", "off")
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // What a user types, then Ctrl-D (the terminal's end of input).
+    terminal.write_all(b"hello\n\x04").unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let status = child.wait().unwrap();
+    assert!(stderr.contains("a language server") && stderr.contains("switchyard --check [PATH]"), "{stderr}");
+    assert!(stderr.contains("the input ended without a Language Server Protocol message"), "{stderr}");
+    assert_eq!(status.code(), Some(1), "no `shutdown` came before the input ended");
+    let mut stdout = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    assert_eq!(stdout, "", "nothing but LSP on stdout");
+    // Piped, not typed: no greeting, only the note on what was read.
+    let mut piped = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .env("SWITCHYARD_LOG", "off")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    piped.stdin.take().unwrap().write_all(b"not lsp").unwrap();
+    let output = piped.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert!(!stderr.contains("a language server for Rails"), "{stderr}");
+    assert!(stderr.contains("(7 bytes read)"), "{stderr}");
+}
+
+/// The GitHub Action's check step (`scripts/github-action.sh`, which `action.yml` runs): a SARIF
+/// log for the upload step, the exit status kept for the last step, annotations for the run.
+#[test]
+fn the_github_action_keeps_the_status_for_after_the_upload() {
+    let scratch = std::env::temp_dir().join(format!("switchyard-action-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let run = |path: &str, fail_level: &str| {
+        let outputs = scratch.join(format!("outputs-{fail_level}"));
+        let sarif = scratch.join(format!("log-{fail_level}.sarif"));
+        let _ = std::fs::remove_file(&outputs);
+        let _ = std::fs::remove_file(&sarif);
+        let output = Command::new("bash")
+            .arg(repo_root().join("scripts/github-action.sh"))
+            .current_dir(repo_root())
+            .env("SWITCHYARD", env!("CARGO_BIN_EXE_switchyard"))
+            .env("SWITCHYARD_CACHE_DIR", scratch.join("cache"))
+            .env("INPUT_PATH", path)
+            .env("INPUT_TARGETS", "ruby jruby")
+            .env("INPUT_FAIL_LEVEL", fail_level)
+            .env("SARIF_FILE", &sarif)
+            .env("GITHUB_OUTPUT", &outputs)
+            .output()
+            .unwrap();
+        (output, std::fs::read_to_string(&outputs).unwrap_or_default(), std::fs::read_to_string(&sarif).unwrap_or_default())
+    };
+    // The example app has warnings and no errors.
+    let (output, outputs, sarif) = run("examples/blog", "error");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(outputs.contains("status=0\n") && outputs.contains("sarif="), "{outputs}");
+    let log: Value = serde_json::from_str(&sarif).expect("a SARIF log");
+    assert!(!log["runs"][0]["results"].as_array().unwrap().is_empty());
+    assert!(text(&output.stdout).contains("::warning file=examples/blog/"), "annotations too");
+    let (output, outputs, _) = run("examples/blog", "warning");
+    assert_eq!(output.status.code(), Some(0), "the step itself passes: the last step fails the job");
+    assert!(outputs.contains("status=1\n"), "{outputs}");
+    // A path that is no app fails at once, with nothing to upload.
+    let (output, outputs, _) = run("no/such/app", "error");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(outputs, "");
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The pre-commit hook's command checks the app, and its file pattern names the files it reads.
+#[test]
+fn the_pre_commit_hook_runs_the_check_on_the_files_it_reads() {
+    let hooks = std::fs::read_to_string(repo_root().join(".pre-commit-hooks.yaml")).unwrap();
+    let field = |name: &str| {
+        hooks.lines().find_map(|l| l.trim().strip_prefix(&format!("{name}: "))).unwrap_or_else(|| panic!("no {name}")).to_owned()
+    };
+    let entry = field("entry");
+    let mut words = entry.split(' ');
+    assert_eq!(words.next(), Some("switchyard"));
+    let args: Vec<&str> = words.collect();
+    let output = switchyard(&[&args[..], &["examples/blog"]].concat());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    let files = regex::Regex::new(&field("files")).unwrap();
+    for path in ["app/models/post.rb", "app/views/posts/index.html.erb", "Gemfile", "config/database.yml", "apps/web/switchyard.toml"] {
+        assert!(files.is_match(path), "{path}");
+    }
+    for path in ["README.md", "app/assets/stylesheets/app.css", "Gemfile.lock"] {
+        assert!(!files.is_match(path), "{path}");
+    }
 }

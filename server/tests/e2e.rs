@@ -206,21 +206,15 @@ fn switchyard_toml_and_editor_rules_shape_what_is_shown() {
     )
     .unwrap();
     let mut client = Client::spawn();
-    client.request(
-        "initialize",
+    client.initialize_with(
+        &app,
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}),
+        // The editor's own setting wins over the file for the rules it names.
         json!({
-            "processId": null,
-            "rootUri": uri(&app),
-            "workspaceFolders": [{"uri": uri(&app), "name": "app"}],
-            "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}},
-            // The editor's own setting wins over the file for the rules it names.
-            "initializationOptions": {
-                "rules": {"model.association-option-ignored": "info"},
-                "ruleDocs": "https://docs.example.test/rules#{id}"
-            }
+            "rules": {"model.association-option-ignored": "info"},
+            "ruleDocs": "https://docs.example.test/rules#{id}"
         }),
     );
-    client.notify("initialized", json!({}));
     let rules_of = |diagnostics: &[Value]| -> Vec<(String, i64)> {
         diagnostics.iter().map(|d| (d["code"].as_str().unwrap().to_owned(), d["severity"].as_i64().unwrap())).collect()
     };
@@ -462,4 +456,23 @@ fn a_document_opened_at_start_gets_its_whole_app_diagnostics_before_the_other_fi
     assert!(open < other, "the open document first: {publishes:#?}");
     assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
+}
+
+/// A client that takes `workspace/codeLens/refresh` is asked to refresh its lenses once the first
+/// index has ended (lenses asked for during it came from an app half read); one that does not is not.
+#[test]
+fn code_lenses_are_refreshed_when_the_first_index_ends() {
+    let app = repo_root().join("examples/blog");
+    for refresh_support in [true, false] {
+        let mut client = Client::spawn();
+        let capabilities = json!({
+            "window": {"workDoneProgress": true},
+            "workspace": {"codeLens": {"refreshSupport": refresh_support}}
+        });
+        client.initialize_with(&app, capabilities, Value::Null);
+        client.wait_indexed();
+        let refreshes = client.seen.iter().filter(|m| m["method"] == "workspace/codeLens/refresh").count();
+        assert_eq!(refreshes, usize::from(refresh_support), "refreshSupport {refresh_support}");
+        assert!(client.shutdown().success());
+    }
 }

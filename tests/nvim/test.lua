@@ -50,6 +50,40 @@ if not attached then
   return
 end
 
+-- The first buffer's code lenses arrive once the first index ends, with no event to ask again.
+local lensed = vim.wait(20000, function()
+  return #(vim.lsp.codelens.get(post) or {}) > 0
+end, 50)
+check("code lenses on the first buffer without an event", lensed, vim.inspect(vim.lsp.codelens.get(post)))
+-- On a big app the lenses asked for at attach come from a half-read app: the client's handler asks
+-- again when the server's index progress ends (and only then).
+do
+  local client = switchyard.clients_for(post)[1]
+  local handler = (client.handlers or {})["$/progress"] or ((client.config or {}).handlers or {})["$/progress"]
+  local refreshed = 0
+  local real = vim.lsp.codelens.refresh
+  vim.lsp.codelens.refresh = function()
+    refreshed = refreshed + 1
+  end
+  local ctx = { client_id = client.id, method = "$/progress", bufnr = post }
+  for _, kind in ipairs({ "begin", "report", "end" }) do
+    local value = { kind = kind, title = "Switchyard", percentage = 100 }
+    pcall(handler, nil, { token = "switchyard/indexing/test", value = value }, ctx, {})
+  end
+  vim.wait(1000, function()
+    return refreshed > 0
+  end, 10)
+  vim.lsp.codelens.refresh = real
+  check("the index's end asks for code lenses again", handler == switchyard.handlers["$/progress"] and refreshed == 1, refreshed)
+end
+
+-- :help works from the runtimepath alone (doc/tags ships with the plugin).
+local help_ok, help_err = pcall(vim.cmd, "help switchyard-keys")
+check(":help switchyard-keys", help_ok and vim.bo.buftype == "help", help_err)
+if help_ok then
+  vim.cmd("close")
+end
+
 -- Inlay hints are on where Neovim has them (0.10+); 0.7–0.9 show the same on hover.
 if vim.lsp.inlay_hint and vim.lsp.inlay_hint.is_enabled then
   local enabled = vim.wait(5000, function()
@@ -121,6 +155,16 @@ for _ = 1, 100 do
   vim.wait(200)
 end
 check("definition of posts_path", targets[1] == "routes.rb" and targets[2] == "posts_controller.rb", vim.inspect(targets))
+
+-- CTRL-] on the helper jumps to its route: 0.11 sets 'tagfunc' itself, older versions as
+-- :help switchyard-keys shows.
+if not modern then
+  vim.bo[view].tagfunc = "v:lua.vim.lsp.tagfunc"
+end
+vim.api.nvim_win_set_cursor(0, { 3, 25 })
+local jumped, jump_err = pcall(vim.cmd, "normal! \29")
+check("CTRL-] on posts_path opens the route", jumped and vim.api.nvim_buf_get_name(0):match("config/routes%.rb$") ~= nil, tostring(jump_err) .. " " .. vim.api.nvim_buf_get_name(0))
+vim.cmd("edit " .. app .. "/app/views/posts/new.html.erb")
 
 -- :SwitchyardRoutes opens the table.
 vim.cmd("SwitchyardRoutes")

@@ -43,3 +43,30 @@ for (const app of ["tests/fixtures/apps/rules", "tests/fixtures/apps/shop", "exa
     }
   });
 }
+
+// GitHub code scanning places a result by its path in the repository: an app in a subfolder of one
+// gets paths from the repository's root, an app in no repository from the folder checked.
+test("SARIF paths are relative to the repository that holds the app", async () => {
+  const { mkdtempSync, mkdirSync, cpSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { pathToFileURL } = await import("node:url");
+  const scratch = mkdtempSync(path.join(tmpdir(), "switchyard-sarif-"));
+  try {
+    const app = path.join(scratch, "apps", "web");
+    cpSync(path.join(repo, "examples/blog"), app, { recursive: true });
+    const uris = (log) => log.runs[0].results.map((r) => r.locations[0].physicalLocation.artifactLocation);
+    const alone = sarif(app);
+    const appFiles = new Set(uris(alone).map((l) => l.uri));
+    assert.ok(uris(alone).every((l) => l.uriBaseId === "%SRCROOT%" && !l.uri.startsWith("apps/")), JSON.stringify(uris(alone)[0]));
+    assert.ok(appFiles.has("app/controllers/application_controller.rb"), [...appFiles].join(" "));
+    mkdirSync(path.join(scratch, ".git"));
+    const inRepo = sarif(app);
+    assert.ok(validate(inRepo), JSON.stringify(validate.errors?.slice(0, 5), null, 2));
+    assert.deepEqual(new Set(uris(inRepo).map((l) => l.uri)), new Set([...appFiles].map((uri) => `apps/web/${uri}`)));
+    const root = inRepo.runs[0].originalUriBaseIds["%SRCROOT%"].uri;
+    assert.equal(root, pathToFileURL(scratch).href + "/");
+    assert.equal(inRepo.runs[0].tool.driver.version, inRepo.runs[0].tool.driver.semanticVersion);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});

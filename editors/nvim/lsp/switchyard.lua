@@ -12,6 +12,7 @@ return {
   root_dir = function(bufnr, on_dir)
     on_dir(require("switchyard").find_root(vim.api.nvim_buf_get_name(bufnr), markers))
   end,
+  handlers = require("switchyard").handlers,
   on_attach = function(client, bufnr)
     require("switchyard").on_attach(client, bufnr)
   end,

@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+
+use anstyle::{AnsiColor, Style};
 use std::path::Path;
 
 use serde::Serialize;
@@ -77,8 +79,11 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         config.report(d, &options.targets, &no_levels)
     };
     // Paths are shown as the user would type them: the folder they named, then the file below it.
+    let sarif_root = sarif_root(&base);
     let shown_base = if scope.is_file() { path.parent().map(Path::to_path_buf).unwrap_or_default() } else { path.to_path_buf() };
     let mut out = std::io::stdout().lock();
+    // `--color`, NO_COLOR, CLICOLOR(_FORCE) and whether stdout is a terminal, as anstream decides.
+    let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut by_severity: BTreeMap<Severity, usize> = BTreeMap::new();
     let mut failing = false;
@@ -133,7 +138,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
             *by_severity.entry(diagnostic.severity).or_default() += 1;
             failing |= diagnostic.severity >= fail_level;
             let written = if options.format == CheckFormat::Sarif {
-                let shown_path = project::relative_path(&facts.path, &base);
+                let shown_path = project::relative_path(&facts.path, &sarif_root);
                 sarif_results.push(sarif_result(facts, diagnostic, &shown_path));
                 Ok(())
             } else if json {
@@ -143,7 +148,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
                 write_github(&mut out, facts, diagnostic, &shown_path)
             } else {
                 let shown_path = display_path(&shown_base, &project::relative_path(&facts.path, &base));
-                write_human(&mut out, facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""))
+                write_human(&mut out, facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""), color)
             };
             written.map_err(super::write_failed)?;
         }
@@ -159,7 +164,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         return check(path, &CheckOptions { fix: false, rules: options.rules.clone(), targets: options.targets.clone(), ..*options });
     }
     if options.format == CheckFormat::Sarif {
-        serde_json::to_writer_pretty(&mut out, &sarif_log(sarif_results)).map_err(super::json_failed)?;
+        serde_json::to_writer_pretty(&mut out, &sarif_log(sarif_results, &sarif_root)).map_err(super::json_failed)?;
         writeln!(out).map_err(super::write_failed)?;
     }
     if options.format == CheckFormat::Human {
@@ -226,7 +231,7 @@ fn sarif_level(severity: Severity) -> &'static str {
     }
 }
 
-/// One SARIF 2.1.0 result; the path is relative to the checked folder (`%SRCROOT%`).
+/// One SARIF 2.1.0 result; the path is relative to `%SRCROOT%` ([`sarif_root`]).
 fn sarif_result(facts: &FileFacts, d: &Diagnostic, path: &str) -> serde_json::Value {
     let (line, column, end_line, end_column) = columns(facts, d);
     let rule_index = catalogue::RULES.iter().position(|r| d.rule == r.id);
@@ -256,7 +261,31 @@ fn help_text(r: &catalogue::Rule) -> String {
 }
 
 /// The SARIF log: the tool with every rule of the catalogue (help text included), and the results.
-fn sarif_log(results: Vec<serde_json::Value>) -> serde_json::Value {
+/// The folder SARIF paths are relative to: the repository that holds the checked folder (GitHub
+/// code scanning places a result by its path in the repository, and an app is often a subfolder),
+/// else the checked folder.
+fn sarif_root(base: &Path) -> std::path::PathBuf {
+    let absolute = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    absolute.ancestors().find(|dir| dir.join(".git").exists()).map_or(absolute.clone(), Path::to_path_buf)
+}
+
+/// `file:///a/b%20c/` for a folder, as SARIF's `originalUriBaseIds` want it (ending in a slash).
+fn folder_uri(folder: &Path) -> String {
+    let mut uri = String::from("file://");
+    for byte in folder.to_string_lossy().bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+            uri.push(byte as char);
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    if !uri.ends_with('/') {
+        uri.push('/');
+    }
+    uri
+}
+
+fn sarif_log(results: Vec<serde_json::Value>, root: &Path) -> serde_json::Value {
     let rules: Vec<serde_json::Value> = catalogue::RULES
         .iter()
         .map(|r| {
@@ -275,8 +304,16 @@ fn sarif_log(results: Vec<serde_json::Value>) -> serde_json::Value {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "switchyard", "semanticVersion": env!("CARGO_PKG_VERSION"), "rules": rules}},
-            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The folder switchyard --check was given."}}},
+            "tool": {"driver": {
+                "name": "switchyard",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "rules": rules
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {
+                "uri": folder_uri(root),
+                "description": {"text": "The repository holding the checked folder (the checked folder when it is in none)."}
+            }},
             "results": results
         }]
     })
@@ -302,20 +339,55 @@ fn write_github(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, shown_p
     )
 }
 
-fn write_human(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, shown_path: &str, source: &str) -> std::io::Result<()> {
+/// The colours of the human format, as rustc uses them: the severity (and its carets) in red, yellow
+/// or cyan, the message bold, the gutter blue. All plain when `color` is off.
+struct Palette {
+    severity: Style,
+    message: Style,
+    gutter: Style,
+}
+
+impl Palette {
+    fn new(color: bool, severity: Severity) -> Palette {
+        if !color {
+            return Palette { severity: Style::new(), message: Style::new(), gutter: Style::new() };
+        }
+        let hue = match severity {
+            Severity::Error => AnsiColor::BrightRed,
+            Severity::Warning => AnsiColor::BrightYellow,
+            Severity::Info => AnsiColor::BrightCyan,
+        };
+        Palette {
+            severity: Style::new().bold().fg_color(Some(hue.into())),
+            message: Style::new().bold(),
+            gutter: Style::new().bold().fg_color(Some(AnsiColor::BrightBlue.into())),
+        }
+    }
+}
+
+fn write_human(
+    out: &mut impl Write,
+    facts: &FileFacts,
+    d: &Diagnostic,
+    shown_path: &str,
+    source: &str,
+    color: bool,
+) -> std::io::Result<()> {
+    let Palette { severity, message, gutter: blue } = Palette::new(color, d.severity);
     let (line, column, end_line, end_column) = columns(facts, d);
-    writeln!(out, "{}[{}]: {}", d.severity.as_str(), d.rule, d.message)?;
+    writeln!(out, "{severity}{}[{}]{severity:#}{message}: {}{message:#}", d.severity.as_str(), d.rule, d.message)?;
     let gutter = line.to_string().len();
-    writeln!(out, "{:gutter$}--> {shown_path}:{line}:{column}", "")?;
+    writeln!(out, "{:gutter$}{blue}-->{blue:#} {shown_path}:{line}:{column}", "")?;
     if let Some(text) = source.lines().nth((line - 1) as usize) {
         let width = if end_line == line {
             end_column.saturating_sub(column).max(1)
         } else {
             (text.chars().count() as u32 + 1).saturating_sub(column).max(1)
         };
-        writeln!(out, "{:gutter$} |", "")?;
-        writeln!(out, "{line} | {text}")?;
-        writeln!(out, "{:gutter$} | {}{}", "", " ".repeat((column - 1) as usize), "^".repeat(width as usize))?;
+        writeln!(out, "{:gutter$} {blue}|{blue:#}", "")?;
+        writeln!(out, "{blue}{line} |{blue:#} {text}")?;
+        let carets = "^".repeat(width as usize);
+        writeln!(out, "{:gutter$} {blue}|{blue:#} {}{severity}{carets}{severity:#}", "", " ".repeat((column - 1) as usize))?;
     }
     writeln!(out)
 }

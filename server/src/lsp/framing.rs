@@ -126,7 +126,7 @@ impl Framer {
         let bytes = self.pending_bytes();
         let Some((block, after)) = header_block(bytes) else {
             if bytes.len() > MAX_HEADERS || !starts_like_header(bytes) {
-                self.skip_to_next_header("bytes that are no header");
+                self.skip_to_next_header("input that is no LSP header");
                 return true;
             }
             return false;
@@ -164,7 +164,7 @@ impl Framer {
     /// Logs the run of skipped bytes, once it ends.
     fn end_skip(&mut self) {
         if let Some(reason) = self.skip_reason.take() {
-            self.warn(format!("skipped {} bytes of {reason}", self.skipped));
+            self.warn(format!("skipped {} bytes: {reason}", self.skipped));
             self.skipped = 0;
         }
     }
@@ -307,7 +307,7 @@ fn parse_headers(block: &[u8]) -> Result<(Option<usize>, Vec<String>), &'static 
     }
     let length = match lengths.as_slice() {
         // Garbage run into the next frame's header: skipped up to it.
-        [] if find_content_length(block).is_some() => return Err("bytes that are no header"),
+        [] if find_content_length(block).is_some() => return Err("input that is no LSP header"),
         [] => {
             warnings.push("a message has no Content-Length header".to_string());
             None

@@ -16,6 +16,8 @@ pub struct ClientFlags {
     pub work_done_progress: bool,
     pub dynamic_watched_files: bool,
     pub inlay_hint_refresh: bool,
+    /// The client takes `workspace/codeLens/refresh` (VS Code does; Neovim asks again itself).
+    pub code_lens_refresh: bool,
 }
 
 #[derive(Default)]

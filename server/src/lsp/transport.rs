@@ -24,8 +24,11 @@ pub fn well_formed_frames(input: impl AsyncRead + Unpin + Send + 'static) -> Dup
         let mut framer = Framer::new();
         let mut chunk = vec![0u8; 64 << 10];
         let mut paused = false;
+        let mut messages = 0usize;
+        let mut received = 0usize;
         loop {
             while let Some(event) = framer.next(paused) {
+                messages += usize::from(matches!(event, Event::Message(_)));
                 if !forward(&mut writer, event).await {
                     return;
                 }
@@ -40,15 +43,27 @@ pub fn well_formed_frames(input: impl AsyncRead + Unpin + Send + 'static) -> Dup
                 Ok(Ok(0)) | Ok(Err(_)) => break,
                 Ok(Ok(read)) => {
                     framer.push(&chunk[..read]);
+                    received += read;
                     paused = false;
                 }
             }
         }
         // The input ended: what is buffered is read as far as it goes.
         while let Some(event) = framer.next(true) {
+            messages += usize::from(matches!(event, Event::Message(_)));
             if !forward(&mut writer, event).await {
                 return;
             }
+        }
+        if messages == 0 && received > 0 {
+            // Someone typed or piped text at a language server: say what it is and what they want.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "switchyard: the input ended without a Language Server Protocol message ({received} bytes read). \
+                 switchyard is a language server that an editor starts; to check an app from a shell, run \
+                 `switchyard --check [PATH]`."
+            );
         }
         let _ = writer.shutdown().await;
     });

@@ -168,19 +168,29 @@ impl Client {
     }
 
     pub fn initialize(&mut self, root: &Path) -> Value {
-        let result = self.request(
-            "initialize",
+        self.initialize_with(
+            root,
             json!({
-                "processId": null,
-                "rootUri": uri(root),
-                "workspaceFolders": [{"uri": uri(root), "name": "app"}],
-                "capabilities": {
-                    "window": {"workDoneProgress": true},
-                    "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}, "workspaceFolders": true},
-                    "textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": true}}
-                }
+                "window": {"workDoneProgress": true},
+                "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}, "workspaceFolders": true},
+                "textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": true}}
             }),
-        );
+            Value::Null,
+        )
+    }
+
+    /// `initialize` (then `initialized`) with these client capabilities and initialization options.
+    pub fn initialize_with(&mut self, root: &Path, capabilities: Value, options: Value) -> Value {
+        let mut params = json!({
+            "processId": null,
+            "rootUri": uri(root),
+            "workspaceFolders": [{"uri": uri(root), "name": "app"}],
+            "capabilities": capabilities
+        });
+        if !options.is_null() {
+            params["initializationOptions"] = options;
+        }
+        let result = self.request("initialize", params);
         self.notify("initialized", json!({}));
         result
     }

@@ -81,6 +81,25 @@ vim.lsp.commands["switchyard.preview"] = function(command)
   M.preview()
 end
 
+-- Per-client handlers. `$/progress`: when the server's first index ends, its code lenses are
+-- asked for again (the ones asked for at attach came from an app half read; Neovim does not take
+-- the server's `workspace/codeLens/refresh`).
+M.handlers = {
+  ["$/progress"] = function(err, result, ctx, config)
+    local default = vim.lsp.handlers["$/progress"]
+    if default then
+      default(err, result, ctx, config)
+    end
+    local token = result and result.token
+    local value = result and result.value
+    if type(token) == "string" and token:find("^switchyard/indexing/") and value and value.kind == "end" then
+      vim.schedule(function()
+        pcall(vim.lsp.codelens.refresh)
+      end)
+    end
+  end,
+}
+
 function M.on_attach(client, bufnr, opts)
   opts = opts or M.defaults
   -- Inline specialization hints (0.10+; 0.7–0.9 show the same on hover).
@@ -119,6 +138,7 @@ function M.attach(bufnr, opts)
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     settings = opts.settings,
     init_options = opts.init_options,
+    handlers = M.handlers,
     on_attach = function(client, attached)
       M.on_attach(client, attached, opts)
     end,

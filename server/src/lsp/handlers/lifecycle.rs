@@ -35,6 +35,12 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
             .and_then(|w| w.inlay_hint.as_ref())
             .and_then(|i| i.refresh_support)
             .unwrap_or(false),
+        code_lens_refresh: capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.code_lens.as_ref())
+            .and_then(|c| c.refresh_support)
+            .unwrap_or(false),
     });
     let hints_off: Vec<String> = params
         .initialization_options
@@ -203,6 +209,10 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     }
     for message in config_errors {
         client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
+    }
+    // Lenses asked for during the index (a route over each action) came from an app half read.
+    if session.flags().code_lens_refresh {
+        let _ = client.code_lens_refresh().await;
     }
     if let Some(progress) = progress {
         progress.finish_with_message(format!("Indexed {} files", thousands(report.files))).await;
