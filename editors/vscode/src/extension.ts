@@ -9,6 +9,8 @@ import { ROUTES_SCHEME, RoutesResult, routesText, routesUri, sourceOfRoutesUri }
 import { resolveServerPath } from "./serverPath";
 import { initializationOptions } from "./settings";
 import { EmittedTree, TREE_SCHEME, statusText, treeText } from "./tree";
+import { logLine } from "./serverLog";
+import * as readline from "readline";
 import { PREVIEW_SCHEME, PreviewResult, previewLineFor, previewUri, sourceOfPreviewUri } from "./preview";
 
 let client: LanguageClient | undefined;
@@ -68,9 +70,17 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   }
   output.info(`Starting ${resolved.command} (from the ${resolved.source})`);
   const serverOptions: ServerOptions = { command: resolved.command, args: [] };
+  // Each line of the server's stderr at the level it was logged at (the client's default logs all
+  // of stderr as errors).
+  const lines = (input: NodeJS.ReadableStream, log: (line: string) => void) =>
+    readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on("line", log);
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
     outputChannel: output,
+    stdioOptions: {
+      stdout: (input, channel) => lines(input, (line) => channel.info(line)),
+      stderr: (input, channel) => lines(input, (line) => logLine(channel, line)),
+    },
     initializationOptions: initializationOptions(settings),
     synchronize: {
       fileEvents: [
