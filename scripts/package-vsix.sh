@@ -23,4 +23,4 @@ cp "$binary" "$server/$name"
 chmod 755 "$server/$name"
 cd editors/vscode
 npm run build --silent
-npx vsce package --no-dependencies --target "$target" --out "dist/switchyard-$target.vsix" </dev/null
+npx vsce package --no-dependencies --allow-missing-repository --target "$target" --out "dist/switchyard-$target.vsix" </dev/null

@@ -1,0 +1,77 @@
+// Runs inside a real VS Code (code-server's extension host), with the real `vscode` API, against the
+// real server on examples/blog: tests/vscode/run.mjs loads it as the workbench's extensionTestsPath.
+// Resolves when every check passed; the workbench reports the exit code to the page.
+const assert = require("assert");
+const vscode = require("vscode");
+
+async function waitFor(what, probe, timeout = 60000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function check(name) {
+  console.log(`ok   ${name}`);
+}
+
+exports.run = async function run() {
+  const extension = vscode.extensions.getExtension("switchyard.switchyard");
+  assert.ok(extension, "the extension under test is loaded");
+  const root = vscode.workspace.workspaceFolders[0].uri;
+  const file = (relative) => vscode.Uri.joinPath(root, relative);
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file("app/models/post.rb")));
+  await waitFor("activation", () => extension.isActive);
+  check("activates on a Ruby file");
+
+  const commands = await vscode.commands.getCommands(true);
+  for (const command of ["switchyard.preview", "switchyard.showRoutes", "switchyard.showEmittedTree", "switchyard.restartServer", "switchyard.showOutput"]) {
+    assert.ok(commands.includes(command), command);
+  }
+  check("registers its five commands");
+
+  const controller = file("app/controllers/application_controller.rb");
+  const diagnostics = await waitFor("diagnostics", () => {
+    const found = vscode.languages.getDiagnostics(controller);
+    return found.some((d) => (d.code?.value ?? d.code) === "controller.macro-dropped") && found;
+  });
+  const dropped = diagnostics.find((d) => (d.code?.value ?? d.code) === "controller.macro-dropped");
+  assert.equal(dropped.range.start.line, 3);
+  assert.equal(dropped.severity, vscode.DiagnosticSeverity.Warning);
+  assert.ok(String(dropped.code.target).length > 0, "the rule's page is linked");
+  check("diagnostics of a file never opened reach the Problems panel");
+
+  const view = file("app/views/posts/new.html.erb");
+  const erb = await vscode.workspace.openTextDocument(view);
+  assert.equal(erb.languageId, "erb");
+  const targets = await waitFor("a definition", async () => {
+    const found = await vscode.commands.executeCommand("vscode.executeDefinitionProvider", view, new vscode.Position(2, 25));
+    return found && found.length > 0 && found;
+  });
+  const paths = targets.map((t) => (t.uri ?? t.targetUri).path);
+  assert.ok(paths.some((p) => p.endsWith("/config/routes.rb")), paths.join(", "));
+  check("go to definition from posts_path in ERB reaches the route");
+
+  // Line 6: `resources :posts do`.
+  const hovers = await vscode.commands.executeCommand("vscode.executeHoverProvider", file("config/routes.rb"), new vscode.Position(5, 4));
+  const hoverText = hovers.flatMap((h) => h.contents.map((c) => c.value ?? String(c))).join("\n");
+  assert.ok(hoverText.includes("/posts/:id/edit(.:format)") && hoverText.includes("edit_post_path"), hoverText);
+  check("hover on a routes call lists its routes");
+
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file("app/models/post.rb")));
+  await vscode.commands.executeCommand("switchyard.preview");
+  const preview = await waitFor("the preview", () =>
+    vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme !== "file" && e.document.getText().includes('def self.table_name = "posts"')),
+  );
+  assert.equal(preview.document.languageId, "ruby");
+  check("Preview specialized output opens beside the source");
+
+  await vscode.commands.executeCommand("switchyard.showRoutes");
+  await waitFor("the routes table", () =>
+    vscode.workspace.textDocuments.find((d) => /edit_post GET\s+\/posts\/:id\/edit\(\.:format\)\s+posts#edit/.test(d.getText())),
+  );
+  check("Show routes opens the table");
+};
