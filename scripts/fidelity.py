@@ -123,6 +123,7 @@ TREE = {
     "routes.redirect",
     "routes.missing-target",
     "routes.resource-option-ignored",
+    "routes.statement-skipped",
     "views.jbuilder-ignored",
 }
 
@@ -349,7 +350,7 @@ def tree_evidence(finding, app, tree, source_lines):
             if block and f'"{m.group(2)}"' not in block.group(0):
                 return f"config/schema.rb's `{m.group(1)}` has no `{m.group(2)}`"
         return None
-    if rule in ("routes.redirect", "routes.missing-target", "routes.resource-option-ignored"):
+    if rule in ("routes.redirect", "routes.missing-target", "routes.resource-option-ignored", "routes.statement-skipped"):
         return route_evidence(finding, tree)
     if rule == "views.jbuilder-ignored":
         return None

@@ -1,6 +1,7 @@
-//! The rule catalogue: every rule of `shared/spec/rules.md` with its id, default severity, the targets it
-//! applies to and what triggers it. The ids are a public contract (users suppress them, CI filters on
-//! them, SARIF carries them): add, never rename. `switchyard rules` lists this table and
+//! The rule catalogue: every rule of `shared/spec/rules.md`, and those the compiler showed the spec
+//! lacks (`routes.statement-skipped`, held by a fidelity fixture), with its id, default severity, the
+//! targets it applies to and what triggers it. The ids are a public contract (users suppress them, CI
+//! filters on them, SARIF carries them): add, never rename. `switchyard rules` lists this table and
 //! `switchyard explain <id>` prints an entry.
 
 use super::tree::Target;
@@ -343,6 +344,14 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "routes",
         trigger: "`draw(:x)` with no `config/routes/x.rb`",
+        implemented: true,
+    },
+    Rule {
+        id: "routes.statement-skipped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "routes",
+        trigger: "a routes call inside an `if`/`unless` or a loop (`%w(a b).each do`) in a routes file (skipped, routes and all)",
         implemented: true,
     },
     Rule {

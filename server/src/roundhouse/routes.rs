@@ -16,6 +16,7 @@ pub const REDIRECT: crate::diagnostic::RuleId = rule!("routes.redirect");
 pub const MISSING_TARGET: crate::diagnostic::RuleId = rule!("routes.missing-target");
 pub const RESOURCE_OPTION_IGNORED: crate::diagnostic::RuleId = rule!("routes.resource-option-ignored");
 pub const MALFORMED: crate::diagnostic::RuleId = rule!("routes.malformed");
+pub const STATEMENT_SKIPPED: crate::diagnostic::RuleId = rule!("routes.statement-skipped");
 
 const VERBS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "options", "match"];
 const SUPPORTED: &[&str] =
@@ -36,8 +37,14 @@ fn diagnostic(out: &mut Vec<Diagnostic>, span: crate::syntax::Span, severity: Se
 fn walk(calls: &[RouteCall], in_resources: bool, drawn_exists: &dyn Fn(&str) -> bool, out: &mut Vec<Diagnostic>) {
     for call in calls {
         // Roundhouse reads only calls without a receiver: a loop (`%w(a b).each do`), a call on
-        // something, and a statement that is no call (an `if`) are skipped, routes and all.
+        // something, and a statement that is no call (an `if`) are skipped, routes and all. Each
+        // routing call inside says so, where its routes are written.
         if call.receiver.is_some() || call.method == "if" {
+            let around = match &call.receiver {
+                Some(receiver) => format!("`{receiver}.{}`", call.method),
+                None => format!("the `if {}`", call.arguments.first().map(ToString::to_string).unwrap_or_default()),
+            };
+            skipped_routes(&call.children, &around, out);
             continue;
         }
         let method = call.method.as_str();
@@ -163,6 +170,28 @@ fn walk(calls: &[RouteCall], in_resources: bool, drawn_exists: &dyn Fn(&str) -> 
         }
         if descend {
             walk(&call.children, in_resources || method == "resources" || method == "resource", drawn_exists, out);
+        }
+    }
+}
+
+/// The routing calls inside a statement Roundhouse skips, each named once (the outermost: a
+/// `resources` block is one finding, not one per route in it).
+fn skipped_routes(calls: &[RouteCall], around: &str, out: &mut Vec<Diagnostic>) {
+    for call in calls {
+        let routing = VERBS.contains(&call.method.as_str()) || SUPPORTED.contains(&call.method.as_str());
+        if call.receiver.is_none() && routing && call.method != "direct" {
+            let method = &call.method;
+            diagnostic(
+                out,
+                call.span,
+                Severity::Warning,
+                STATEMENT_SKIPPED,
+                format!(
+                    "Roundhouse skips {around} around this `{method}` (it reads only the calls of a routes file), so the compiled app has none of its routes. Write them out with the DSL."
+                ),
+            );
+        } else {
+            skipped_routes(&call.children, around, out);
         }
     }
 }
