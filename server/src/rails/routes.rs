@@ -89,7 +89,7 @@ pub fn extract(outline: &Outline, drawn_file: bool) -> RouteFile {
         }
     }
     let mut written = Reader { evaluate: false, bindings: Vec::new() };
-    let mut file = RouteFile { in_draw_block: !drawn_file, ..RouteFile::default() };
+    let mut file = RouteFile::default();
     let mut read = |items: &[Item]| {
         file.calls.extend(written.calls_of(items));
         file.drawn.extend(drawn.calls_of(items));

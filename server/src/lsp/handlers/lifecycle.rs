@@ -21,26 +21,14 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
     backend.session.set_folders(folders);
     backend.session.set_exact_config(super::exact::config_from(params.initialization_options.as_ref()));
     let capabilities = &params.capabilities;
+    // One flag of the client's `workspace` capabilities, false when it says nothing.
+    let workspace =
+        |flag: fn(&WorkspaceClientCapabilities) -> Option<bool>| capabilities.workspace.as_ref().and_then(flag).unwrap_or(false);
     backend.session.set_flags(ClientFlags {
         work_done_progress: capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
-        dynamic_watched_files: capabilities
-            .workspace
-            .as_ref()
-            .and_then(|w| w.did_change_watched_files.as_ref())
-            .and_then(|d| d.dynamic_registration)
-            .unwrap_or(false),
-        inlay_hint_refresh: capabilities
-            .workspace
-            .as_ref()
-            .and_then(|w| w.inlay_hint.as_ref())
-            .and_then(|i| i.refresh_support)
-            .unwrap_or(false),
-        code_lens_refresh: capabilities
-            .workspace
-            .as_ref()
-            .and_then(|w| w.code_lens.as_ref())
-            .and_then(|c| c.refresh_support)
-            .unwrap_or(false),
+        dynamic_watched_files: workspace(|w| w.did_change_watched_files.as_ref()?.dynamic_registration),
+        inlay_hint_refresh: workspace(|w| w.inlay_hint.as_ref()?.refresh_support),
+        code_lens_refresh: workspace(|w| w.code_lens.as_ref()?.refresh_support),
     });
     let hints_off: Vec<String> = params
         .initialization_options
