@@ -440,8 +440,9 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
     // name by name: a partial name every resource has, `_form`, gathers the locals of them all).
     let partial = file.template.as_ref().filter(|t| t.partial);
     let passed = partial.and_then(|t| context.partial_locals.get(t.logical_path.rsplit('/').next().unwrap_or("")));
-    let is_local =
-        |name: &str| partial.is_some_and(|t| t.strict_locals.iter().any(|l| l == name)) || passed.is_some_and(|p| p.contains(name));
+    let is_local = |name: &str| {
+        partial.is_some_and(|t| t.strict_locals.as_ref().is_some_and(|s| s.declares(name))) || passed.is_some_and(|p| p.contains(name))
+    };
     file.route_helper_calls
         .iter()
         .filter_map(|reference| {

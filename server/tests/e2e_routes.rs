@@ -167,7 +167,24 @@ fn emitted_tree_request_says_where_a_file_lands() {
     assert_eq!(result["targets"]["spinel"]["lane"], "aot");
     assert_eq!(result["summary"], "CRuby → app/models/user.rb (+2) · JVM → same · Spinel: AOT");
     let hover = client.request("textDocument/hover", at(&uri(&app.join("app/models/user.rb")), 0, 7));
-    assert!(hover["result"]["contents"]["value"].as_str().unwrap().starts_with("**`User`** → `app/models/user.rb`"), "{hover}");
+    // What the model is to Rails (its table), then where Roundhouse writes it.
+    let value = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        value.starts_with(
+            "**User** < ApplicationRecord
+
+Table `users`"
+        ),
+        "{hover}"
+    );
+    assert!(
+        value.contains(
+            "---
+
+**`User`** → `app/models/user.rb`"
+        ),
+        "{hover}"
+    );
     let gemfile = client.request("switchyard/emittedTree", json!({"uri": uri(&app.join("Gemfile"))}));
     assert_eq!(gemfile["result"]["targets"]["ruby"]["paths"], json!([]));
     assert!(gemfile["result"]["note"].as_str().unwrap().contains("Gemfile"));

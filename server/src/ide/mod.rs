@@ -1,9 +1,11 @@
 //! Features in editor terms — symbols, diagnostics — computed from the index with plain structs:
 //! paths, spans, names. The `lsp` layer turns these into protocol types.
 
+pub mod analysis;
 pub mod diagnostics;
 pub mod fixes;
 pub mod inlay;
+pub mod nav;
 pub mod preview;
 pub mod routes;
 pub mod symbols;

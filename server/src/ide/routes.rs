@@ -11,12 +11,7 @@ use crate::rails::routes::RouteCall;
 use crate::rails::{FileFacts, inflect};
 use crate::syntax::Span;
 
-/// A place in a file of the app: the file's facts carry what a client needs to show it.
-#[derive(Clone)]
-pub struct Target {
-    pub file: Arc<FileFacts>,
-    pub span: Span,
-}
+pub use crate::app::nav::Target;
 
 pub struct Hover {
     pub markdown: String,

@@ -385,27 +385,10 @@ impl Index {
         false
     }
 
-    /// The table a model reads: `self.table_name`, else its STI base class's table, else Rails' default.
+    /// The table a model reads (`rails::model::table_name`).
     pub fn table_name(&self, class_name: &str, snapshot: &[Arc<FileFacts>]) -> String {
-        let mut current = class_name.to_owned();
-        for _ in 0..32 {
-            let Some(model) = find_model(snapshot, &current) else { break };
-            if let Some(table) = &model.table_name {
-                return table.clone();
-            }
-            match model.superclass.as_deref() {
-                Some(superclass) if superclass != "ApplicationRecord" && superclass != "ActiveRecord::Base" => {
-                    let base_is_abstract = find_model(snapshot, superclass).is_some_and(|m| m.abstract_class);
-                    if base_is_abstract || find_model(snapshot, superclass).is_none() {
-                        break;
-                    }
-                    current = superclass.to_owned();
-                }
-                _ => break,
-            }
-        }
         let prefixes = crate::rails::table_name_prefixes(snapshot);
-        format!("{}{}", crate::rails::model::table_prefix(&current, &prefixes), inflect::tableize(&current))
+        crate::rails::model::table_name(class_name, &|name| find_model(snapshot, name), &prefixes)
     }
 }
 

@@ -68,6 +68,7 @@ impl LanguageServer for Backend {
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> { handlers::code_action::code_action(self, params).await }
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> { handlers::code_lens::code_lens(self, params).await }
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> { handlers::completion::completion(self, params).await }
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> { handlers::document_link::document_link(self, params).await }
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> { handlers::code_lens::execute_command(self, params).await }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) { handlers::workspace::did_change_watched_files(self, params).await }

@@ -22,6 +22,7 @@ pub fn server_capabilities() -> ServerCapabilities {
             ..CodeActionOptions::default()
         })),
         code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+        document_link_provider: Some(DocumentLinkOptions { resolve_provider: Some(false), work_done_progress_options: Default::default() }),
         completion_provider: Some(CompletionOptions { trigger_characters: Some(vec!["_".to_owned()]), ..CompletionOptions::default() }),
         execute_command_provider: Some(ExecuteCommandOptions {
             commands: vec![super::handlers::code_lens::OPEN_ROUTE.to_owned()],
@@ -44,4 +45,4 @@ pub fn server_info() -> ServerInfo {
 }
 
 /// Files whose change on disk changes the index.
-pub const WATCHED_GLOB: &str = "**/*.{rb,erb,haml,slim,jbuilder,builder,rabl,rake,ru}";
+pub const WATCHED_GLOB: &str = "**/*.{rb,erb,haml,slim,jbuilder,builder,rabl,rake,ru,yml,yaml,sql}";

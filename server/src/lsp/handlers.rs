@@ -6,6 +6,7 @@ pub mod completion;
 pub mod custom;
 pub mod definition;
 pub mod diagnostics;
+pub mod document_link;
 pub mod document_symbol;
 pub mod exact;
 pub mod hover;

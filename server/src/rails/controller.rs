@@ -21,6 +21,9 @@ pub struct Controller {
     pub filters: Vec<Filter>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<Value>,
+    /// The span of `layout`'s argument.
+    #[serde(skip)]
+    pub layout_span: Option<Span>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub concerns: Vec<Macro>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -49,6 +52,9 @@ pub struct Filter {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unless: Option<Value>,
     pub span: Span,
+    /// Each target's span, parallel to `targets` (a block has none).
+    #[serde(skip)]
+    pub target_spans: Vec<Span>,
 }
 
 pub fn is_filter(method: &str) -> bool {
@@ -68,6 +74,7 @@ pub fn extract(namespace: &Namespace) -> Controller {
         private_methods: Vec::new(),
         filters: Vec::new(),
         layout: None,
+        layout_span: None,
         concerns: Vec::new(),
         macros: Vec::new(),
         action_calls: Vec::new(),
@@ -100,9 +107,11 @@ pub fn extract(namespace: &Namespace) -> Controller {
                         if_condition: call.option("if").cloned(),
                         unless: call.option("unless").cloned(),
                         span: call.span,
+                        target_spans: call.argument_spans.clone(),
                     });
                 } else if method == "layout" {
                     controller.layout = call.arguments.first().cloned();
+                    controller.layout_span = call.argument_spans.first().copied();
                 } else if matches!(method, "include" | "extend" | "prepend") {
                     controller.concerns.push(Macro::of(call));
                 } else if !matches!(method, "private" | "protected" | "public") {

@@ -5,6 +5,7 @@
 pub mod concern_macros;
 pub mod config;
 pub mod controller;
+pub mod i18n;
 pub mod inflect;
 pub mod migration;
 pub mod model;
@@ -14,6 +15,7 @@ pub mod references;
 pub mod route_table;
 pub mod routes;
 pub mod schema;
+pub mod structure_sql;
 
 use std::path::PathBuf;
 
@@ -95,6 +97,17 @@ pub struct FileFacts {
     /// A migration, as the schema fold of an app without `db/schema.rb` reads it.
     #[serde(skip)]
     pub migration: Option<migration::Migration>,
+    /// Where the file uses what the app defines (helpers, ivars, constants, i18n keys, columns), with
+    /// their places: what navigation and the wiring checks resolve.
+    #[serde(skip)]
+    pub uses: references::Uses,
+    /// A locale file's keys (`config/locales/*.yml`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<i18n::LocaleFile>,
+    /// A schema Roundhouse does not read (`db/structure.sql`, `db/queue_schema.rb`): for navigation
+    /// and the column checks, never for what Roundhouse emits (that is `schema`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database_schema: Option<schema::Schema>,
 }
 
 /// A class or module defined in a file (any Ruby file; library code is mostly this).
@@ -210,9 +223,39 @@ pub struct Template {
     pub ivars_read: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub helpers_called: Vec<String>,
-    /// The locals its strict-locals comment declares (`<%# locals: (post:, title: nil) -%>`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub strict_locals: Vec<String>,
+    /// Its strict-locals comment (`<%# locals: (post:, title: nil) -%>`), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "strict_local_names")]
+    pub strict_locals: Option<StrictLocals>,
+}
+
+/// The locals a template declares with its magic comment: Rails raises ArgumentError when a render
+/// leaves out a required one or passes one it does not declare (unless it takes `**rest`).
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub struct StrictLocals {
+    /// `post:`: no default.
+    pub required: Vec<String>,
+    /// `title: nil`: with a default, as its source.
+    pub optional: Vec<(String, String)>,
+    /// `**rest`: any other local is taken.
+    pub any: bool,
+    /// The comment's parameter list.
+    pub span: Span,
+}
+
+impl StrictLocals {
+    pub fn declares(&self, name: &str) -> bool {
+        self.required.iter().any(|r| r == name) || self.optional.iter().any(|(o, _)| o == name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.required.iter().map(String::as_str).chain(self.optional.iter().map(|(o, _)| o.as_str()))
+    }
+}
+
+/// The index dump lists the declared names, as it always has.
+fn strict_local_names<S: Serializer>(locals: &Option<StrictLocals>, serializer: S) -> Result<S::Ok, S::Error> {
+    let names: Vec<&str> = locals.as_ref().map(|l| l.names().collect()).unwrap_or_default();
+    names.serialize(serializer)
 }
 
 impl FileFacts {
@@ -244,6 +287,9 @@ impl FileFacts {
             hash_writes: Vec::new(),
             table_name_prefixes: Vec::new(),
             migration: None,
+            uses: references::Uses::default(),
+            locale: None,
+            database_schema: None,
         }
     }
 }
@@ -307,20 +353,56 @@ fn suppressions(text: &str, line_index: &LineIndex) -> Vec<Suppression> {
     out
 }
 
-/// `<%# locals: (post:, title: "x") -%>` → `post`, `title`: a template's strict locals.
-fn strict_locals(text: &str) -> Vec<String> {
-    let Some(at) = text.find("locals:") else { return Vec::new() };
-    let before = &text[..at];
-    if !before.trim_end().ends_with("<%#") {
-        return Vec::new();
+/// `<%# locals: (post:, title: "x", **rest) -%>` (`-# locals: (…)` in HAML): a template's strict
+/// locals. The list is Ruby's keyword parameters, read by parsing it as a method's.
+fn strict_locals(text: &str, line_index: &LineIndex) -> Option<StrictLocals> {
+    let at = text.find("locals:")?;
+    let before = text[..at].trim_end();
+    if !(before.ends_with("<%#") || before.ends_with("-#")) {
+        return None;
     }
-    let rest = &text[at + "locals:".len()..];
-    let Some(list) = rest.trim_start().strip_prefix('(').and_then(|r| r.split_once(')')).map(|(l, _)| l) else { return Vec::new() };
-    list.split(',')
-        .filter_map(|p| p.trim().split(':').next())
-        .map(|n| n.trim().trim_start_matches("**").to_owned())
-        .filter(|n| !n.is_empty())
-        .collect()
+    let open = at + "locals:".len() + text[at + "locals:".len()..].find(|c: char| !c.is_whitespace())?;
+    if text.as_bytes().get(open) != Some(&b'(') {
+        return None;
+    }
+    // The parenthesised list up to its matching `)`, on the comment's lines.
+    let mut depth = 0usize;
+    let mut close = None;
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let close = close?;
+    let list = &text[open + 1..close];
+    let source = format!("def _locals({list})\nend\n");
+    let parsed = ParsedFile::parse(Language::Ruby, &source);
+    let tree = parsed.ruby.as_ref()?;
+    let parameters = crate::syntax::enclosing(tree, Span::default(), &["method"])
+        .or_else(|| tree.root_node().named_child(0))
+        .and_then(|m| crate::syntax::FieldExt::field(&m, "parameters"))?;
+    let mut locals = StrictLocals { required: Vec::new(), optional: Vec::new(), any: false, span: line_index.span(open..close + 1) };
+    let mut cursor = parameters.walk();
+    for parameter in parameters.named_children(&mut cursor) {
+        let name = crate::syntax::FieldExt::field(&parameter, "name").map(|n| crate::syntax::text_of(n, &source).to_owned());
+        match (parameter.kind(), name) {
+            ("keyword_parameter", Some(name)) => match crate::syntax::FieldExt::field(&parameter, "value") {
+                Some(value) => locals.optional.push((name, crate::syntax::text_of(value, &source).to_owned())),
+                None => locals.required.push(name),
+            },
+            ("hash_splat_parameter", _) => locals.any = true,
+            _ => {}
+        }
+    }
+    Some(locals)
 }
 
 /// The finding of a file Switchyard did not read, or not all of.
@@ -356,9 +438,16 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
                 handler,
                 ivars_read: Vec::new(),
                 helpers_called: Vec::new(),
-                strict_locals: strict_locals(text),
+                strict_locals: strict_locals(text, &facts.line_index),
             }
         });
+    }
+    match (kind, parsed.language) {
+        (Some(FileKind::Locale), Language::Yaml) => facts.locale = Some(i18n::extract(text, &facts.line_index)),
+        (Some(FileKind::DatabaseSchema), Language::Sql) => {
+            facts.database_schema = Some(structure_sql::extract(text, &facts.line_index));
+        }
+        _ => {}
     }
     let Some(tree) = parsed.ruby.as_ref() else {
         if let Some(Skipped::TooDeep { offset, .. }) = parsed.skipped {
@@ -385,6 +474,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     facts.render_calls = references.renders;
     facts.association_loads = references.association_loads;
     facts.hash_writes = references.hash_writes;
+    facts.uses = references.uses;
     if let Some(template) = facts.template.as_mut() {
         template.ivars_read = references.ivars_read;
         template.helpers_called = references.helper_calls;
@@ -431,6 +521,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             facts.permits = permits::extract(tree.root_node(), ruby_text, &ranges);
         }
         Some(FileKind::Schema) => facts.schema = Some(schema::extract(&outline)),
+        Some(FileKind::DatabaseSchema) => facts.database_schema = Some(schema::extract(&outline)),
         Some(FileKind::Migration) => facts.migration = Some(migration::extract(tree.root_node(), ruby_text)),
         Some(FileKind::Routes) => facts.routes = Some(routes::extract(&outline, facts.relative_path != "config/routes.rb")),
         Some(FileKind::Application | FileKind::Environment | FileKind::Initializer) => {

@@ -70,6 +70,9 @@ pub struct Validation {
     #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
     pub options: Vec<(String, Value)>,
     pub span: Span,
+    /// Each attribute's span, parallel to `attributes`.
+    #[serde(skip)]
+    pub attribute_spans: Vec<Span>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
@@ -81,6 +84,9 @@ pub struct Callback {
     #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
     pub options: Vec<(String, Value)>,
     pub span: Span,
+    /// Each target's span, parallel to `targets` (a block has none).
+    #[serde(skip)]
+    pub target_spans: Vec<Span>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
@@ -186,6 +192,34 @@ pub fn table_name_prefixes(namespaces: &[&Namespace], tree: &tree_sitter::Tree, 
     out
 }
 
+/// The table a model reads, as Active Record names it: `self.table_name`, else its STI base class's
+/// table (up to an abstract class or the framework), else the class name tableized (demodulized),
+/// after its namespace's `table_name_prefix`. `find` looks a model of the app up by class name.
+pub fn table_name<'a>(
+    class_name: &str,
+    find: &dyn Fn(&str) -> Option<&'a Model>,
+    prefixes: &std::collections::HashMap<String, String>,
+) -> String {
+    let mut current = class_name.to_owned();
+    for _ in 0..32 {
+        let Some(model) = find(&current) else { break };
+        if let Some(table) = &model.table_name {
+            return table.clone();
+        }
+        match model.superclass.as_deref() {
+            Some(superclass) if superclass != "ApplicationRecord" && superclass != "ActiveRecord::Base" => {
+                let base_is_abstract = find(superclass).is_some_and(|m| m.abstract_class);
+                if base_is_abstract || find(superclass).is_none() {
+                    break;
+                }
+                current = superclass.to_owned();
+            }
+            _ => break,
+        }
+    }
+    format!("{}{}", table_prefix(&current, prefixes), super::inflect::tableize(&current))
+}
+
 /// The prefix `class_name`'s table takes: the nearest enclosing namespace's `table_name_prefix`.
 pub fn table_prefix<'a>(class_name: &str, prefixes: &'a std::collections::HashMap<String, String>) -> &'a str {
     let mut namespace = class_name;
@@ -250,14 +284,26 @@ fn add_call(model: &mut Model, call: &Call) {
         }
     } else if is_validation(method) {
         let attributes = call.arguments.iter().map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned)).collect();
-        model.validations.push(Validation { kind: method.to_owned(), attributes, options, span: call.span });
+        model.validations.push(Validation {
+            kind: method.to_owned(),
+            attributes,
+            options,
+            span: call.span,
+            attribute_spans: call.argument_spans.clone(),
+        });
         return;
     } else if is_callback(method) {
         let mut targets: Vec<String> = call.arguments.iter().map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned)).collect();
         if call.block.is_some() {
             targets.push("{ block }".to_owned());
         }
-        model.callbacks.push(Callback { kind: method.to_owned(), targets, options, span: call.span });
+        model.callbacks.push(Callback {
+            kind: method.to_owned(),
+            targets,
+            options,
+            span: call.span,
+            target_spans: call.argument_spans.clone(),
+        });
         return;
     } else if method == "scope" {
         if let Some(name) = call.first_name() {

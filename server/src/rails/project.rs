@@ -50,6 +50,11 @@ pub enum FileKind {
     Test,
     /// Any other Ruby file (`db/seeds.rb`, `Rakefile`, `config/puma.rb`…).
     OtherRuby,
+    /// `config/locales/**/*.yml` (and `.rb`): translations, for navigation and the i18n check.
+    Locale,
+    /// A schema Roundhouse does not read: `db/structure.sql`, or another database's
+    /// (`db/queue_schema.rb`, `db/animals_structure.sql`). Read for navigation and the column checks.
+    DatabaseSchema,
 }
 
 impl FileKind {
@@ -79,6 +84,8 @@ impl FileKind {
             FileKind::Library => "library",
             FileKind::Test => "test",
             FileKind::OtherRuby => "other_ruby",
+            FileKind::Locale => "locale",
+            FileKind::DatabaseSchema => "database_schema",
         }
     }
 }
@@ -95,10 +102,34 @@ pub fn language_of(path: &Path) -> Option<Language> {
         "erb" => Some(Language::Erb),
         "haml" => Some(Language::Haml),
         "slim" | "rabl" => Some(Language::OtherTemplate),
-        // Test fixtures only: Roundhouse compiles them (other YAML is configuration it does not read).
+        // Test fixtures (Roundhouse compiles them) and translations (navigation reads them); other
+        // YAML is configuration.
         "yml" if path.components().any(|c| c.as_os_str() == "fixtures") => Some(Language::Yaml),
+        "yml" | "yaml" if is_locale_path(path) => Some(Language::Yaml),
+        "sql" if is_structure_dump(name) && path.parent().and_then(|p| p.file_name()).is_some_and(|d| d == "db") => Some(Language::Sql),
         _ if matches!(name, "Gemfile" | "Rakefile" | "Guardfile") => Some(Language::Ruby),
         _ => None,
+    }
+}
+
+/// Under `config/locales/`.
+fn is_locale_path(path: &Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = path.components().map(|c| c.as_os_str()).collect();
+    parts.windows(2).any(|w| w[0] == "config" && w[1] == "locales")
+}
+
+/// `structure.sql`, `animals_structure.sql`: a database's SQL dump.
+fn is_structure_dump(name: &str) -> bool {
+    name == "structure.sql" || name.strip_suffix("_structure.sql").is_some_and(|db| !db.is_empty())
+}
+
+/// The database a schema file describes: `primary` for `db/schema.rb` and `db/structure.sql`, `queue`
+/// for `db/queue_schema.rb` (Rails' `<name>_schema.rb` for each database but the primary).
+pub fn schema_database(relative: &str) -> Option<&str> {
+    let name = relative.strip_prefix("db/").filter(|n| !n.contains('/'))?;
+    match name {
+        "schema.rb" | "structure.sql" => Some("primary"),
+        _ => name.strip_suffix("_schema.rb").or_else(|| name.strip_suffix("_structure.sql")).filter(|db| !db.is_empty()),
     }
 }
 
@@ -130,8 +161,12 @@ pub fn classify(relative: &str) -> FileKind {
         "config/application.rb" => return FileKind::Application,
         _ => {}
     }
+    if schema_database(relative).is_some() {
+        return FileKind::DatabaseSchema;
+    }
     match parts.as_slice() {
         ["db", "migrate", ..] => FileKind::Migration,
+        ["config", "locales", ..] => FileKind::Locale,
         ["config", "routes", ..] => FileKind::Routes,
         ["config", "environments", ..] => FileKind::Environment,
         ["config", "initializers", ..] => FileKind::Initializer,

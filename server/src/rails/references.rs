@@ -78,6 +78,25 @@ pub struct RenderCall {
     /// the first argument, `partial`, `template` or `action`) and the name.
     #[serde(skip)]
     pub named: Option<(String, String)>,
+    /// The span of the string or symbol that names the template (its quotes included).
+    #[serde(skip)]
+    pub target_span: Option<Span>,
+    /// `layout: "boxed"` (a layout for a partial or a template): the name and its span.
+    #[serde(skip)]
+    pub layout: Option<(String, Span)>,
+    /// What `render @posts`, `render post`, `collection: @posts` or `object: @post` renders: the
+    /// variable, sigil and all (a partial named after each record's model).
+    #[serde(skip)]
+    pub object: Option<String>,
+    /// Renders a collection (`render @posts`, `collection:`): the partial gets its local per record.
+    #[serde(skip)]
+    pub collection: bool,
+    /// `as: :item`: the local the record or collection item is passed as.
+    #[serde(skip)]
+    pub as_local: Option<String>,
+    /// Every local it passes is in `locals` (no `locals: variable`, no `**splat`).
+    #[serde(skip)]
+    pub locals_known: bool,
     pub span: Span,
 }
 
@@ -96,6 +115,179 @@ pub struct AssociationLoad {
     pub names: Vec<(String, Span)>,
 }
 
+/// Where a file uses what the rest of the app defines, each with its place: what navigation
+/// (definition, references, hover) and the wiring checks resolve against the whole app. Read in the
+/// same walk as the other references; resolving them is `app::nav`'s.
+#[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode)]
+pub struct Uses {
+    /// Receiver-less method calls and bare names the code does not bind (`current_user`,
+    /// `format_price(x)`): helpers, a controller's own methods, a partial's locals.
+    pub calls: Vec<Reference>,
+    /// The names among `calls` written bare (`post`, not `post(1)` or `post x`), sorted and unique:
+    /// in a partial, its locals are among them.
+    pub bare_names: Vec<String>,
+    /// Methods called on a variable: `post.comments`, `@post.author` (for an association's uses).
+    pub member_calls: Vec<MemberCall>,
+    /// Every instance variable, read or written.
+    pub ivars: Vec<IvarUse>,
+    /// Every constant named, outermost (`Admin::Post`, not its `Admin`).
+    pub constants: Vec<Reference>,
+    /// `t("posts.index.title")`, `t(".title")`: literal i18n keys.
+    pub translations: Vec<Translation>,
+    /// Column names in query methods: `Post.where(title: …)`, `order(:created_at)`,
+    /// `params.require(:post).permit(:title)`.
+    pub columns: Vec<ColumnUse>,
+}
+
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub struct MemberCall {
+    /// The receiver's name without its sigil: `post` for `@post.comments`.
+    pub receiver: String,
+    pub name: String,
+    /// The method name's span.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub struct IvarUse {
+    /// With its `@`.
+    pub name: String,
+    pub span: Span,
+    /// Assigned here (`@post = …`, `@posts ||= …`), not read.
+    pub write: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub struct Translation {
+    /// The key as written, `scope:` prepended when it is literal: `posts.index.title`, or `.title`
+    /// for Rails' lazy lookup (relative to the template, or to the controller and action).
+    pub key: String,
+    /// The string or symbol that names it.
+    pub span: Span,
+    /// `default:` is given: a missing key is no error.
+    pub has_default: bool,
+}
+
+/// Which model a column name is looked up in.
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub enum ColumnReceiver {
+    /// A relation that starts at a constant (`Post.published.where(…)`), with the methods in between.
+    Constant { name: String, chain: Vec<String> },
+    /// No receiver (or `self.`), in a class body: the class the code is in, when it is a model and the
+    /// code runs on the class (a scope's body, a class method).
+    OwnClass,
+    /// `params.require(:post).permit(…)`, `params.expect(post: […])`: the parameter key.
+    Params(String),
+}
+
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub struct ColumnUse {
+    /// `where`, `order`, `pluck`, `find_by`, `permit`…
+    pub method: String,
+    pub receiver: ColumnReceiver,
+    pub name: String,
+    pub span: Span,
+}
+
+/// What Rails gives every view without arguments (`params`, `request`…): names a template reads that
+/// are no local of a partial.
+pub const VIEW_CONTEXT_METHODS: &[&str] = &[
+    "action_name",
+    "asset_host",
+    "capture",
+    "concat",
+    "config",
+    "content_for",
+    "content_for?",
+    "controller",
+    "controller_name",
+    "controller_path",
+    "cookies",
+    "csp_meta_tag",
+    "csrf_meta_tags",
+    "current_page?",
+    "flash",
+    "form_authenticity_token",
+    "headers",
+    "local_assigns",
+    "logger",
+    "notice",
+    "alert",
+    "output_buffer",
+    "params",
+    "protect_against_forgery?",
+    "raw",
+    "request",
+    "response",
+    "session",
+    "tag",
+    "turbo_stream",
+    "url_options",
+    "yield",
+    "safe_join",
+    "stylesheet_link_tag",
+    "javascript_importmap_tags",
+    "javascript_include_tag",
+    "favicon_link_tag",
+    "__method__",
+    "binding",
+    "block_given?",
+    "caller",
+    "lambda",
+    "proc",
+    "loop",
+    "puts",
+    "p",
+    "pp",
+    "rand",
+    "raise",
+    "sleep",
+];
+
+/// Query methods whose symbol arguments and hash keys name columns of the relation's model.
+const COLUMN_METHODS: &[&str] = &[
+    "where",
+    "rewhere",
+    "find_by",
+    "find_by!",
+    "find_or_create_by",
+    "find_or_create_by!",
+    "find_or_initialize_by",
+    "create_or_find_by",
+    "order",
+    "reorder",
+    "pluck",
+    "pick",
+];
+
+/// Methods that keep a relation on the same model, between a constant and a query method.
+pub const RELATION_METHODS: &[&str] = &[
+    "all",
+    "where",
+    "not",
+    "rewhere",
+    "order",
+    "reorder",
+    "limit",
+    "offset",
+    "includes",
+    "preload",
+    "eager_load",
+    "joins",
+    "left_joins",
+    "left_outer_joins",
+    "distinct",
+    "unscoped",
+    "readonly",
+    "lock",
+    "references",
+    "strict_loading",
+    "none",
+    "excluding",
+    "without",
+    "unscope",
+];
+
 #[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct References {
     pub route_helpers: Vec<Reference>,
@@ -112,6 +304,7 @@ pub struct References {
     /// Whole hashes written to an attribute: `record.update!(settings: { … })`, `record.settings = { … }`
     /// (the attribute's name and the write's span).
     pub hash_writes: Vec<(String, Span)>,
+    pub uses: Uses,
 }
 
 /// Methods that write attributes from their keyword arguments.
@@ -272,6 +465,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut read = BTreeSet::new();
     let mut helpers = BTreeSet::new();
     let mut constants = BTreeSet::new();
+    let mut bare = BTreeSet::new();
     let mut locals = Locals::default();
     // RSpec's `let(:x)`, `let!(:x)`, `subject(:x)`: methods of the example group, anywhere below it.
     let mut lets: BTreeSet<String> = BTreeSet::new();
@@ -302,37 +496,243 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                         references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(method) });
                     } else {
                         helpers.insert(name.to_owned());
+                        references.uses.calls.push(Reference { name: name.to_owned(), span: Span::of(method) });
+                    }
+                    if matches!(name, "t" | "translate") {
+                        references.uses.translations.extend(translation(node, text));
+                    }
+                    if COLUMN_METHODS.contains(&name) {
+                        column_uses(node, name, ColumnReceiver::OwnClass, text, &mut references.uses.columns);
                     }
                 }
             }
             // A bare name the code binds (a local, a parameter) is no route helper.
-            "identifier" if is_value_position(node, parent) => {
+            "identifier" if is_value_position(node, parent) || is_receiver(node, parent) => {
                 let name = text_of(node, text);
-                if is_route_helper(name) && !locals.bound(name) {
-                    references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                if !locals.bound(name) {
+                    if is_route_helper(name) {
+                        if is_value_position(node, parent) {
+                            references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                        }
+                    } else if !matches!(name, "self" | "super" | "nil" | "true" | "false") {
+                        references.uses.calls.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                        bare.insert(name.to_owned());
+                    }
                 }
             }
             "call" => {
                 references.association_loads.extend(association_load(node, text));
+                call_uses(node, text, &mut references.uses);
             }
-            "instance_variable" if !is_assigned(node, parent) => {
-                read.insert(text_of(node, text).to_owned());
+            "instance_variable" => {
+                let assigned = is_assigned(node, parent);
+                if !assigned {
+                    read.insert(text_of(node, text).to_owned());
+                }
+                references.uses.ivars.push(IvarUse { name: text_of(node, text).to_owned(), span: Span::of(node), write: assigned });
             }
             "constant" | "scope_resolution" if parent.is_none_or(|p| p.kind() != "scope_resolution") => {
                 let name = text_of(node, text).trim_start_matches("::");
                 if name == "SQLite3" || name.starts_with("SQLite3::") {
                     references.sqlite3_uses.push(Reference { name: name.to_owned(), span: Span::of(node) });
                 }
+                // A constant's own definition (`class Post`) is no use of it.
+                if parent.is_none_or(|p| !matches!(p.kind(), "class" | "module") || p.field("name") != Some(node)) {
+                    references.uses.constants.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                }
                 constants.insert(name.to_owned());
             }
             _ => {}
         }
     });
+    references.uses.calls.retain(|r| !lets.contains(&r.name));
+    references.uses.bare_names = bare.into_iter().filter(|n: &String| !lets.contains(n)).collect();
     references.route_helpers.retain(|r| !lets.contains(&r.name) && !defined.contains(&r.name));
     references.ivars_read = read.into_iter().collect();
     references.constants = constants.into_iter().collect();
     references.helper_calls = helpers.into_iter().collect();
     references
+}
+
+/// A receiver's name (`post.comments` → `post`): a call on a method's result, never a local here.
+fn is_receiver(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
+    parent.is_some_and(|p| p.kind() == "call" && p.field("receiver") == Some(node))
+}
+
+/// What a call with a receiver uses: `I18n.t("key")`, `post.comments`, `Post.where(title: …)`,
+/// `params.require(:post).permit(:title)`.
+fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
+    let (Some(receiver), Some(method)) = (node.field("receiver"), node.field("method")) else { return };
+    let name = text_of(method, text);
+    match receiver.kind() {
+        "constant" if matches!(name, "t" | "translate") && text_of(receiver, text) == "I18n" => {
+            uses.translations.extend(translation(node, text));
+        }
+        "identifier" | "instance_variable" if method.kind() == "identifier" => {
+            let receiver_name = text_of(receiver, text).trim_start_matches('@').to_owned();
+            if receiver_name == "params" {
+                if name == "expect" {
+                    params_expect(node, text, &mut uses.columns);
+                }
+            } else {
+                uses.member_calls.push(MemberCall { receiver: receiver_name, name: name.to_owned(), span: Span::of(method) });
+            }
+        }
+        "self" if COLUMN_METHODS.contains(&name) => column_uses(node, name, ColumnReceiver::OwnClass, text, &mut uses.columns),
+        _ => {}
+    }
+    if name == "permit"
+        && receiver.kind() == "call"
+        && receiver.field("method").is_some_and(|m| matches!(text_of(m, text), "require" | "fetch"))
+        && receiver.field("receiver").is_some_and(|r| text_of(r, text) == "params")
+        && let Some(key) = receiver.field("arguments").and_then(|a| a.named_child(0)).and_then(|k| symbol_or_string(k, text))
+    {
+        column_uses(node, name, ColumnReceiver::Params(key), text, &mut uses.columns);
+    } else if COLUMN_METHODS.contains(&name)
+        && let Some((constant, chain)) = relation_start(receiver, text)
+    {
+        column_uses(node, name, ColumnReceiver::Constant { name: constant, chain }, text, &mut uses.columns);
+    }
+}
+
+/// The constant a relation chain starts at (`Post.published.where` → `Post`, `["published"]`), when
+/// every method between is a relation method or a possible scope (a plain name without arguments
+/// that need reading).
+fn relation_start(mut receiver: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
+    let mut chain = Vec::new();
+    while receiver.kind() == "call" {
+        let method = text_of(receiver.field("method")?, text);
+        // `where.not(…)` keeps the relation; any other call with a block does not.
+        if receiver.field("block").is_some() {
+            return None;
+        }
+        chain.push(method.to_owned());
+        receiver = receiver.field("receiver")?;
+    }
+    if !matches!(receiver.kind(), "constant" | "scope_resolution") {
+        return None;
+    }
+    chain.reverse();
+    Some((text_of(receiver, text).trim_start_matches("::").to_owned(), chain))
+}
+
+fn symbol_or_string(node: Node<'_>, text: &str) -> Option<String> {
+    match crate::syntax::value::Value::from_node(node, text) {
+        crate::syntax::value::Value::Symbol(s) | crate::syntax::value::Value::String(s) if !s.is_empty() => Some(s),
+        _ => None,
+    }
+}
+
+/// The column names a query call names: symbols (`order(:created_at)`, `pluck(:id, :title)`) and the
+/// keys of its hash (`where(title: …)`, `order(created_at: :desc)`), but not a key whose value is a
+/// hash (`where(authors: { name: … })` names a table) and nothing in a string (`"posts.title"`).
+/// `permit`'s nested lists (`tags: []`, `address: [:city]`) name attributes by their keys.
+fn column_uses(node: Node<'_>, method: &str, receiver: ColumnReceiver, text: &str, out: &mut Vec<ColumnUse>) {
+    let Some(arguments) = node.field("arguments") else { return };
+    let mut push = |name: String, span: Span| {
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            out.push(ColumnUse { method: method.to_owned(), receiver: receiver.clone(), name, span });
+        }
+    };
+    let mut cursor = arguments.walk();
+    for argument in arguments.named_children(&mut cursor) {
+        match argument.kind() {
+            "simple_symbol" if method != "where" && method != "rewhere" && !method.starts_with("find") => {
+                push(text_of(argument, text).trim_start_matches(':').to_owned(), Span::of(argument));
+            }
+            "pair" | "hash" => {
+                let pairs: Vec<Node<'_>> = if argument.kind() == "pair" {
+                    vec![argument]
+                } else {
+                    let mut inner = argument.walk();
+                    argument.named_children(&mut inner).filter(|p| p.kind() == "pair").collect()
+                };
+                for pair in pairs {
+                    let (Some(key), Some(value)) = (pair.field("key"), pair.field("value")) else { continue };
+                    if !matches!(key.kind(), "hash_key_symbol" | "simple_symbol") {
+                        continue;
+                    }
+                    if value.kind() == "hash" && method != "permit" {
+                        continue;
+                    }
+                    let name = text_of(key, text).trim_start_matches(':').trim_end_matches(':').to_owned();
+                    push(name, Span::of(key));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `params.expect(post: [:title, :body])`: the key and the attributes listed (Rails 8).
+fn params_expect(node: Node<'_>, text: &str, out: &mut Vec<ColumnUse>) {
+    let Some(arguments) = node.field("arguments") else { return };
+    let mut cursor = arguments.walk();
+    let pairs: Vec<Node<'_>> = arguments.named_children(&mut cursor).filter(|p| p.kind() == "pair").collect();
+    for pair in pairs {
+        let (Some(key), Some(value)) = (pair.field("key"), pair.field("value")) else { continue };
+        if !matches!(key.kind(), "hash_key_symbol" | "simple_symbol") || value.kind() != "array" {
+            continue;
+        }
+        let resource = text_of(key, text).trim_start_matches(':').trim_end_matches(':').to_owned();
+        let mut inner = value.walk();
+        for item in value.named_children(&mut inner) {
+            match item.kind() {
+                "simple_symbol" => out.push(ColumnUse {
+                    method: "expect".to_owned(),
+                    receiver: ColumnReceiver::Params(resource.clone()),
+                    name: text_of(item, text).trim_start_matches(':').to_owned(),
+                    span: Span::of(item),
+                }),
+                "pair" => {
+                    if let Some(k) = item.field("key").filter(|k| matches!(k.kind(), "hash_key_symbol" | "simple_symbol")) {
+                        out.push(ColumnUse {
+                            method: "expect".to_owned(),
+                            receiver: ColumnReceiver::Params(resource.clone()),
+                            name: text_of(k, text).trim_start_matches(':').trim_end_matches(':').to_owned(),
+                            span: Span::of(k),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `t("a.b")`, `t(".b")`, `t(:b, scope: [:a])`, `I18n.t("a.b", default: "…")`: the literal key.
+fn translation(node: Node<'_>, text: &str) -> Option<Translation> {
+    let arguments = node.field("arguments")?;
+    let first = arguments.named_child(0)?;
+    if !matches!(first.kind(), "string" | "simple_symbol" | "delimited_symbol") {
+        return None;
+    }
+    let key = symbol_or_string(first, text)?;
+    let mut key = key;
+    if let Some(scope) = option_value(arguments, "scope", text) {
+        let scope = match crate::syntax::value::Value::from_node(scope, text) {
+            crate::syntax::value::Value::Array(parts) => {
+                parts.iter().map(|p| p.as_name().map(str::to_owned)).collect::<Option<Vec<String>>>()?.join(".")
+            }
+            other => other.as_name()?.to_owned(),
+        };
+        key = format!("{scope}.{key}");
+    }
+    let has_default = option_value(arguments, "default", text).is_some();
+    // The span of the key itself, inside its quotes or after its colon.
+    let mut span = Span::of(first);
+    let written = text_of(first, text);
+    let inner_start = written.find(|c: char| c != ':' && c != '"' && c != '\'').unwrap_or(0);
+    let inner_end = written.trim_end_matches(['"', '\'']).len();
+    if inner_start < inner_end && inner_start <= written.len() {
+        span.start_byte += inner_start;
+        span.start.col += inner_start as u32;
+        span.end_byte = span.start_byte + (inner_end - inner_start);
+        if span.start.line == span.end.line {
+            span.end.col = span.start.col + (inner_end - inner_start) as u32;
+        }
+    }
+    Some(Translation { key, span, has_default })
 }
 
 /// `post_path`, `edit_admin_post_url`; not Rails' own asset and polymorphic helpers.
@@ -424,7 +824,73 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
         Some(first) => literal(first).map(|name| (String::new(), name)),
         None => ["partial", "template", "action"].into_iter().find_map(|k| Some((k.to_owned(), literal(call.option(k)?)?))),
     };
-    Some(RenderCall { target, options, locals, named, span: call.span })
+    let arguments = node.field("arguments");
+    let first_argument = arguments.and_then(|a| {
+        let mut cursor = a.walk();
+        a.named_children(&mut cursor).find(|c| c.kind() != "comment")
+    });
+    let target_span = match (&named, first_argument) {
+        (Some((key, _)), Some(first)) if key.is_empty() => Some(Span::of(first)),
+        (Some((key, _)), _) => arguments.and_then(|a| option_value(a, key, text)).map(Span::of),
+        _ => None,
+    };
+    let layout = arguments
+        .and_then(|a| option_value(a, "layout", text))
+        .and_then(|v| Some((literal(&crate::syntax::value::Value::from_node(v, text))?, Span::of(v))));
+    // `render @posts`, `render post.comments`, `render partial: "x", collection: @items`.
+    let variable = |v: &crate::syntax::value::Value| match v {
+        crate::syntax::value::Value::Code(code) if !code.contains(['(', ' ', '[', '"', '\'', ':']) => Some(code.clone()),
+        _ => None,
+    };
+    let (object, collection) = match (call.arguments.first(), call.option("collection"), call.option("object")) {
+        (_, Some(items), _) => (variable(items), true),
+        (_, None, Some(object)) => (variable(object), false),
+        (Some(first), None, None) if named.is_none() => {
+            let object = variable(first);
+            // A plural name renders a collection: `@posts`, `post.comments`.
+            let last = object.as_deref().map(|o| o.rsplit(['.', '@']).next().unwrap_or(o).to_owned());
+            let plural =
+                last.as_deref().is_some_and(|l| crate::rails::inflect::pluralize(l) == l && crate::rails::inflect::singularize(l) != l);
+            (object, plural)
+        }
+        _ => (None, false),
+    };
+    let as_local = call.option("as").and_then(|v| v.as_name()).map(str::to_owned);
+    let splat = arguments.is_some_and(|a| {
+        let mut cursor = a.walk();
+        a.named_children(&mut cursor).any(|c| c.kind() == "hash_splat_argument")
+    });
+    let locals_known = !splat
+        && match call.option("locals") {
+            Some(crate::syntax::value::Value::Hash(_)) | None => arguments.and_then(|a| option_value(a, "locals", text)).is_none_or(|v| {
+                let mut cursor = v.walk();
+                v.kind() == "hash" && !v.named_children(&mut cursor).any(|c| c.kind() == "hash_splat_argument")
+            }),
+            Some(_) => false,
+        };
+    Some(RenderCall { target, options, locals, named, target_span, layout, object, collection, as_local, locals_known, span: call.span })
+}
+
+/// The value of the `key:` pair in an argument list.
+fn option_value<'t>(arguments: Node<'t>, key: &str, text: &str) -> Option<Node<'t>> {
+    let mut cursor = arguments.walk();
+    let pairs: Vec<Node<'t>> = arguments
+        .named_children(&mut cursor)
+        .flat_map(|c| {
+            if c.kind() == "hash" {
+                let mut inner = c.walk();
+                c.named_children(&mut inner).collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .filter(|c| c.kind() == "pair")
+        .collect();
+    pairs.into_iter().find_map(|pair| {
+        let k = pair.field("key")?;
+        let name = text_of(k, text).trim_start_matches(':').trim_end_matches(':').trim_matches('"');
+        (name == key).then(|| pair.field("value")).flatten()
+    })
 }
 
 #[cfg(test)]

@@ -123,6 +123,8 @@ pub fn reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
             _ => Reading::Dsl,
         },
         FileKind::Environment => Reading::NotRead("config/environments/* is not read".to_owned()),
+        FileKind::Locale => Reading::NotRead("config/locales/* is not read".to_owned()),
+        FileKind::DatabaseSchema => Reading::NotRead("Roundhouse reads db/schema.rb (else db/migrate), not this file".to_owned()),
         FileKind::Test => test_reading(facts, app),
         FileKind::Helper | FileKind::AppSupport | FileKind::Library => {
             if !FILE_BY_FILE_DIRS.iter().any(|dir| source.starts_with(&format!("{dir}/"))) {

@@ -383,6 +383,8 @@ pub fn map_file(facts: &FileFacts, app: &AppFacts) -> TreeEntry {
             Some("only its config assignments are read, into config/application.rb; other statements are not carried".to_owned()),
         ),
         FileKind::Environment => no_tree(source, "config/environments/* is not read"),
+        FileKind::Locale => no_tree(source, "config/locales/* is not read"),
+        FileKind::DatabaseSchema => no_tree(source, "Roundhouse reads db/schema.rb (else db/migrate), not this file"),
         // Folded into config/schema.rb when there is no db/schema.rb (the reading says so).
         FileKind::Migration => landed(source, vec!["config/schema.rb".to_owned(), "db/seed.sql".to_owned()], Vec::new(), "aot", None),
         FileKind::Test => test_entry(facts),

@@ -21,8 +21,11 @@ pub enum Language {
     Haml,
     /// Other template engines (`.slim`, `.rabl`): recognized, not parsed.
     OtherTemplate,
-    /// A test fixture (`test/fixtures/*.yml`): read line by line (`roundhouse::fixtures`), not parsed.
+    /// YAML: a test fixture (`test/fixtures/*.yml`, read line by line by `roundhouse::fixtures`) or a
+    /// locale file (`rails::i18n`); no tree.
     Yaml,
+    /// A database's SQL dump (`db/structure.sql`), read by `rails::structure_sql`; no tree.
+    Sql,
 }
 
 impl Language {
@@ -179,7 +182,7 @@ impl ParsedFile {
                 let (ruby, ruby_input) = parse_ruby_layer(masked, old_ruby);
                 ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code, skipped: None }
             }
-            Language::OtherTemplate | Language::Yaml => {
+            Language::OtherTemplate | Language::Yaml | Language::Sql => {
                 ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code: Vec::new(), skipped: None }
             }
         }

@@ -1,5 +1,4 @@
-//! `textDocument/definition` (a route helper → its route call and controller action) and
-//! `textDocument/references` (a route → every use of its `_path`/`_url` helpers).
+//! `textDocument/definition` and `textDocument/references`: what `ide::analysis` finds, as locations.
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -13,7 +12,7 @@ pub async fn definition(backend: &Backend, params: GotoDefinitionParams) -> Resu
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
     guard::request("textDocument/definition", move || {
         let locations: Vec<Location> =
-            crate::ide::routes::definition(&at.context(), &at.facts, at.offset).iter().filter_map(location).collect();
+            crate::ide::analysis::definition(&at.context(), &at.facts, at.offset).iter().filter_map(location).collect();
         (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
     })
     .await
@@ -24,8 +23,10 @@ pub async fn references(backend: &Backend, params: ReferenceParams) -> Result<Op
     let include_declaration = params.context.include_declaration;
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
     guard::request("textDocument/references", move || {
-        let locations: Vec<Location> =
-            crate::ide::routes::references(&at.context(), &at.facts, at.offset, include_declaration).iter().filter_map(location).collect();
+        let locations: Vec<Location> = crate::ide::analysis::references(&at.context(), &at.facts, at.offset, include_declaration)
+            .iter()
+            .filter_map(location)
+            .collect();
         (!locations.is_empty()).then_some(locations)
     })
     .await

@@ -1,4 +1,4 @@
-//! `textDocument/hover`: routes behind a routes-file call or a `*_path` helper.
+//! `textDocument/hover`: what `ide::analysis::hover` says about the name under the cursor.
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -14,10 +14,7 @@ pub async fn hover(backend: &Backend, params: HoverParams) -> Result<Option<Hove
     let cached = backend.session.cached_context(&at.root);
     guard::request("textDocument/hover", move || {
         let context = cached.unwrap_or_else(|| at.context());
-        let hover = crate::ide::diagnostics::suppression_hover(&at.facts, at.offset)
-            .or_else(|| crate::ide::routes::hover(&context, &at.facts, at.offset))
-            .or_else(|| crate::ide::inlay::hover_slice(&context, &at.index, &at.facts, text, at.offset))
-            .or_else(|| crate::ide::tree::class_hover(&context, &at.facts, at.offset))?;
+        let hover = crate::ide::analysis::hover(&context, &at.index, &at.facts, text, at.offset)?;
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: hover.markdown }),
             range: Some(convert::range(&at.facts.line_index, hover.span)),

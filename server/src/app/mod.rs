@@ -3,6 +3,8 @@
 //! partials' locals and how Roundhouse reads its files. Facts, not judgements: the checks over them
 //! are `checks`, the editor features `ide`.
 
+pub mod nav;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,6 +51,10 @@ pub struct AppContext {
     model_includes: std::sync::OnceLock<HashMap<String, Vec<String>>>,
     /// What the file → tree map needs of the app: worked out once per context, when first asked.
     tree_facts: std::sync::OnceLock<crate::roundhouse::tree::AppFacts>,
+    /// Navigation's whole-app facts (`nav`): worked out once per context, when first asked.
+    nav: std::sync::OnceLock<nav::Nav>,
+    /// Module name → the names it declares for its includers (`module_declarations`).
+    module_declarations: std::sync::OnceLock<HashMap<String, HashSet<String>>>,
 }
 
 /// What a file contributes to its app's context, without positions: when an edit leaves it unchanged,
@@ -178,6 +184,8 @@ impl AppContext {
             missing_actions: std::sync::OnceLock::new(),
             model_includes: std::sync::OnceLock::new(),
             tree_facts: std::sync::OnceLock::new(),
+            nav: std::sync::OnceLock::new(),
+            module_declarations: std::sync::OnceLock::new(),
         }
     }
 

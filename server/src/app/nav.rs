@@ -1,0 +1,861 @@
+//! What a name in the app resolves to, as Rails resolves it, decided once for every feature that asks:
+//! a model's table and attributes, the templates an action renders and the actions that render a
+//! template, a `render`'s partial, a layout, a helper or method, a constant, an i18n key (lazy lookup
+//! and the default locale), the instance variables an action and its filters set. Definition,
+//! references, hover, completion, document links and the `rails.*` checks of `checks::nav` are views
+//! of it.
+//!
+//! Built once per `AppContext`, when first asked (`AppContext::nav`), from the files' facts; nothing
+//! here reads a tree. Where Rails' answer depends on what runs (a `render` of a variable, a gem's
+//! macro), the answer is "unknown" (`None`, or an attribute set that is not `closed`), never a guess
+//! that a check could take for a fact.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use super::AppContext;
+use crate::rails::controller::Controller;
+use crate::rails::model::Model;
+use crate::rails::project::FileKind;
+use crate::rails::references::{ColumnReceiver, ColumnUse, RenderCall, Translation};
+use crate::rails::schema::{Column, Schema, Table};
+use crate::rails::{FileFacts, inflect};
+use crate::syntax::Span;
+
+/// A place in a file of the app: the file's facts carry what a client needs to show it.
+#[derive(Clone)]
+pub struct Target {
+    pub file: Arc<FileFacts>,
+    pub span: Span,
+}
+
+/// A table of one of the app's schemas.
+#[derive(Clone)]
+pub struct TableRef {
+    pub file: Arc<FileFacts>,
+    pub index: usize,
+    /// `primary`, or the database a `db/<name>_schema.rb` describes.
+    pub database: String,
+}
+
+impl TableRef {
+    pub fn table(&self) -> &Table {
+        &schema_of(&self.file).expect("a table's file has a schema").tables[self.index]
+    }
+
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.table().columns.iter().find(|c| c.name == name)
+    }
+
+    /// The indexes that cover `column`.
+    pub fn indexes_on(&self, column: &str) -> Vec<&crate::rails::schema::TableIndex> {
+        self.table().indexes.iter().filter(|i| i.columns.iter().any(|c| c == column)).collect()
+    }
+}
+
+/// The schema a file holds, whether Roundhouse reads it or not.
+pub fn schema_of(file: &FileFacts) -> Option<&Schema> {
+    file.schema.as_ref().or(file.database_schema.as_ref())
+}
+
+/// A method the app defines.
+#[derive(Clone)]
+pub struct MethodRef {
+    pub file: Arc<FileFacts>,
+    /// The class or module that defines it.
+    pub owner: String,
+    pub name_span: Span,
+    pub span: Span,
+    pub singleton: bool,
+}
+
+/// What is known of a model's attributes: what `where(x:)`, `validates :x` and `permit(:x)` may name.
+pub struct Attributes {
+    /// Its table's columns (none when its table is unknown).
+    pub columns: Vec<String>,
+    /// Associations, `alias_attribute`s, attributes, accessors, methods and every other name its class
+    /// body and its concerns declare.
+    pub declared: HashSet<String>,
+    /// Associations by name.
+    pub associations: Vec<String>,
+    /// Whether every name it has is listed: its table is known and nothing outside the app (a gem's
+    /// macro or module) can add one.
+    pub closed: bool,
+}
+
+impl Attributes {
+    pub fn knows(&self, name: &str) -> bool {
+        self.columns.iter().any(|c| c == name) || self.declared.contains(name) || self.associations.iter().any(|a| a == name)
+    }
+}
+
+/// The app's whole-app navigation facts.
+pub struct Nav {
+    /// Table name → its tables, `db/schema.rb`'s first.
+    tables: HashMap<String, Vec<TableRef>>,
+    /// Template logical path (`posts/_form`) → its files (one per format and handler).
+    templates: HashMap<String, Vec<Arc<FileFacts>>>,
+    /// Full i18n key (`en.posts.index.title`) → (locale file, index of the entry).
+    translations: HashMap<String, Vec<(Arc<FileFacts>, usize)>>,
+    /// Locales the app's files define.
+    pub locales: BTreeSet<String>,
+    /// `config.i18n.default_locale`, else `en`.
+    pub default_locale: String,
+    /// Key prefixes that merge an alias: their keys are not all spelled out.
+    open_prefixes: Vec<String>,
+    /// Whether every translation of the app is in its YAML files: no `.rb` locale, no file that
+    /// stopped parsing, no `i18n.load_path` of its own.
+    pub translations_complete: bool,
+    /// Method name → every definition in the app.
+    methods: HashMap<String, Vec<MethodRef>>,
+    /// Class or module name → where it is defined (its name).
+    constants: HashMap<String, Vec<Target>>,
+    /// The last migration the primary schema records.
+    pub schema_version: Option<String>,
+}
+
+impl Nav {
+    pub fn new(context: &AppContext) -> Nav {
+        let mut tables: HashMap<String, Vec<TableRef>> = HashMap::new();
+        let mut templates: HashMap<String, Vec<Arc<FileFacts>>> = HashMap::new();
+        let mut translations: HashMap<String, Vec<(Arc<FileFacts>, usize)>> = HashMap::new();
+        let mut locales = BTreeSet::new();
+        let mut open_prefixes = Vec::new();
+        let mut translations_complete = true;
+        let mut methods: HashMap<String, Vec<MethodRef>> = HashMap::new();
+        let mut constants: HashMap<String, Vec<Target>> = HashMap::new();
+        let mut default_locale = None;
+        let mut schema_version = None;
+        // `db/schema.rb` before the dumps Roundhouse does not read, so a table is its own first.
+        let mut files: Vec<&Arc<FileFacts>> = context.files.iter().collect();
+        files.sort_by_key(|f| (f.kind != Some(FileKind::Schema), f.relative_path.clone()));
+        for file in files {
+            if let Some(schema) = schema_of(file) {
+                let database = crate::rails::project::schema_database(&file.relative_path).unwrap_or("primary").to_owned();
+                if database == "primary" && schema_version.is_none() {
+                    schema_version.clone_from(&schema.version);
+                }
+                for (index, table) in schema.tables.iter().enumerate() {
+                    let table_ref = TableRef { file: Arc::clone(file), index, database: database.clone() };
+                    tables.entry(table.name.clone()).or_default().push(table_ref);
+                }
+            }
+            if let Some(template) = &file.template {
+                templates.entry(template.logical_path.clone()).or_default().push(Arc::clone(file));
+            }
+            if file.kind == Some(FileKind::Locale) {
+                match &file.locale {
+                    Some(locale) => {
+                        translations_complete &= locale.error.is_none();
+                        locales.extend(locale.locales().map(str::to_owned));
+                        open_prefixes.extend(locale.open_prefixes.iter().cloned());
+                        for (i, entry) in locale.entries.iter().enumerate() {
+                            translations.entry(entry.key.clone()).or_default().push((Arc::clone(file), i));
+                        }
+                    }
+                    // A Ruby locale file: its keys are computed.
+                    None => translations_complete = false,
+                }
+            }
+            if let Some(config) = &file.config {
+                for assignment in &config.assignments {
+                    match assignment.key.as_str() {
+                        "i18n.default_locale" => {
+                            default_locale = assignment.value.as_name().map(str::to_owned);
+                        }
+                        key if key.starts_with("i18n.load_path") || key.starts_with("i18n.railties_load_path") => {
+                            translations_complete = false;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let mut add_method = |owner: &str, m: &crate::rails::MethodSummary| {
+                methods.entry(m.name.clone()).or_default().push(MethodRef {
+                    file: Arc::clone(file),
+                    owner: owner.to_owned(),
+                    name_span: m.name_span,
+                    span: m.span,
+                    singleton: m.singleton,
+                });
+            };
+            for definition in &file.definitions {
+                definition.methods.iter().for_each(|m| add_method(&definition.name, m));
+                constants.entry(definition.name.clone()).or_default().push(Target { file: Arc::clone(file), span: definition.name_span });
+            }
+            for model in &file.models {
+                model.methods.iter().for_each(|m| add_method(&model.class_name, m));
+                constants.entry(model.class_name.clone()).or_default().push(Target { file: Arc::clone(file), span: model.name_span });
+            }
+            for controller in &file.controllers {
+                controller.actions.iter().chain(&controller.private_methods).for_each(|m| add_method(&controller.class_name, m));
+                constants
+                    .entry(controller.class_name.clone())
+                    .or_default()
+                    .push(Target { file: Arc::clone(file), span: controller.name_span });
+            }
+        }
+        Nav {
+            tables,
+            templates,
+            translations,
+            locales,
+            default_locale: default_locale.unwrap_or_else(|| "en".to_owned()),
+            open_prefixes,
+            translations_complete,
+            methods,
+            constants,
+            schema_version,
+        }
+    }
+
+    // ---- schema and models -------------------------------------------------------------------
+
+    pub fn table(&self, name: &str) -> Option<&TableRef> {
+        self.tables.get(name).and_then(|t| t.first())
+    }
+
+    pub fn table_names(&self) -> impl Iterator<Item = &str> {
+        self.tables.keys().map(String::as_str)
+    }
+
+    /// The table a model reads, when the app's schema has it.
+    pub fn model_table(&self, context: &AppContext, class_name: &str) -> Option<&TableRef> {
+        self.table(&model_table_name(context, class_name))
+    }
+
+    /// The model whose table is `table`: the class that tableizes to it, when the app defines one.
+    pub fn table_model<'c>(&self, context: &'c AppContext, table: &str) -> Option<&'c Model> {
+        let class = inflect::classify(table);
+        context
+            .model(&class)
+            .filter(|_| model_table_name(context, &class) == table)
+            .or_else(|| context.models.values().map(|(f, i)| &f.models[*i]).find(|m| model_table_name(context, &m.class_name) == table))
+    }
+
+    /// What a model's attribute names are: its columns, and what its class body, its in-app base
+    /// classes and its in-app concerns declare.
+    pub fn attributes(&self, context: &AppContext, class_name: &str) -> Attributes {
+        let table = self.model_table(context, class_name);
+        let mut attributes = Attributes {
+            columns: table.map(|t| t.table().columns.iter().map(|c| c.name.clone()).collect()).unwrap_or_default(),
+            declared: HashSet::new(),
+            associations: Vec::new(),
+            closed: table.is_some(),
+        };
+        let mut current = context.model(class_name);
+        let mut seen = 0;
+        while let Some(model) = current.filter(|_| seen < 16) {
+            seen += 1;
+            declare_model(context, model, &mut attributes);
+            current = match model.superclass.as_deref() {
+                Some("ApplicationRecord" | "ActiveRecord::Base") | None => None,
+                Some(superclass) => {
+                    let parent = context.model(superclass);
+                    attributes.closed &= parent.is_some();
+                    parent
+                }
+            };
+        }
+        if let Some(base) = context.model("ApplicationRecord") {
+            declare_model(context, base, &mut attributes);
+        }
+        attributes
+    }
+
+    /// The model a column use names a column of: the relation's constant (through scopes and relation
+    /// methods only), the class a scope or class method is in, or the model a `params.require(:x)`
+    /// key names.
+    pub fn column_model<'c>(&self, context: &'c AppContext, file: &FileFacts, used: &ColumnUse) -> Option<&'c Model> {
+        match &used.receiver {
+            ColumnReceiver::Constant { name, chain } => {
+                let model = resolve_model(context, file, name, used.span)?;
+                let scopes: HashSet<&str> =
+                    lineage_models(context, &model.class_name).flat_map(|m| m.scopes.iter().map(|s| s.name.as_str())).collect();
+                chain
+                    .iter()
+                    .all(|m| crate::rails::references::RELATION_METHODS.contains(&m.as_str()) || scopes.contains(m.as_str()))
+                    .then_some(model)
+            }
+            ColumnReceiver::OwnClass => {
+                let model =
+                    file.models.iter().rfind(|m| m.span.start_byte <= used.span.start_byte && used.span.end_byte <= m.span.end_byte)?;
+                // On the class: a scope's body, a class method, the class body itself; not an instance method.
+                let in_instance_method = model
+                    .methods
+                    .iter()
+                    .any(|m| !m.singleton && m.span.start_byte <= used.span.start_byte && used.span.end_byte <= m.span.end_byte);
+                (!in_instance_method).then(|| context.model(&model.class_name)).flatten()
+            }
+            ColumnReceiver::Params(key) => context.model(&inflect::camelize(key)),
+        }
+    }
+
+    // ---- templates, partials, layouts ----------------------------------------------------------
+
+    pub fn template_files(&self, logical_path: &str) -> &[Arc<FileFacts>] {
+        self.templates.get(logical_path).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn template_paths(&self) -> impl Iterator<Item = &str> {
+        self.templates.keys().map(String::as_str)
+    }
+
+    /// The templates a `render` in `file` names, as Rails looks them up: a partial or template by
+    /// name (the file's folder, the controller's, `application/`, then any folder's partial of that
+    /// name for a shared one), a record's or collection's partial (`posts/_post`), a partial layout.
+    pub fn render_targets(&self, context: &AppContext, file: &FileFacts, render: &RenderCall) -> Vec<Arc<FileFacts>> {
+        let Some(logical) = self.render_path(context, file, render) else { return Vec::new() };
+        self.template_files(&logical).to_vec()
+    }
+
+    /// The logical path a `render` names, when the app has it.
+    pub fn render_path(&self, context: &AppContext, file: &FileFacts, render: &RenderCall) -> Option<String> {
+        if render.options.iter().any(|o| matches!(o.as_str(), "inline" | "file" | "plain" | "html" | "body" | "json" | "xml" | "js")) {
+            return None;
+        }
+        let in_view = file.kind == Some(FileKind::View);
+        if let Some((key, name)) = &render.named {
+            let partial = key == "partial" || (in_view && key.is_empty());
+            return self.lookup(context, file, name, partial);
+        }
+        // `render @post`, `render post.comments`, `render partial: x, collection: @posts`.
+        let object = render.object.as_deref()?;
+        let last = object.rsplit(['.', '@']).next().unwrap_or(object);
+        if last.is_empty() || !last.starts_with(|c: char| c.is_ascii_lowercase()) {
+            return None;
+        }
+        let singular = inflect::singularize(last);
+        let path = format!("{}/_{singular}", inflect::pluralize(&singular));
+        self.templates.contains_key(&path).then_some(path)
+    }
+
+    /// A partial layout (`render layout: "boxed"` in a view, `layout: "x"` beside a partial) or a
+    /// controller's layout (`render layout:` in a controller).
+    pub fn render_layout(&self, context: &AppContext, file: &FileFacts, name: &str) -> Option<String> {
+        if file.kind == Some(FileKind::View) { self.lookup(context, file, name, true) } else { self.layout_path(name) }
+    }
+
+    /// `layout "admin"` → `layouts/admin`.
+    pub fn layout_path(&self, name: &str) -> Option<String> {
+        let path = if name.contains('/') { name.to_owned() } else { format!("layouts/{name}") };
+        self.templates.contains_key(&path).then_some(path)
+    }
+
+    /// A template or partial named from `file`.
+    fn lookup(&self, context: &AppContext, file: &FileFacts, name: &str, partial: bool) -> Option<String> {
+        let name = name.split('.').next().unwrap_or(name);
+        let file_name = |base: &str| if partial { format!("_{base}") } else { base.to_owned() };
+        if let Some((dir, base)) = name.rsplit_once('/') {
+            let path = format!("{dir}/{}", file_name(base));
+            return self.templates.contains_key(&path).then_some(path);
+        }
+        let mut folders: Vec<String> = Vec::new();
+        if let Some(dir) = file.template.as_ref().and_then(|t| t.logical_path.rsplit_once('/')).map(|(dir, _)| dir.to_owned()) {
+            folders.push(dir);
+        }
+        for controller in &file.controllers {
+            for ancestor in context.controller_lineage(&controller.class_name) {
+                folders.extend(controller_path(&ancestor.class_name));
+            }
+        }
+        folders.push("application".to_owned());
+        for folder in &folders {
+            let path = format!("{folder}/{}", file_name(name));
+            if self.templates.contains_key(&path) {
+                return Some(path);
+            }
+        }
+        // A shared partial rendered from a template of another folder (a layout, a partial used by
+        // several controllers): the one partial of that name, when there is one.
+        if partial && file.kind == Some(FileKind::View) {
+            let suffix = format!("/{}", file_name(name));
+            let mut found = self.templates.keys().filter(|t| t.ends_with(&suffix));
+            if let (Some(only), None) = (found.next(), found.next()) {
+                return Some(only.clone());
+            }
+        }
+        None
+    }
+
+    /// The templates an action renders itself: each `render` in its body that names one, and (unless
+    /// it always answers itself) the implicit `<controller path>/<action>`, found through the
+    /// controller's ancestors' folders as Rails looks it up.
+    pub fn action_templates(&self, context: &AppContext, class_name: &str, action: &str) -> Vec<String> {
+        let Some((file, i)) = context.controllers.get(class_name) else { return Vec::new() };
+        let controller = &file.controllers[*i];
+        let mut out = Vec::new();
+        if let Some(method) = controller.actions.iter().find(|a| a.name == action) {
+            for render in
+                file.render_calls.iter().filter(|r| method.span.start_byte <= r.span.start_byte && r.span.end_byte <= method.span.end_byte)
+            {
+                if let Some(path) = self.render_path(context, file, render) {
+                    out.push(path);
+                }
+            }
+        }
+        for ancestor in context.controller_lineage(class_name) {
+            if let Some(folder) = controller_path(&ancestor.class_name) {
+                let path = format!("{folder}/{action}");
+                if self.templates.contains_key(&path) {
+                    out.push(path);
+                    break;
+                }
+            }
+        }
+        out.dedup();
+        out
+    }
+
+    /// The controller actions that render the template at `logical_path`: the actions of the
+    /// controllers whose folder it is in (or whose ancestors' folder, when the controller has none of
+    /// its own), and every action whose `render` names it.
+    pub fn template_actions(&self, context: &AppContext, logical_path: &str) -> Vec<(String, String)> {
+        let Some((folder, base)) = logical_path.rsplit_once('/') else { return Vec::new() };
+        let mut out: Vec<(String, String)> = Vec::new();
+        if !base.starts_with('_') && folder != "layouts" {
+            for (class_name, (file, i)) in &context.controllers {
+                let controller = &file.controllers[*i];
+                let lineage = context.controller_lineage(class_name);
+                let defines = lineage.iter().any(|c| c.actions.iter().any(|a| a.name == base));
+                if !defines {
+                    continue;
+                }
+                // The first folder of its lineage that has the template is where Rails finds it.
+                let found = lineage
+                    .iter()
+                    .filter_map(|c| controller_path(&c.class_name))
+                    .find(|f| self.templates.contains_key(&format!("{f}/{base}")));
+                if found.as_deref() == Some(folder) {
+                    out.push((controller.class_name.clone(), base.to_owned()));
+                }
+            }
+        }
+        for (class_name, (file, i)) in &context.controllers {
+            for action in &file.controllers[*i].actions {
+                let renders = file
+                    .render_calls
+                    .iter()
+                    .filter(|r| action.span.start_byte <= r.span.start_byte && r.span.end_byte <= action.span.end_byte);
+                for render in renders {
+                    if self.render_path(context, file, render).as_deref() == Some(logical_path) {
+                        out.push((class_name.clone(), action.name.clone()));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Every `render` in the app that names the template at `logical_path`.
+    pub fn callers(&self, context: &AppContext, logical_path: &str) -> Vec<(Arc<FileFacts>, usize)> {
+        let mut out = Vec::new();
+        for file in &context.files {
+            for (i, render) in file.render_calls.iter().enumerate() {
+                let names = self.render_path(context, file, render).as_deref() == Some(logical_path)
+                    || render
+                        .layout
+                        .as_ref()
+                        .is_some_and(|(name, _)| self.render_layout(context, file, name).as_deref() == Some(logical_path));
+                if names {
+                    out.push((Arc::clone(file), i));
+                }
+            }
+        }
+        out
+    }
+
+    // ---- methods and constants -----------------------------------------------------------------
+
+    /// The definitions of `name` that a receiver-less call in `file` reaches: in a view, the app's
+    /// helpers and the controllers' `helper_method`s; in a class, its own methods, its in-app
+    /// ancestors' and its modules'; else (or when those have none) every definition of that name.
+    pub fn methods_called(&self, context: &AppContext, file: &FileFacts, offset: usize, name: &str) -> Vec<MethodRef> {
+        let Some(all) = self.methods.get(name) else { return Vec::new() };
+        let owners: Vec<String> = if file.kind == Some(FileKind::View) {
+            let mut owners: Vec<String> = Vec::new();
+            for definition in all.iter().filter(|m| m.file.kind == Some(FileKind::Helper)) {
+                owners.push(definition.owner.clone());
+            }
+            for (class_name, (f, i)) in &context.controllers {
+                if declares_helper_method(&f.controllers[*i], name) {
+                    owners.push(class_name.clone());
+                }
+            }
+            owners
+        } else {
+            enclosing_class(file, offset).map(|class| context.ancestry(&class)).unwrap_or_default()
+        };
+        let found: Vec<MethodRef> = all.iter().filter(|m| owners.contains(&m.owner)).cloned().collect();
+        if found.is_empty() { all.iter().take(16).cloned().collect() } else { found }
+    }
+
+    /// Every method named `name` the app defines.
+    pub fn methods_named(&self, name: &str) -> &[MethodRef] {
+        self.methods.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Where the class or module a constant names is defined: `Post`, or `Admin::Post` written as
+    /// `Post` inside `module Admin`; a nested constant (`Post::STATES`) goes to its class.
+    pub fn constant(&self, name: &str, file: &FileFacts, offset: usize) -> Vec<Target> {
+        let name = name.trim_start_matches("::");
+        // Lexical scopes, innermost first, then the top level.
+        let mut scopes: Vec<String> = Vec::new();
+        if let Some(namespace) = enclosing_class(file, offset) {
+            let mut scope = namespace.as_str();
+            loop {
+                scopes.push(format!("{scope}::"));
+                match scope.rsplit_once("::") {
+                    Some((outer, _)) => scope = outer,
+                    None => break,
+                }
+            }
+        }
+        scopes.push(String::new());
+        // The name as written, then without its last segments (`Post::STATES` is in `Post`).
+        let mut written = name;
+        loop {
+            for scope in &scopes {
+                if let Some(found) = self.constants.get(&format!("{scope}{written}")) {
+                    return found.clone();
+                }
+            }
+            match written.rsplit_once("::") {
+                Some((outer, _)) => written = outer,
+                None => return Vec::new(),
+            }
+        }
+    }
+
+    pub fn constant_names(&self) -> impl Iterator<Item = &str> {
+        self.constants.keys().map(String::as_str)
+    }
+
+    // ---- i18n -----------------------------------------------------------------------------------
+
+    /// The key a translation looks up, without its locale: a lazy `.title` expanded as Rails expands
+    /// it (a template's path with `/` and a partial's `_` as dots; a controller's path and action).
+    pub fn translation_key(&self, file: &FileFacts, translation: &Translation) -> Option<String> {
+        let Some(relative) = translation.key.strip_prefix('.') else { return Some(translation.key.clone()) };
+        if let Some(template) = &file.template {
+            let scope = template.logical_path.replace("/_", "/").replace('/', ".");
+            return Some(format!("{scope}.{relative}"));
+        }
+        let controller = file
+            .controllers
+            .iter()
+            .find(|c| c.span.start_byte <= translation.span.start_byte && translation.span.end_byte <= c.span.end_byte)?;
+        let action = controller
+            .actions
+            .iter()
+            .find(|a| a.span.start_byte <= translation.span.start_byte && translation.span.end_byte <= a.span.end_byte)?;
+        Some(format!("{}.{}.{relative}", controller_path(&controller.class_name)?.replace('/', "."), action.name))
+    }
+
+    /// The entries of `key` (without locale) in every locale: (locale, file, entry).
+    pub fn translations_of(&self, key: &str) -> Vec<(String, Arc<FileFacts>, usize)> {
+        let mut out = Vec::new();
+        for locale in &self.locales {
+            if let Some(found) = self.translations.get(&format!("{locale}.{key}")) {
+                out.extend(found.iter().map(|(f, i)| (locale.clone(), Arc::clone(f), *i)));
+            }
+        }
+        out
+    }
+
+    /// Whether `key` (without locale) may come from somewhere the app's YAML does not spell out:
+    /// under a mapping that merges an alias.
+    pub fn translation_open(&self, locale: &str, key: &str) -> bool {
+        let full = format!("{locale}.{key}");
+        self.open_prefixes.iter().any(|p| full == *p || full.starts_with(&format!("{p}.")))
+    }
+
+    /// Every full key of `locale`, without the locale (for completion).
+    pub fn keys_of(&self, locale: &str) -> impl Iterator<Item = &str> {
+        let prefix = format!("{locale}.");
+        self.translations.keys().filter_map(move |k| k.strip_prefix(prefix.as_str()))
+    }
+}
+
+/// The table name Active Record gives `class_name` in this app.
+pub fn model_table_name(context: &AppContext, class_name: &str) -> String {
+    let prefixes = &context.tree_facts().table_prefixes;
+    crate::rails::model::table_name(class_name, &|name| context.model(name), prefixes)
+}
+
+/// `Admin::PostsController` → `admin/posts`.
+pub fn controller_path(class_name: &str) -> Option<String> {
+    let stem = class_name.strip_suffix("Controller")?;
+    (!stem.is_empty()).then(|| inflect::underscore(stem))
+}
+
+/// The model a constant names from `file`: `Post`, or `Admin::Post` written as `Post` inside `Admin`.
+fn resolve_model<'c>(context: &'c AppContext, file: &FileFacts, name: &str, span: Span) -> Option<&'c Model> {
+    if let Some(namespace) = enclosing_class(file, span.start_byte) {
+        let mut scope = namespace.as_str();
+        while let Some((outer, _)) = scope.rsplit_once("::") {
+            if let Some(model) = context.model(&format!("{outer}::{name}")) {
+                return Some(model);
+            }
+            scope = outer;
+        }
+        if let Some(model) = context.model(&format!("{namespace}::{name}")) {
+            return Some(model);
+        }
+    }
+    context.model(name)
+}
+
+/// The innermost class or module of `file` around `offset`.
+pub fn enclosing_class(file: &FileFacts, offset: usize) -> Option<String> {
+    let spans = file
+        .models
+        .iter()
+        .map(|m| (m.span, &m.class_name))
+        .chain(file.controllers.iter().map(|c| (c.span, &c.class_name)))
+        .chain(file.definitions.iter().map(|d| (d.span, &d.name)));
+    spans
+        .filter(|(span, _)| span.start_byte <= offset && offset <= span.end_byte)
+        .min_by_key(|(span, _)| span.end_byte - span.start_byte)
+        .map(|(_, n)| n.clone())
+}
+
+fn declares_helper_method(controller: &Controller, name: &str) -> bool {
+    controller.macros.iter().any(|m| m.name == "helper_method" && m.arguments.iter().any(|a| a.as_name() == Some(name)))
+}
+
+fn lineage_models<'c>(context: &'c AppContext, class_name: &str) -> impl Iterator<Item = &'c Model> {
+    let mut current = context.model(class_name);
+    let mut seen = 0;
+    std::iter::from_fn(move || {
+        let model = current.filter(|_| seen < 16)?;
+        seen += 1;
+        current = model.superclass.as_deref().and_then(|s| context.model(s));
+        Some(model)
+    })
+}
+
+/// Class-body macros Rails itself defines: a call of any other (a gem's) may add attributes the app
+/// does not spell out.
+const RAILS_MACROS: &[&str] = &[
+    "alias_attribute",
+    "attr_readonly",
+    "accepts_nested_attributes_for",
+    "after_initialize",
+    "broadcasts",
+    "broadcasts_refreshes",
+    "broadcasts_to",
+    "delegate",
+    "delegate_missing_to",
+    "default_scope",
+    "encrypts",
+    "generates_token_for",
+    "has_one_attached",
+    "has_many_attached",
+    "has_rich_text",
+    "has_secure_password",
+    "has_secure_token",
+    "ignored_columns",
+    "include",
+    "extend",
+    "normalizes",
+    "prepend",
+    "primary_abstract_class",
+    "private",
+    "protected",
+    "public",
+    "self.table_name",
+    "serialize",
+    "store",
+    "store_accessor",
+    "strict_loading_by_default",
+    "connects_to",
+    "composed_of",
+    "define_attribute_methods",
+    "require",
+    "require_relative",
+    "attr_accessor",
+    "attr_reader",
+    "attr_writer",
+    "attribute",
+    "after_commit",
+    "module_function",
+    "class_attribute",
+    "cattr_accessor",
+    "mattr_accessor",
+    "thread_mattr_accessor",
+    "scope",
+    "validate",
+    "enum",
+];
+
+/// Adds what one model's class body declares to `attributes`.
+fn declare_model(context: &AppContext, model: &Model, attributes: &mut Attributes) {
+    for association in &model.associations {
+        attributes.associations.push(association.name.clone());
+        let singular = inflect::singularize(&association.name);
+        attributes.declared.insert(format!("{}_attributes", association.name));
+        if association.kind == "belongs_to" {
+            attributes.declared.insert(format!("{}_id", association.name));
+        } else if association.kind != "has_one" {
+            attributes.declared.insert(format!("{singular}_ids"));
+        }
+    }
+    for attribute in &model.attributes {
+        attributes.declared.extend(attribute.names.iter().cloned());
+    }
+    for delegate in &model.delegates {
+        let prefix = match delegate.options.iter().find(|(k, _)| k == "prefix").map(|(_, v)| v) {
+            Some(crate::syntax::value::Value::Bool(true)) => delegate.to.clone().map(|to| format!("{to}_")),
+            Some(other) => other.as_name().map(|p| format!("{p}_")),
+            None => None,
+        };
+        attributes.declared.extend(delegate.methods.iter().map(|m| format!("{}{m}", prefix.clone().unwrap_or_default())));
+    }
+    for method in &model.methods {
+        attributes.declared.insert(method.name.trim_end_matches('=').to_owned());
+    }
+    for enumeration in &model.enums {
+        attributes.declared.insert(enumeration.name.clone());
+    }
+    for validation in &model.validations {
+        // `validates :password, confirmation: true` adds `password_confirmation`.
+        if validation.options.iter().any(|(k, _)| k == "confirmation") || validation.kind == "validates_confirmation_of" {
+            attributes.declared.extend(validation.attributes.iter().map(|a| format!("{a}_confirmation")));
+        }
+    }
+    for call in &model.macros {
+        let name = call.name.as_str();
+        // Every name a macro is given may be an attribute it declares (`has_one_attached :avatar`,
+        // `alias_attribute :title, :name`, `store :settings, accessors: [:color]`).
+        attributes.declared.extend(call.arguments.iter().flat_map(|a| a.names()));
+        for (_, value) in &call.options {
+            attributes.declared.extend(value.names());
+        }
+        match name {
+            "has_secure_password" => {
+                let attribute = call.arguments.first().and_then(|a| a.as_name()).unwrap_or("password");
+                attributes.declared.insert(attribute.to_owned());
+                attributes.declared.insert(format!("{attribute}_confirmation"));
+                attributes.declared.insert(format!("{attribute}_challenge"));
+            }
+            "has_one_attached" | "has_many_attached" => {
+                for attachment in call.arguments.iter().filter_map(|a| a.as_name()) {
+                    attributes.declared.insert(format!("{attachment}_attachment"));
+                    attributes.declared.insert(format!("{attachment}_attachments"));
+                    attributes.declared.insert(format!("{attachment}_blob"));
+                    attributes.declared.insert(format!("{attachment}_blobs"));
+                }
+            }
+            "has_rich_text" => {
+                for text in call.arguments.iter().filter_map(|a| a.as_name()) {
+                    attributes.declared.insert(format!("rich_text_{text}"));
+                }
+            }
+            _ if RAILS_MACROS.contains(&name) || name.contains('.') => {}
+            // A gem's macro (`acts_as_taggable_on`, `monetize`, `translates`): it may add attributes.
+            _ => attributes.closed = false,
+        }
+    }
+    for concern in &model.concerns {
+        for module in concern.arguments.iter().filter_map(|a| a.as_name()) {
+            match context.module_declarations(module) {
+                Some(names) => attributes.declared.extend(names.iter().cloned()),
+                None => attributes.closed = false,
+            }
+        }
+    }
+}
+
+impl AppContext {
+    /// The app's navigation facts, built once per context when first asked.
+    pub fn nav(&self) -> &Nav {
+        self.nav.get_or_init(|| Nav::new(self))
+    }
+
+    /// The controller and its in-app superclasses, nearest first.
+    pub fn controller_lineage(&self, class_name: &str) -> Vec<&Controller> {
+        self.lineage(class_name)
+    }
+
+    /// A class or module and everything it takes methods from in the app: its superclasses and the
+    /// modules it and they include (by the name the `include` writes), nearest first.
+    pub fn ancestry(&self, class_name: &str) -> Vec<String> {
+        let mut out = vec![class_name.to_owned()];
+        let mut i = 0;
+        while i < out.len() && out.len() < 64 {
+            let current = out[i].clone();
+            let (superclass, includes): (Option<String>, Vec<String>) = if let Some(c) = self.controller(&current) {
+                (
+                    c.superclass.clone(),
+                    c.concerns.iter().flat_map(|m| m.arguments.iter().filter_map(|a| a.as_name().map(str::to_owned))).collect(),
+                )
+            } else if let Some(m) = self.model(&current) {
+                (
+                    m.superclass.clone(),
+                    m.concerns.iter().flat_map(|m| m.arguments.iter().filter_map(|a| a.as_name().map(str::to_owned))).collect(),
+                )
+            } else {
+                (None, Vec::new())
+            };
+            for next in superclass.into_iter().chain(includes) {
+                if !out.contains(&next) {
+                    out.push(next);
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// The names a module of the app declares for the classes that include it: its methods and the
+    /// names its macros (in its body and its `included do` block) are given. `None` when the app does
+    /// not define it (a gem's module).
+    pub fn module_declarations(&self, module: &str) -> Option<&HashSet<String>> {
+        self.module_declarations
+            .get_or_init(|| {
+                let mut out: HashMap<String, HashSet<String>> = HashMap::new();
+                for file in &self.files {
+                    for namespace in
+                        file.outline.namespaces().into_iter().filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Module)
+                    {
+                        let names = out.entry(namespace.name.clone()).or_default();
+                        collect_declarations(&namespace.items, names);
+                    }
+                }
+                out
+            })
+            .get(module)
+            .or_else(|| {
+                // Included by its last name from inside its namespace.
+                let suffix = format!("::{module}");
+                let declarations = self.module_declarations.get()?;
+                declarations.iter().find(|(k, _)| k.ends_with(&suffix)).map(|(_, v)| v)
+            })
+    }
+}
+
+/// Method names and every name given to a macro, in a module's body and its blocks.
+fn collect_declarations(items: &[crate::syntax::outline::Item], names: &mut HashSet<String>) {
+    use crate::syntax::outline::Item;
+    for item in items {
+        match item {
+            Item::Method(def) => {
+                names.insert(def.name.trim_end_matches('=').to_owned());
+            }
+            Item::Call(call) => {
+                names.extend(call.arguments.iter().flat_map(|a| a.names()));
+                for (_, value) in &call.options {
+                    names.extend(value.names());
+                }
+                if let Some(block) = &call.block {
+                    collect_declarations(&block.items, names);
+                }
+            }
+            Item::SingletonClass { items, .. } => collect_declarations(items, names),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! Translations: a locale file under `config/locales` read into its keys, each with its place and its
+//! value, the way I18n's YAML backend loads it (the first key is the locale: `en.posts.index.title`).
+//! What a key resolves to across the app (lazy lookup, the default locale) is `app::nav`'s.
+//!
+//! Read with saphyr-parser's event stream, which carries a span for every event: a key's place comes
+//! from its scalar. A mapping that merges an alias (`<<: *defaults`) gets keys the stream does not
+//! spell out, so its prefix is kept as open: a key under it is never called missing. A file the parser
+//! gives up on keeps the keys read before the error, and says where it stopped.
+
+use saphyr_parser::{Event, Parser};
+
+use crate::syntax::{LineCol, LineIndex, Span};
+
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, bincode::Encode, bincode::Decode)]
+pub struct LocaleFile {
+    /// Every key, inner ones too, by its full dotted path (`en.posts.index.title`), in file order.
+    pub entries: Vec<LocaleEntry>,
+    /// Prefixes whose mappings merge an alias: their keys are not all spelled out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub open_prefixes: Vec<String>,
+    /// Where the YAML stopped parsing, and why: keys after it are unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<(String, Span)>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, bincode::Encode, bincode::Decode)]
+pub struct LocaleEntry {
+    pub key: String,
+    /// A scalar's text (`"Title"`), `None` for a mapping; a list or alias as `[…]`/`*alias`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The key's own span.
+    pub span: Span,
+}
+
+impl LocaleFile {
+    /// The locales this file defines (its top-level keys).
+    pub fn locales(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| e.key.as_str()).filter(|k| !k.contains('.'))
+    }
+}
+
+enum Frame {
+    /// A mapping at `path`; `key` is the key whose value comes next.
+    Mapping { path: String, key: Option<(String, Span)> },
+    /// A list, or a mapping inside one: its contents are no keys.
+    Skipped,
+}
+
+/// The full key a value at the top of the stack completes (taking the key it waited for).
+fn value_key(stack: &mut [Frame]) -> Option<(String, Span)> {
+    match stack.last_mut() {
+        Some(Frame::Mapping { path, key }) => {
+            let (name, span) = key.take()?;
+            Some((if path.is_empty() { name } else { format!("{path}.{name}") }, span))
+        }
+        _ => None,
+    }
+}
+
+/// Reads a locale file's keys.
+pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
+    let mut file = LocaleFile::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    // saphyr counts characters; spans are bytes.
+    let span_of = |start: saphyr_parser::Marker, end: saphyr_parser::Marker| {
+        let at = |m: saphyr_parser::Marker| {
+            let line = m.line().saturating_sub(1) as u32;
+            let line_start = line_index.offset(LineCol { line, col: 0 }).unwrap_or(0);
+            let rest = text.get(line_start..).unwrap_or("");
+            let col_bytes = rest.char_indices().nth(m.col()).map_or(rest.len(), |(i, _)| i);
+            line_start + col_bytes
+        };
+        line_index.span(at(start)..at(end).max(at(start)))
+    };
+    for event in Parser::new_from_str(text) {
+        let (event, span) = match event {
+            Ok(pair) => pair,
+            Err(error) => {
+                let at = span_of(*error.marker(), *error.marker());
+                file.error = Some((error.info().to_owned(), at));
+                break;
+            }
+        };
+        match event {
+            Event::Scalar(value, ..) => match stack.last_mut() {
+                Some(Frame::Mapping { key, .. }) if key.is_none() => {
+                    *key = Some((value.into_owned(), span_of(span.start, span.end)));
+                }
+                Some(Frame::Mapping { .. }) => {
+                    if let Some((key, span)) = value_key(&mut stack) {
+                        file.entries.push(LocaleEntry { key, value: Some(value.into_owned()), span });
+                    }
+                }
+                _ => {}
+            },
+            Event::Alias(_) => {
+                if let Some((key, span)) = value_key(&mut stack) {
+                    if let Some(prefix) = key.strip_suffix(".<<").or((key == "<<").then_some("")) {
+                        file.open_prefixes.push(prefix.to_owned());
+                    } else {
+                        file.entries.push(LocaleEntry { key, value: Some("*alias".to_owned()), span });
+                    }
+                }
+            }
+            Event::MappingStart(..) => {
+                let frame = match stack.last() {
+                    None => Frame::Mapping { path: String::new(), key: None },
+                    Some(Frame::Skipped) => Frame::Skipped,
+                    Some(Frame::Mapping { .. }) => match value_key(&mut stack) {
+                        Some((path, span)) => {
+                            file.entries.push(LocaleEntry { key: path.clone(), value: None, span });
+                            Frame::Mapping { path, key: None }
+                        }
+                        // A mapping as a key: nothing I18n reads.
+                        None => Frame::Skipped,
+                    },
+                };
+                stack.push(frame);
+            }
+            Event::SequenceStart(..) => {
+                if let Some((key, span)) = value_key(&mut stack) {
+                    file.entries.push(LocaleEntry { key, value: Some("[…]".to_owned()), span });
+                }
+                stack.push(Frame::Skipped);
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    file
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> LocaleFile {
+        extract(text, &LineIndex::new(text))
+    }
+
+    #[test]
+    fn keys_with_their_places_and_values() {
+        let text = "en:\n  posts:\n    index:\n      title: \"All posts\"\n      count:\n        one: \"1 post\"\n        other: \"%{count} posts\"\n  days: [Mon, Tue]\n  \"quoted.key\": x\n";
+        let file = read(text);
+        let keys: Vec<String> =
+            file.entries.iter().map(|e| format!("{}@{}:{} {:?}", e.key, e.span.start.line + 1, e.span.start.col + 1, e.value)).collect();
+        expect_test::expect![[r#"
+            [
+                "en@1:1 None",
+                "en.posts@2:3 None",
+                "en.posts.index@3:5 None",
+                "en.posts.index.title@4:7 Some(\"All posts\")",
+                "en.posts.index.count@5:7 None",
+                "en.posts.index.count.one@6:9 Some(\"1 post\")",
+                "en.posts.index.count.other@7:9 Some(\"%{count} posts\")",
+                "en.days@8:3 Some(\"[…]\")",
+                "en.quoted.key@9:3 Some(\"x\")",
+            ]
+        "#]]
+        .assert_debug_eq(&keys);
+        assert_eq!(file.locales().collect::<Vec<_>>(), ["en"]);
+        assert!(file.error.is_none());
+    }
+
+    #[test]
+    fn merged_aliases_leave_their_mapping_open_and_errors_keep_what_came_before() {
+        let file = read("en:\n  defaults: &defaults\n    a: 1\n  posts:\n    <<: *defaults\n    b: 2\n");
+        assert_eq!(file.open_prefixes, ["en.posts"]);
+        assert!(file.entries.iter().any(|e| e.key == "en.posts.b"));
+        let broken = read("de:\n  ok: ja\n  bad: [unclosed\n  later: x\n");
+        assert!(broken.entries.iter().any(|e| e.key == "de.ok"));
+        assert!(!broken.entries.iter().any(|e| e.key == "de.later"));
+        assert!(broken.error.is_some());
+    }
+
+    #[test]
+    fn multibyte_text_keeps_byte_spans() {
+        let text = "ja:\n  ä: \"Ü\"\n  greeting: こんにちは\n";
+        let file = read(text);
+        let greeting = file.entries.iter().find(|e| e.key == "ja.greeting").unwrap();
+        assert_eq!(&text[greeting.span.start_byte..greeting.span.end_byte], "greeting");
+        let umlaut = file.entries.iter().find(|e| e.key == "ja.ä").unwrap();
+        assert_eq!(&text[umlaut.span.start_byte..umlaut.span.end_byte], "ä");
+    }
+}
