@@ -266,7 +266,11 @@ fn editing_a_concern_rechecks_the_controllers_that_call_its_macros() {
     let codes = |diagnostics: &[Value]| -> Vec<String> { diagnostics.iter().map(|d| d["code"].as_str().unwrap().to_owned()).collect() };
     // After the cold index: `guard_feature :reports` is not expanded (its body sets an attribute).
     let before = client.diagnostics(&controller, None);
-    assert_eq!(codes(&before), ["controller.concern-macro-not-expanded", "rails.unknown-association"], "{before:?}");
+    assert_eq!(
+        codes(&before),
+        ["controller.concern-macro-not-expanded", "rails.unused-instance-variable", "rails.unknown-association"],
+        "{before:?}"
+    );
     assert_eq!(before[0]["range"]["start"]["line"], 4);
     // Line 13 of the concern is `      self.guarded_feature = name`: without it the macro is filter DSL.
     let concern = client.open(&app.join("app/controllers/concerns/feature_gate.rb"), "ruby", 1);
@@ -276,7 +280,7 @@ fn editing_a_concern_rechecks_the_controllers_that_call_its_macros() {
         json!([{"range": {"start": {"line": 12, "character": 0}, "end": {"line": 13, "character": 0}}, "text": ""}]),
     );
     let after = client.diagnostics(&controller, None);
-    assert_eq!(codes(&after), ["rails.unknown-association"], "{after:?}");
+    assert_eq!(codes(&after), ["rails.unused-instance-variable", "rails.unknown-association"], "{after:?}");
     assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
 }

@@ -243,9 +243,24 @@ impl AppContext {
         let mut current = self.controller(class_name);
         while let Some(controller) = current.filter(|_| out.len() < 16) {
             out.push(controller);
-            current = controller.superclass.as_deref().and_then(|s| self.controller(s));
+            current = controller.superclass.as_deref().and_then(|s| self.resolve_controller(&controller.class_name, s));
         }
         out
+    }
+
+    /// The controller a superclass name written inside `from` names: Ruby looks it up in `from`'s
+    /// enclosing modules first (`class DescriptionsController < SectionsController` inside `module
+    /// Profiles` is `Profiles::SectionsController` when the app has it).
+    pub fn resolve_controller(&self, from: &str, written: &str) -> Option<&Controller> {
+        let written = written.trim_start_matches("::");
+        let mut scope = from;
+        while let Some((outer, _)) = scope.rsplit_once("::") {
+            if let Some(found) = self.controller(&format!("{outer}::{written}")) {
+                return Some(found);
+            }
+            scope = outer;
+        }
+        self.controller(written)
     }
 
     /// The class-side method `name` of a module the app defines (`Guard`, or `Admin::Guard` when

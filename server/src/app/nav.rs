@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use super::AppContext;
 use crate::rails::controller::Controller;
-use crate::rails::model::Model;
+use crate::rails::model::{Association, Model};
 use crate::rails::project::FileKind;
 use crate::rails::references::{ColumnReceiver, ColumnUse, RenderCall, Translation};
 use crate::rails::schema::{Column, Schema, Table};
-use crate::rails::{FileFacts, inflect};
+use crate::rails::{FileFacts, MethodSummary, inflect};
 use crate::syntax::Span;
 
 /// A place in a file of the app: the file's facts carry what a client needs to show it.
@@ -57,6 +57,9 @@ impl TableRef {
 pub fn schema_of(file: &FileFacts) -> Option<&Schema> {
     file.schema.as_ref().or(file.database_schema.as_ref())
 }
+
+/// A `render` of the app: its file and its index in the file's `render_calls`.
+pub type RenderRef = (Arc<FileFacts>, usize);
 
 /// A method the app defines.
 #[derive(Clone)]
@@ -112,6 +115,11 @@ pub struct Nav {
     constants: HashMap<String, Vec<Target>>,
     /// The last migration the primary schema records.
     pub schema_version: Option<String>,
+    /// Template logical path → every `render` in the app that names it (file, index in its renders):
+    /// worked out once, when first asked.
+    renders_to: std::sync::OnceLock<HashMap<String, Vec<RenderRef>>>,
+    /// Template logical path → the (controller, action) pairs that render it: worked out once.
+    rendered_by: std::sync::OnceLock<HashMap<String, Vec<(String, String)>>>,
 }
 
 impl Nav {
@@ -206,6 +214,8 @@ impl Nav {
             methods,
             constants,
             schema_version,
+            renders_to: std::sync::OnceLock::new(),
+            rendered_by: std::sync::OnceLock::new(),
         }
     }
 
@@ -236,7 +246,9 @@ impl Nav {
     /// What a model's attribute names are: its columns, and what its class body, its in-app base
     /// classes and its in-app concerns declare.
     pub fn attributes(&self, context: &AppContext, class_name: &str) -> Attributes {
-        let table = self.model_table(context, class_name);
+        // A table set by code is not known: no columns to speak of.
+        let computed = lineage_models(context, class_name).any(|m| m.table_name_computed);
+        let table = self.model_table(context, class_name).filter(|_| !computed);
         let mut attributes = Attributes {
             columns: table.map(|t| t.table().columns.iter().map(|c| c.name.clone()).collect()).unwrap_or_default(),
             declared: HashSet::new(),
@@ -280,6 +292,17 @@ impl Nav {
             ColumnReceiver::OwnClass => {
                 let model =
                     file.models.iter().rfind(|m| m.span.start_byte <= used.span.start_byte && used.span.end_byte <= m.span.end_byte)?;
+                // An association's scope (`has_many :items, -> { order(:position) }`) runs on the
+                // associated model.
+                if let Some(association) =
+                    model.associations.iter().find(|a| a.span.start_byte <= used.span.start_byte && used.span.end_byte <= a.span.end_byte)
+                {
+                    let declaring = context.model(&model.class_name)?;
+                    return match association_models(context, declaring, association).as_slice() {
+                        [only] => Some(*only),
+                        _ => None,
+                    };
+                }
                 // On the class: a scope's body, a class method, the class body itself; not an instance method.
                 let in_instance_method = model
                     .methods
@@ -407,64 +430,67 @@ impl Nav {
         out
     }
 
-    /// The controller actions that render the template at `logical_path`: the actions of the
-    /// controllers whose folder it is in (or whose ancestors' folder, when the controller has none of
-    /// its own), and every action whose `render` names it.
+    /// The controller actions that render the template at `logical_path`: each action whose implicit
+    /// render finds it (in the controller's folder, or an ancestor's when its own has none), and every
+    /// action whose `render` names it.
     pub fn template_actions(&self, context: &AppContext, logical_path: &str) -> Vec<(String, String)> {
-        let Some((folder, base)) = logical_path.rsplit_once('/') else { return Vec::new() };
-        let mut out: Vec<(String, String)> = Vec::new();
-        if !base.starts_with('_') && folder != "layouts" {
-            for (class_name, (file, i)) in &context.controllers {
-                let controller = &file.controllers[*i];
-                let lineage = context.controller_lineage(class_name);
-                let defines = lineage.iter().any(|c| c.actions.iter().any(|a| a.name == base));
-                if !defines {
-                    continue;
-                }
-                // The first folder of its lineage that has the template is where Rails finds it.
-                let found = lineage
-                    .iter()
-                    .filter_map(|c| controller_path(&c.class_name))
-                    .find(|f| self.templates.contains_key(&format!("{f}/{base}")));
-                if found.as_deref() == Some(folder) {
-                    out.push((controller.class_name.clone(), base.to_owned()));
+        self.rendered_by.get_or_init(|| self.actions_by_template(context)).get(logical_path).cloned().unwrap_or_default()
+    }
+
+    fn actions_by_template(&self, context: &AppContext) -> HashMap<String, Vec<(String, String)>> {
+        let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        for (class_name, (file, i)) in &context.controllers {
+            let controller = &file.controllers[*i];
+            let lineage = context.controller_lineage(class_name);
+            let folders: Vec<String> = lineage.iter().filter_map(|c| controller_path(&c.class_name)).collect();
+            let mut actions: Vec<&str> = lineage.iter().flat_map(|c| c.actions.iter().map(|a| a.name.as_str())).collect();
+            actions.sort_unstable();
+            actions.dedup();
+            for action in actions {
+                if let Some(path) = folders.iter().map(|f| format!("{f}/{action}")).find(|p| self.templates.contains_key(p)) {
+                    out.entry(path).or_default().push((class_name.clone(), action.to_owned()));
                 }
             }
-        }
-        for (class_name, (file, i)) in &context.controllers {
-            for action in &file.controllers[*i].actions {
+            for action in &controller.actions {
                 let renders = file
                     .render_calls
                     .iter()
                     .filter(|r| action.span.start_byte <= r.span.start_byte && r.span.end_byte <= action.span.end_byte);
                 for render in renders {
-                    if self.render_path(context, file, render).as_deref() == Some(logical_path) {
-                        out.push((class_name.clone(), action.name.clone()));
+                    if let Some(path) = self.render_path(context, file, render) {
+                        out.entry(path).or_default().push((class_name.clone(), action.name.clone()));
                     }
                 }
             }
         }
-        out.sort();
-        out.dedup();
+        for pairs in out.values_mut() {
+            pairs.sort();
+            pairs.dedup();
+        }
         out
     }
 
-    /// Every `render` in the app that names the template at `logical_path`.
+    /// Every `render` in the app that names the template at `logical_path` (as a template, partial or
+    /// partial layout).
     pub fn callers(&self, context: &AppContext, logical_path: &str) -> Vec<(Arc<FileFacts>, usize)> {
-        let mut out = Vec::new();
-        for file in &context.files {
-            for (i, render) in file.render_calls.iter().enumerate() {
-                let names = self.render_path(context, file, render).as_deref() == Some(logical_path)
-                    || render
-                        .layout
-                        .as_ref()
-                        .is_some_and(|(name, _)| self.render_layout(context, file, name).as_deref() == Some(logical_path));
-                if names {
-                    out.push((Arc::clone(file), i));
+        self.renders_to
+            .get_or_init(|| {
+                let mut out: HashMap<String, Vec<(Arc<FileFacts>, usize)>> = HashMap::new();
+                for file in &context.files {
+                    for (i, render) in file.render_calls.iter().enumerate() {
+                        if let Some(path) = self.render_path(context, file, render) {
+                            out.entry(path).or_default().push((Arc::clone(file), i));
+                        }
+                        if let Some(path) = render.layout.as_ref().and_then(|(name, _)| self.render_layout(context, file, name)) {
+                            out.entry(path).or_default().push((Arc::clone(file), i));
+                        }
+                    }
                 }
-            }
-        }
-        out
+                out
+            })
+            .get(logical_path)
+            .cloned()
+            .unwrap_or_default()
     }
 
     // ---- methods and constants -----------------------------------------------------------------
@@ -535,23 +561,45 @@ impl Nav {
 
     // ---- i18n -----------------------------------------------------------------------------------
 
-    /// The key a translation looks up, without its locale: a lazy `.title` expanded as Rails expands
-    /// it (a template's path with `/` and a partial's `_` as dots; a controller's path and action).
-    pub fn translation_key(&self, file: &FileFacts, translation: &Translation) -> Option<String> {
-        let Some(relative) = translation.key.strip_prefix('.') else { return Some(translation.key.clone()) };
+    /// The keys a translation looks up, without their locale, in the order I18n tries them: a lazy
+    /// `.title` expanded as Rails expands it — in a template, its path with `/` and a partial's `_`
+    /// as dots (inside a `render layout:` block, the layout partial's: the block runs there); in a
+    /// controller, its path and action, then its path alone (Rails' fallback).
+    pub fn translation_keys(&self, context: &AppContext, file: &FileFacts, translation: &Translation) -> Vec<String> {
+        let Some(relative) = translation.key.strip_prefix('.') else { return vec![translation.key.clone()] };
         if let Some(template) = &file.template {
-            let scope = template.logical_path.replace("/_", "/").replace('/', ".");
-            return Some(format!("{scope}.{relative}"));
+            let within = |span: Span| span.start_byte <= translation.span.start_byte && translation.span.end_byte <= span.end_byte;
+            let layout = file.render_calls.iter().filter(|r| r.block_span.is_some_and(within)).find_map(|r| r.layout.as_ref());
+            let path = match layout {
+                Some((name, _)) => match self.render_layout(context, file, name) {
+                    Some(path) => path,
+                    None => return Vec::new(),
+                },
+                None => template.logical_path.clone(),
+            };
+            let scope = path.replace("/_", "/").replace('/', ".");
+            return vec![format!("{scope}.{relative}")];
         }
-        let controller = file
-            .controllers
-            .iter()
-            .find(|c| c.span.start_byte <= translation.span.start_byte && translation.span.end_byte <= c.span.end_byte)?;
-        let action = controller
-            .actions
-            .iter()
-            .find(|a| a.span.start_byte <= translation.span.start_byte && translation.span.end_byte <= a.span.end_byte)?;
-        Some(format!("{}.{}.{relative}", controller_path(&controller.class_name)?.replace('/', "."), action.name))
+        let inside = |span: Span| span.start_byte <= translation.span.start_byte && translation.span.end_byte <= span.end_byte;
+        let Some(controller) = file.controllers.iter().find(|c| inside(c.span)) else { return Vec::new() };
+        let Some(action) = controller.actions.iter().find(|a| inside(a.span)) else { return Vec::new() };
+        // The path is the running controller's: this one's, or a subclass's that inherits the action.
+        let mut keys = Vec::new();
+        for class_name in std::iter::once(controller.class_name.clone()).chain(context.controller_descendants(&controller.class_name)) {
+            if let Some(path) = controller_path(&class_name).map(|p| p.replace('/', ".")) {
+                keys.push(format!("{path}.{}.{relative}", action.name));
+                keys.push(format!("{path}.{relative}"));
+            }
+        }
+        keys
+    }
+
+    /// The key a translation resolves to in the default locale (the first of `translation_keys` it
+    /// has, else the first tried).
+    pub fn translation_key(&self, context: &AppContext, file: &FileFacts, translation: &Translation) -> Option<String> {
+        let keys = self.translation_keys(context, file, translation);
+        let found = keys.iter().find(|k| self.translations.contains_key(&format!("{}.{k}", self.default_locale)));
+        found.or(keys.first()).cloned()
     }
 
     /// The entries of `key` (without locale) in every locale: (locale, file, entry).
@@ -577,6 +625,120 @@ impl Nav {
         let prefix = format!("{locale}.");
         self.translations.keys().filter_map(move |k| k.strip_prefix(prefix.as_str()))
     }
+}
+
+/// The model an association points at: `class_name:`, else its name's class (looked up in the
+/// declaring model's namespace first); a polymorphic `belongs_to` points at every model that
+/// declares the other side (`as: :name`); `through:` follows the chain (`source:` naming the hop).
+pub fn association_models<'c>(context: &'c AppContext, model: &Model, association: &Association) -> Vec<&'c Model> {
+    association_models_at(context, model, association, 0)
+}
+
+fn association_models_at<'c>(context: &'c AppContext, model: &Model, association: &Association, depth: usize) -> Vec<&'c Model> {
+    if depth > 8 {
+        return Vec::new();
+    }
+    let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    if association.kind == "belongs_to" && matches!(option("polymorphic"), Some(crate::syntax::value::Value::Bool(true))) {
+        let mut out: Vec<&Model> = context
+            .models
+            .values()
+            .map(|(f, i)| &f.models[*i])
+            .filter(|m| {
+                m.associations.iter().any(|a| a.options.iter().any(|(k, v)| k == "as" && v.as_name() == Some(association.name.as_str())))
+            })
+            .collect();
+        out.sort_by(|a, b| a.class_name.cmp(&b.class_name));
+        return out;
+    }
+    if let Some(class_name) = option("class_name").and_then(|v| v.as_name()) {
+        return find_model_near(context, &model.class_name, class_name.trim_start_matches("::")).into_iter().collect();
+    }
+    if let Some(through) = option("through").and_then(|v| v.as_name()) {
+        let Some(hop) = all_associations(context, model).into_iter().find(|a| a.name == through) else { return Vec::new() };
+        let source = option("source").and_then(|v| v.as_name()).map(str::to_owned);
+        let mut out = Vec::new();
+        for middle in association_models_at(context, model, hop, depth + 1) {
+            let names = [source.clone().unwrap_or_else(|| association.name.clone()), inflect::singularize(&association.name)];
+            if let Some(next) = all_associations(context, middle).into_iter().find(|a| names.contains(&a.name)) {
+                out.extend(association_models_at(context, middle, next, depth + 1));
+            }
+        }
+        return out;
+    }
+    let class_name = match association.kind.as_str() {
+        "has_many" | "has_and_belongs_to_many" => inflect::camelize(&inflect::singularize(&association.name)),
+        _ => inflect::camelize(&association.name),
+    };
+    find_model_near(context, &model.class_name, &class_name).into_iter().collect()
+}
+
+/// A model's associations, its in-app base classes' too.
+pub fn all_associations<'c>(context: &'c AppContext, model: &'c Model) -> Vec<&'c Association> {
+    let mut out: Vec<&Association> = model.associations.iter().collect();
+    let mut current = model.superclass.as_deref().and_then(|s| context.model(s));
+    let mut seen = 0;
+    while let Some(parent) = current.filter(|_| seen < 16) {
+        seen += 1;
+        out.extend(&parent.associations);
+        current = parent.superclass.as_deref().and_then(|s| context.model(s));
+    }
+    out
+}
+
+/// `Comment` from `Admin::Post`: `Admin::Comment` when the app has it, else `Comment`.
+pub fn find_model_near<'c>(context: &'c AppContext, from: &str, name: &str) -> Option<&'c Model> {
+    let mut scope = from;
+    while let Some((outer, _)) = scope.rsplit_once("::") {
+        if let Some(found) = context.model(&format!("{outer}::{name}")) {
+            return Some(found);
+        }
+        scope = outer;
+    }
+    context.model(name)
+}
+
+/// The methods that run for an action: the action itself, then each filter of its controller and
+/// ancestors that applies to it (`before_action :m, only: …`, not skipped), where the app defines it.
+pub fn action_methods(context: &AppContext, class_name: &str, action: &str) -> Vec<(Arc<FileFacts>, MethodSummary)> {
+    let mut out = Vec::new();
+    let lineage = context.controller_lineage(class_name);
+    let mut filters: Vec<String> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    for controller in lineage.iter().rev() {
+        for filter in &controller.filters {
+            let applies = (filter.only.is_empty() || filter.only.iter().any(|o| o == action)) && !filter.except.iter().any(|e| e == action);
+            if !applies || !filter.kind.contains("before") && !filter.kind.contains("around") {
+                continue;
+            }
+            if filter.kind.starts_with("skip_") {
+                skipped.extend(filter.targets.iter().cloned());
+            } else {
+                filters.extend(filter.targets.iter().cloned());
+            }
+        }
+    }
+    let ancestry = context.ancestry(class_name);
+    let find = |name: &str| -> Option<(Arc<FileFacts>, MethodSummary)> {
+        for owner in &ancestry {
+            if let Some(method) = context.nav().methods_named(name).iter().find(|m| m.owner == *owner && !m.singleton) {
+                let summary = MethodSummary {
+                    name: name.to_owned(),
+                    singleton: false,
+                    visibility: crate::syntax::outline::Visibility::Public,
+                    span: method.span,
+                    name_span: method.name_span,
+                };
+                return Some((Arc::clone(&method.file), summary));
+            }
+        }
+        None
+    };
+    for name in filters.iter().filter(|f| !skipped.contains(f)) {
+        out.extend(find(name));
+    }
+    out.extend(find(action));
+    out
 }
 
 /// The table name Active Record gives `class_name` in this app.
@@ -775,6 +937,32 @@ impl AppContext {
         self.nav.get_or_init(|| Nav::new(self))
     }
 
+    /// Every instance variable some code of the app assigns, anywhere.
+    pub fn ivars_written(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().flat_map(|f| f.uses.ivars.iter().filter(|u| u.write).map(|u| u.name.as_str()))
+    }
+
+    /// The controllers of the app that inherit from `class_name`, at any depth.
+    pub fn controller_descendants(&self, class_name: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut frontier = vec![class_name.to_owned()];
+        while let Some(parent) = frontier.pop() {
+            for (name, (file, i)) in &self.controllers {
+                let inherits = file.controllers[*i]
+                    .superclass
+                    .as_deref()
+                    .and_then(|s| self.resolve_controller(name, s))
+                    .is_some_and(|c| c.class_name == parent);
+                if inherits && !out.contains(name) && out.len() < 256 {
+                    out.push(name.clone());
+                    frontier.push(name.clone());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// The controller and its in-app superclasses, nearest first.
     pub fn controller_lineage(&self, class_name: &str) -> Vec<&Controller> {
         self.lineage(class_name)
@@ -789,7 +977,9 @@ impl AppContext {
             let current = out[i].clone();
             let (superclass, includes): (Option<String>, Vec<String>) = if let Some(c) = self.controller(&current) {
                 (
-                    c.superclass.clone(),
+                    c.superclass
+                        .as_deref()
+                        .map(|s| self.resolve_controller(&c.class_name, s).map_or_else(|| s.to_owned(), |p| p.class_name.clone())),
                     c.concerns.iter().flat_map(|m| m.arguments.iter().filter_map(|a| a.as_name().map(str::to_owned))).collect(),
                 )
             } else if let Some(m) = self.model(&current) {

@@ -287,8 +287,11 @@ mod tests {
             5: Validation 2 checks in validate
             6: Validation 0 checks in validate · 1 not enforced
             6: Rule ⚠ model.validation-ignored · dropped or changed
+            6: Rule ⚠ rails.unknown-column · fails at run time
             7: Scope SQL: SELECT … FROM posts ORDER BY created_at DESC
+            7: Rule ⚠ rails.unknown-column · fails at run time
             8: Scope SQL: SELECT … FROM posts WHERE published = ? LIMIT 10
+            8: Rule ⚠ rails.unknown-column · fails at run time
             9: Scope dynamic
         "#]]
         .assert_eq(&hints(&fixture, "app/models/post.rb"));

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use crate::app::AppContext;
-use crate::app::nav::{Nav, TableRef, Target, controller_path, enclosing_class};
+use crate::app::nav::{
+    Nav, TableRef, Target, action_methods, all_associations, association_models, controller_path, enclosing_class, find_model_near,
+};
 use crate::rails::controller::Controller;
 use crate::rails::model::{Association, Model};
 use crate::rails::project::FileKind;
@@ -140,77 +142,6 @@ fn whole_file(file: &Arc<FileFacts>) -> Target {
     target(file, Span::default())
 }
 
-/// The model an association points at: `class_name:`, else its name's class (looked up in the
-/// declaring model's namespace first); a polymorphic `belongs_to` points at every model that
-/// declares the other side (`as: :name`); `through:` follows the chain (`source:` naming the hop).
-pub fn association_models<'c>(context: &'c AppContext, model: &Model, association: &Association) -> Vec<&'c Model> {
-    association_models_at(context, model, association, 0)
-}
-
-fn association_models_at<'c>(context: &'c AppContext, model: &Model, association: &Association, depth: usize) -> Vec<&'c Model> {
-    if depth > 8 {
-        return Vec::new();
-    }
-    let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-    if association.kind == "belongs_to" && matches!(option("polymorphic"), Some(crate::syntax::value::Value::Bool(true))) {
-        let mut out: Vec<&Model> = context
-            .models
-            .values()
-            .map(|(f, i)| &f.models[*i])
-            .filter(|m| {
-                m.associations.iter().any(|a| a.options.iter().any(|(k, v)| k == "as" && v.as_name() == Some(association.name.as_str())))
-            })
-            .collect();
-        out.sort_by(|a, b| a.class_name.cmp(&b.class_name));
-        return out;
-    }
-    if let Some(class_name) = option("class_name").and_then(|v| v.as_name()) {
-        return find_model_near(context, &model.class_name, class_name.trim_start_matches("::")).into_iter().collect();
-    }
-    if let Some(through) = option("through").and_then(|v| v.as_name()) {
-        let Some(hop) = all_associations(context, model).into_iter().find(|a| a.name == through) else { return Vec::new() };
-        let source = option("source").and_then(|v| v.as_name()).map(str::to_owned);
-        let mut out = Vec::new();
-        for middle in association_models_at(context, model, hop, depth + 1) {
-            let names = [source.clone().unwrap_or_else(|| association.name.clone()), inflect::singularize(&association.name)];
-            if let Some(next) = all_associations(context, middle).into_iter().find(|a| names.contains(&a.name)) {
-                out.extend(association_models_at(context, middle, next, depth + 1));
-            }
-        }
-        return out;
-    }
-    let class_name = match association.kind.as_str() {
-        "has_many" | "has_and_belongs_to_many" => inflect::camelize(&inflect::singularize(&association.name)),
-        _ => inflect::camelize(&association.name),
-    };
-    find_model_near(context, &model.class_name, &class_name).into_iter().collect()
-}
-
-/// A model's associations, its in-app base classes' too.
-fn all_associations<'c>(context: &'c AppContext, model: &'c Model) -> Vec<&'c Association> {
-    let mut out: Vec<&Association> = model.associations.iter().collect();
-    let mut current = model.superclass.as_deref().and_then(|s| context.model(s));
-    let mut seen = 0;
-    while let Some(parent) = current.filter(|_| seen < 16) {
-        seen += 1;
-        out.extend(&parent.associations);
-        current = parent.superclass.as_deref().and_then(|s| context.model(s));
-    }
-    out
-}
-
-/// `Comment` from `Admin::Post`: `Admin::Comment` when the app has it, else `Comment`.
-fn find_model_near<'c>(context: &'c AppContext, from: &str, name: &str) -> Option<&'c Model> {
-    let mut scope = from;
-    while let Some((outer, _)) = scope.rsplit_once("::") {
-        if let Some(found) = context.model(&format!("{outer}::{name}")) {
-            return Some(found);
-        }
-        scope = outer;
-    }
-    context.model(name)
-}
-
 fn model_target(context: &AppContext, model: &Model) -> Option<Target> {
     let (file, _) = context.models.get(&model.class_name)?;
     Some(target(file, model.name_span))
@@ -246,8 +177,8 @@ fn attribute_targets(context: &AppContext, model: &Model, name: &str) -> Vec<Tar
 }
 
 /// The templates a translation's key is in, its entry in each locale.
-fn translation_targets(nav: &Nav, facts: &FileFacts, translation: &Translation) -> Vec<Target> {
-    let Some(key) = nav.translation_key(facts, translation) else { return Vec::new() };
+fn translation_targets(context: &AppContext, nav: &Nav, facts: &FileFacts, translation: &Translation) -> Vec<Target> {
+    let Some(key) = nav.translation_key(context, facts, translation) else { return Vec::new() };
     nav.translations_of(&key)
         .into_iter()
         .filter_map(|(_, file, i)| Some(target(&file, file.locale.as_ref()?.entries.get(i)?.span)))
@@ -295,7 +226,7 @@ pub fn definition(context: &AppContext, facts: &FileFacts, offset: usize) -> Vec
             Some(value) => templates(value.as_name().and_then(|name| nav.layout_path(name)).into_iter().collect()),
             None => Vec::new(),
         },
-        Subject::Translation(translation) => translation_targets(nav, facts, translation),
+        Subject::Translation(translation) => translation_targets(context, nav, facts, translation),
         Subject::Column(column) => match nav.column_model(context, facts, column) {
             Some(model) => attribute_targets(context, model, &column.name),
             None => Vec::new(),
@@ -405,49 +336,6 @@ pub fn feeding_actions(context: &AppContext, facts: &FileFacts) -> Vec<(String, 
     out
 }
 
-/// The methods that run for an action: the action itself, then each filter of its controller and
-/// ancestors that applies to it (`before_action :m, only: …`, not skipped), where the app defines it.
-pub fn action_methods(context: &AppContext, class_name: &str, action: &str) -> Vec<(Arc<FileFacts>, MethodSummary)> {
-    let mut out = Vec::new();
-    let lineage = context.controller_lineage(class_name);
-    let mut filters: Vec<String> = Vec::new();
-    let mut skipped: Vec<String> = Vec::new();
-    for controller in lineage.iter().rev() {
-        for filter in &controller.filters {
-            let applies = (filter.only.is_empty() || filter.only.iter().any(|o| o == action)) && !filter.except.iter().any(|e| e == action);
-            if !applies || !filter.kind.contains("before") && !filter.kind.contains("around") {
-                continue;
-            }
-            if filter.kind.starts_with("skip_") {
-                skipped.extend(filter.targets.iter().cloned());
-            } else {
-                filters.extend(filter.targets.iter().cloned());
-            }
-        }
-    }
-    let ancestry = context.ancestry(class_name);
-    let find = |name: &str| -> Option<(Arc<FileFacts>, MethodSummary)> {
-        for owner in &ancestry {
-            if let Some(method) = context.nav().methods_named(name).iter().find(|m| m.owner == *owner && !m.singleton) {
-                let summary = MethodSummary {
-                    name: name.to_owned(),
-                    singleton: false,
-                    visibility: crate::syntax::outline::Visibility::Public,
-                    span: method.span,
-                    name_span: method.name_span,
-                };
-                return Some((Arc::clone(&method.file), summary));
-            }
-        }
-        None
-    };
-    for name in filters.iter().filter(|f| !skipped.contains(f)) {
-        out.extend(find(name));
-    }
-    out.extend(find(action));
-    out
-}
-
 /// Find references.
 pub fn references(context: &AppContext, facts: &FileFacts, offset: usize, include_declaration: bool) -> Vec<Target> {
     let nav = context.nav();
@@ -490,14 +378,14 @@ pub fn references(context: &AppContext, facts: &FileFacts, offset: usize, includ
             paths.iter().flat_map(|p| nav.template_files(p).iter().map(whole_file).collect::<Vec<_>>()).collect()
         }
         Subject::Translation(translation) => {
-            let Some(key) = nav.translation_key(facts, translation) else { return Vec::new() };
+            let Some(key) = nav.translation_key(context, facts, translation) else { return Vec::new() };
             let mut out: Vec<Target> = Vec::new();
             if include_declaration {
-                out.extend(translation_targets(nav, facts, translation));
+                out.extend(translation_targets(context, nav, facts, translation));
             }
             for file in &context.files {
                 for other in &file.uses.translations {
-                    if nav.translation_key(file, other).as_deref() == Some(key.as_str()) {
+                    if nav.translation_key(context, file, other).as_deref() == Some(key.as_str()) {
                         out.push(target(file, other.span));
                     }
                 }
@@ -746,7 +634,7 @@ pub fn hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<H
         }
         Subject::Validated(model, name, span) => (column_markdown(context, model, &name)?, span),
         Subject::Translation(translation) => {
-            let key = nav.translation_key(facts, translation)?;
+            let key = nav.translation_key(context, facts, translation)?;
             let mut out = format!("**`{key}`**\n\n");
             let found = nav.translations_of(&key);
             if found.is_empty() {

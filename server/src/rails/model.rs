@@ -19,6 +19,10 @@ pub struct Model {
     /// `self.table_name = "…"`, when the model sets it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table_name: Option<String>,
+    /// Whether it sets its table some way other than a literal (`self.table_name = "#{x}_posts"`,
+    /// `def self.table_name`): then its table is not known without running it.
+    #[serde(skip)]
+    pub table_name_computed: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub abstract_class: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -237,6 +241,7 @@ pub fn extract(namespace: &Namespace) -> Model {
         class_name: namespace.name.clone(),
         superclass: namespace.superclass.clone(),
         table_name: None,
+        table_name_computed: false,
         abstract_class: false,
         associations: Vec::new(),
         validations: Vec::new(),
@@ -251,11 +256,15 @@ pub fn extract(namespace: &Namespace) -> Model {
         span: namespace.span,
         name_span: namespace.name_span,
     };
+    model.table_name_computed |= model.methods.iter().any(|m| m.singleton && m.name == "table_name");
     for item in &namespace.items {
         match item {
             Item::Call(call) if call.receiver.is_none() => add_call(&mut model, call),
             Item::Assignment(assignment) => match assignment.target.as_str() {
-                "self.table_name" => model.table_name = assignment.value.as_name().map(str::to_owned),
+                "self.table_name" => {
+                    model.table_name = assignment.value.as_name().map(str::to_owned);
+                    model.table_name_computed = model.table_name.is_none();
+                }
                 "self.abstract_class" => model.abstract_class = assignment.value == Value::Bool(true),
                 _ => {}
             },

@@ -97,6 +97,9 @@ pub struct RenderCall {
     /// Every local it passes is in `locals` (no `locals: variable`, no `**splat`).
     #[serde(skip)]
     pub locals_known: bool,
+    /// Its block (`render layout: "box" do … end`): the code in it runs inside the partial.
+    #[serde(skip)]
+    pub block_span: Option<Span>,
     pub span: Span,
 }
 
@@ -155,6 +158,8 @@ pub struct IvarUse {
     pub span: Span,
     /// Assigned here (`@post = …`, `@posts ||= …`), not read.
     pub write: bool,
+    /// Assigned by an operator that reads it first (`@posts ||= …`, `@count += 1`).
+    pub compound: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
@@ -529,7 +534,13 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                 if !assigned {
                     read.insert(text_of(node, text).to_owned());
                 }
-                references.uses.ivars.push(IvarUse { name: text_of(node, text).to_owned(), span: Span::of(node), write: assigned });
+                let compound = assigned && parent.is_some_and(|p| p.kind() == "operator_assignment");
+                references.uses.ivars.push(IvarUse {
+                    name: text_of(node, text).to_owned(),
+                    span: Span::of(node),
+                    write: assigned,
+                    compound,
+                });
             }
             "constant" | "scope_resolution" if parent.is_none_or(|p| p.kind() != "scope_resolution") => {
                 let name = text_of(node, text).trim_start_matches("::");
@@ -579,6 +590,22 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
             }
         }
         "self" if COLUMN_METHODS.contains(&name) => column_uses(node, name, ColumnReceiver::OwnClass, text, &mut uses.columns),
+        // `where.not(title: nil)`: the columns of the relation `where` is called on.
+        "call"
+            if name == "not"
+                && receiver.field("method").is_some_and(|m| text_of(m, text) == "where")
+                && receiver.field("arguments").is_none() =>
+        {
+            match receiver.field("receiver") {
+                None => column_uses(node, "where.not", ColumnReceiver::OwnClass, text, &mut uses.columns),
+                Some(start) if start.kind() == "self" => column_uses(node, "where.not", ColumnReceiver::OwnClass, text, &mut uses.columns),
+                Some(start) => {
+                    if let Some((constant, chain)) = relation_start(start, text) {
+                        column_uses(node, "where.not", ColumnReceiver::Constant { name: constant, chain }, text, &mut uses.columns);
+                    }
+                }
+            }
+        }
         _ => {}
     }
     if name == "permit"
@@ -629,6 +656,11 @@ fn symbol_or_string(node: Node<'_>, text: &str) -> Option<String> {
 /// `permit`'s nested lists (`tags: []`, `address: [:city]`) name attributes by their keys.
 fn column_uses(node: Node<'_>, method: &str, receiver: ColumnReceiver, text: &str, out: &mut Vec<ColumnUse>) {
     let Some(arguments) = node.field("arguments") else { return };
+    // `where("title = :t", t: x)`: after a SQL fragment, the hash holds bind values, not columns.
+    let leading = arguments.named_child(0).filter(|a| a.kind() != "comment");
+    if leading.is_some_and(|a| !matches!(a.kind(), "pair" | "hash" | "simple_symbol")) {
+        return;
+    }
     let mut push = |name: String, span: Span| {
         if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             out.push(ColumnUse { method: method.to_owned(), receiver: receiver.clone(), name, span });
@@ -769,7 +801,12 @@ fn is_value_position(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
 
 /// `@post = …`, `@posts ||= …`: the variable is written there, not read.
 fn is_assigned(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
-    parent.is_some_and(|p| matches!(p.kind(), "assignment" | "operator_assignment") && p.field("left") == Some(node))
+    parent.is_some_and(|p| match p.kind() {
+        "assignment" | "operator_assignment" => p.field("left") == Some(node),
+        // `@a, @b = pair`, `@head, *@rest = list`.
+        "left_assignment_list" | "rest_assignment" | "destructured_left_assignment" => true,
+        _ => false,
+    })
 }
 
 /// `render`'s own options: any other key after a partial's name is a local.
@@ -813,7 +850,9 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
         Some(crate::syntax::value::Value::Hash(pairs)) => pairs.iter().filter_map(|(k, _)| k.as_name().map(str::to_owned)).collect(),
         _ => Vec::new(),
     };
-    if call.arguments.first().is_some_and(|a| matches!(a, crate::syntax::value::Value::String(_))) {
+    // `render "form", post: @post`, `render @post, compact: true`: after a partial or a record, the
+    // hash is its locals (ActionView's `render(options, locals)`).
+    if !call.arguments.is_empty() {
         locals.extend(options.iter().filter(|k| !RENDER_OPTIONS.contains(&k.as_str())).cloned());
     }
     let literal = |v: &crate::syntax::value::Value| match v {
@@ -868,7 +907,21 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
             }),
             Some(_) => false,
         };
-    Some(RenderCall { target, options, locals, named, target_span, layout, object, collection, as_local, locals_known, span: call.span })
+    let block_span = call.block.as_ref().map(|b| b.span);
+    Some(RenderCall {
+        target,
+        options,
+        locals,
+        named,
+        target_span,
+        layout,
+        object,
+        collection,
+        as_local,
+        locals_known,
+        block_span,
+        span: call.span,
+    })
 }
 
 /// The value of the `key:` pair in an argument list.

@@ -4,6 +4,8 @@
 //! Roundhouse reads the file makes it (`roundhouse::ingest`). The server and `--check` both ask here,
 //! so they always agree. It sits above `app` (the facts it judges) and below `ide` (the features).
 
+pub mod nav;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -108,6 +110,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(model_subclass_statements(file, context));
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
+    found.extend(nav::check(file, context));
     found
 }
 
@@ -766,7 +769,12 @@ mod tests {
         "#,
             expect![[r#"
                 app/controllers/posts_controller.rb:3 rails.unknown-association `includes(:comentz)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs. Did you mean `:comments`?
+                app/controllers/posts_controller.rb:3 rails.unused-instance-variable `@posts` is set here and rendered with `posts/index`, but no code of the app reads it: not the template, its partials, a layout, a helper or the controller.
+                app/controllers/posts_controller.rb:4 rails.unused-instance-variable `@drafts` is set here and rendered with `posts/index`, but no code of the app reads it: not the template, its partials, a layout, a helper or the controller.
+                app/controllers/posts_controller.rb:5 rails.unused-instance-variable `@recent` is set here and rendered with `posts/index`, but no code of the app reads it: not the template, its partials, a layout, a helper or the controller.
+                app/controllers/posts_controller.rb:6 rails.unused-instance-variable `@odd` is set here and rendered with `posts/index`, but no code of the app reads it: not the template, its partials, a layout, a helper or the controller.
                 app/controllers/posts_controller.rb:7 rails.unknown-association `joins(:tags)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs.
+                app/controllers/posts_controller.rb:7 rails.unused-instance-variable `@joined` is set here and rendered with `posts/index`, but no code of the app reads it: not the template, its partials, a layout, a helper or the controller.
                 app/views/posts/index.html.erb:1 rails.unknown-association `eager_load(:autor)` names no association of Post: Rails raises ActiveRecord::AssociationNotFoundError (or ConfigurationError) when it runs. Did you mean `:author`?
             "#]],
         );

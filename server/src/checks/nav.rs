@@ -1,0 +1,539 @@
+//! Rails wiring checks that need the navigation model (`app::nav`) and no boot: a column no model
+//! has, a migration the schema has not caught up with, an instance variable a template reads that
+//! nothing feeding it sets (and, as info, one an action sets that nothing it renders reads), a
+//! partial's strict locals, an i18n key the default locale lacks.
+//!
+//! Each says something only where the app's own files decide it: a model a gem's macro may add
+//! attributes to, a controller that includes a gem's module, a translation a Ruby locale file may
+//! define, a render of a variable — all are left alone. What a finding claims is a fact of the app's
+//! files, measured on real apps (FIDELITY.md).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::app::AppContext;
+use crate::app::nav::Nav;
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
+use crate::rails::FileFacts;
+use crate::rails::project::FileKind;
+use crate::rails::references::ColumnReceiver;
+use crate::syntax::Span;
+
+pub const UNKNOWN_COLUMN: RuleId = rule!("rails.unknown-column");
+pub const PENDING_MIGRATION: RuleId = rule!("rails.pending-migration");
+pub const UNSET_INSTANCE_VARIABLE: RuleId = rule!("rails.unset-instance-variable");
+pub const UNUSED_INSTANCE_VARIABLE: RuleId = rule!("rails.unused-instance-variable");
+pub const PARTIAL_LOCALS: RuleId = rule!("rails.partial-locals");
+pub const MISSING_TRANSLATION: RuleId = rule!("rails.missing-translation");
+
+/// Every navigation check of one file.
+pub fn check(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let mut found = unknown_columns(file, context);
+    found.extend(pending_migration(file, context));
+    found.extend(unset_instance_variables(file, context));
+    found.extend(unused_instance_variables(file, context));
+    found.extend(partial_locals(file, context));
+    found.extend(missing_translations(file, context));
+    found
+}
+
+fn finding(rule: RuleId, severity: Severity, span: Span, message: String) -> Diagnostic {
+    Diagnostic { span, severity, rule, message }
+}
+
+// ---- rails.unknown-column -----------------------------------------------------------------------
+
+/// Whether `class_name` is an Active Record model through the app's classes.
+fn is_active_record(context: &AppContext, class_name: &str) -> bool {
+    let mut current = context.model(class_name);
+    for _ in 0..16 {
+        let Some(model) = current else { return false };
+        match model.superclass.as_deref().map(|s| s.trim_start_matches("::")) {
+            Some("ApplicationRecord" | "ActiveRecord::Base") => return true,
+            Some(superclass) => current = context.model(superclass),
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `Post.where(titel: …)`, `order(:craeted_at)`, `validates :titel`, `permit(:titel)`: a name the
+/// model has no column, association or attribute for. Queries are checked against everything the
+/// model declares; `validates` and `permit` (which take virtual attributes too) only where nothing
+/// outside the app can add one.
+fn unknown_columns(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let nav = context.nav();
+    let mut out = Vec::new();
+    // A migration (or an old one kept under db/) queries the schema of its own day.
+    let current_schema = !file.relative_path.starts_with("db/") || file.relative_path == "db/seeds.rb";
+    // A permit list is no query: whether its keys reach a model depends on what the controller does
+    // with them, so it is navigated, not judged.
+    for used in file.uses.columns.iter().filter(|u| current_schema && !matches!(u.receiver, ColumnReceiver::Params(_))) {
+        let Some(model) = nav.column_model(context, file, used) else { continue };
+        if !is_active_record(context, &model.class_name) || used.name == "id" {
+            continue;
+        }
+        let attributes = nav.attributes(context, &model.class_name);
+        if attributes.columns.is_empty() || attributes.knows(&used.name) {
+            continue;
+        }
+        let consequence = "the query raises ActiveRecord::StatementInvalid when it runs".to_owned();
+        out.push(unknown_column(&model.class_name, &used.name, &used.method, used.span, &consequence, &attributes));
+    }
+    for model in &file.models {
+        if !is_active_record(context, &model.class_name) {
+            continue;
+        }
+        let attributes = nav.attributes(context, &model.class_name);
+        if attributes.columns.is_empty() || !attributes.closed {
+            continue;
+        }
+        for validation in model.validations.iter().filter(|v| v.kind.starts_with("validates") && v.kind != "validates_with") {
+            for (name, span) in validation.attributes.iter().zip(&validation.attribute_spans) {
+                if attributes.knows(name) || name == "id" || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let consequence = "validating it raises NoMethodError".to_owned();
+                out.push(unknown_column(&model.class_name, name, &validation.kind, *span, &consequence, &attributes));
+            }
+        }
+    }
+    out
+}
+
+fn unknown_column(
+    model: &str,
+    name: &str,
+    method: &str,
+    span: Span,
+    consequence: &str,
+    attributes: &crate::app::nav::Attributes,
+) -> Diagnostic {
+    let names = attributes.columns.iter().map(String::as_str).chain(attributes.associations.iter().map(String::as_str));
+    let suggestion = super::closest(name, names).map(|n| format!(" Did you mean `{n}`?")).unwrap_or_default();
+    finding(
+        UNKNOWN_COLUMN,
+        Severity::Warning,
+        span,
+        format!("{model} has no column, association or attribute `{name}`: `{method}` names it, and {consequence}.{suggestion}"),
+    )
+}
+
+// ---- rails.pending-migration --------------------------------------------------------------------
+
+/// A migration newer than the version the schema was dumped at: it has not run (or its dump was not
+/// kept), so the schema the app and Roundhouse read lacks what it does.
+fn pending_migration(file: &FileFacts, context: &AppContext) -> Option<Diagnostic> {
+    if file.kind != Some(FileKind::Migration) || !file.relative_path.starts_with("db/migrate/") {
+        return None;
+    }
+    let name = file.relative_path.rsplit('/').next()?;
+    let version: String = name.chars().take_while(char::is_ascii_digit).collect();
+    if version.len() < 14 || !name[version.len()..].starts_with('_') {
+        return None;
+    }
+    let nav = context.nav();
+    let schema_version = nav.schema_version.as_deref()?.replace('_', "");
+    // Rails dumps the version as a migration's timestamp; anything else is no dump of a migrated app.
+    if schema_version.len() < 14 || !schema_version.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let newer = (version.len(), version.as_str()) > (schema_version.len(), schema_version.as_str());
+    if !newer {
+        return None;
+    }
+    let schema_file = context
+        .files
+        .iter()
+        .find(|f| f.relative_path == "db/schema.rb")
+        .or_else(|| context.files.iter().find(|f| f.relative_path == "db/structure.sql"))?;
+    let span = file.definitions.first().map(|d| d.name_span).unwrap_or_default();
+    Some(finding(
+        PENDING_MIGRATION,
+        Severity::Warning,
+        span,
+        format!(
+            "This migration ({version}) is newer than {}'s version ({schema_version}): it has not been run and dumped, so the schema Rails loads (and Roundhouse compiles) lacks it, and Rails raises ActiveRecord::PendingMigrationError in development. Run `bin/rails db:migrate`.",
+            schema_file.relative_path
+        ),
+    ))
+}
+
+// ---- instance variables -------------------------------------------------------------------------
+
+/// Receiver-less methods Rails gives a controller (and Ruby every object) that assign no instance
+/// variable a template reads.
+const CONTROLLER_METHODS: &[&str] = &[
+    "action_name",
+    "cookies",
+    "controller_name",
+    "controller_path",
+    "expires_in",
+    "expires_now",
+    "flash",
+    "format",
+    "fresh_when",
+    "head",
+    "headers",
+    "helpers",
+    "logger",
+    "params",
+    "redirect_back",
+    "redirect_back_or_to",
+    "redirect_to",
+    "render",
+    "render_to_string",
+    "request",
+    "reset_session",
+    "respond_to",
+    "response",
+    "send_data",
+    "send_file",
+    "session",
+    "stale?",
+    "t",
+    "translate",
+    "l",
+    "localize",
+    "url_for",
+    "default_url_options",
+    "raise",
+    "loop",
+    "lambda",
+    "proc",
+    "puts",
+    "p",
+    "pp",
+    "require",
+    "sleep",
+    "rand",
+    "block_given?",
+    "yield",
+    "super",
+    "binding",
+    "Integer",
+    "Float",
+    "String",
+    "Array",
+    "Hash",
+    "format",
+    "sprintf",
+    "freeze",
+    "dup",
+    "tap",
+    "then",
+    "catch",
+    "throw",
+    "fail",
+    "nil?",
+    "present?",
+    "blank?",
+    "presence",
+    "is_a?",
+    "kind_of?",
+    "respond_to?",
+    "send",
+    "public_send",
+    "instance_of?",
+    "authenticity_token",
+    "form_authenticity_token",
+    "verified_request?",
+    "head?",
+    "allow_browser",
+    "http_basic_authenticate_or_request_with",
+    "authenticate_or_request_with_http_basic",
+    "authenticate_with_http_basic",
+    "authenticate_or_request_with_http_token",
+    "authenticate_with_http_token",
+    "request_http_token_authentication",
+    "redirect",
+    "stream",
+    "current_page?",
+    "turbo_frame_request?",
+    "turbo_native_app?",
+    "turbo_stream",
+];
+
+/// Whether everything the actions rendering a template run (their bodies, their filters, and the
+/// app's methods those call, transitively) calls only the app's own methods and Rails'. A method a
+/// gem adds to every controller (`set_page_and_extract_portion_from` sets `@page`) makes it unknown.
+fn calls_only_known_methods(context: &AppContext, actions: &[(String, String)]) -> bool {
+    let nav = context.nav();
+    let mut queue: Vec<(Arc<FileFacts>, Span)> = Vec::new();
+    for (class, action) in actions {
+        queue.extend(crate::app::nav::action_methods(context, class, action).into_iter().map(|(file, m)| (file, m.span)));
+    }
+    let mut seen: HashSet<(usize, usize, std::path::PathBuf)> = HashSet::new();
+    while let Some((file, span)) = queue.pop() {
+        if !seen.insert((span.start_byte, span.end_byte, file.path.clone())) {
+            continue;
+        }
+        if seen.len() > 512 || sets_by_name(&file) {
+            return false;
+        }
+        for call in file.uses.calls.iter().filter(|c| span.start_byte <= c.span.start_byte && c.span.end_byte <= span.end_byte) {
+            let defined = nav.methods_named(&call.name);
+            if defined.is_empty() {
+                if !CONTROLLER_METHODS.contains(&call.name.as_str()) && !context.method_names.contains(&call.name) {
+                    return false;
+                }
+                continue;
+            }
+            queue.extend(defined.iter().map(|m| (Arc::clone(&m.file), m.span)));
+        }
+    }
+    true
+}
+
+/// Whether a file sets instance variables by name (`instance_variable_set`), so no list of its
+/// assignments is complete.
+fn sets_by_name(file: &FileFacts) -> bool {
+    file.uses.calls.iter().any(|c| c.name == "instance_variable_set")
+        || file.uses.member_calls.iter().any(|c| c.name == "instance_variable_set")
+}
+
+/// `rails.unset-instance-variable`: a template reads `@x` that no code of the app ever assigns, and
+/// the actions that render it (with their filters and the app's methods they call) call nothing but
+/// the app's methods and Rails': it is nil when the template renders.
+fn unset_instance_variables(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let Some(template) = file.template.as_ref().filter(|t| !t.partial && !t.layout) else { return Vec::new() };
+    if template.ivars_read.is_empty() {
+        return Vec::new();
+    }
+    let written: HashSet<&str> =
+        context.ivars_written().chain(file.uses.ivars.iter().filter(|u| u.write).map(|u| u.name.as_str())).collect();
+    let unset: Vec<&crate::rails::references::IvarUse> =
+        file.uses.ivars.iter().filter(|u| !u.write && !written.contains(u.name.as_str())).collect();
+    if unset.is_empty() || context.files.iter().any(|f| sets_by_name(f)) {
+        return Vec::new();
+    }
+    let nav = context.nav();
+    let actions = nav.template_actions(context, &template.logical_path);
+    if actions.is_empty() || !calls_only_known_methods(context, &actions) {
+        return Vec::new();
+    }
+    let names: Vec<String> = actions.iter().map(|(c, a)| format!("`{c}#{a}`")).collect();
+    let mut reported = HashSet::new();
+    let mut out = Vec::new();
+    for read in unset {
+        if !reported.insert(read.name.as_str()) {
+            continue;
+        }
+        out.push(finding(
+            UNSET_INSTANCE_VARIABLE,
+            Severity::Warning,
+            read.span,
+            format!(
+                "`{}` is read here, but no code of the app assigns it, and what renders this template ({}, its filters and the methods they call) runs only the app's code and Rails': it is nil when the template renders.",
+                read.name,
+                names.join(", ")
+            ),
+        ));
+    }
+    out
+}
+
+/// `rails.unused-instance-variable` (info): an action assigns `@x` and renders its template
+/// implicitly, and no code of the app reads `@x` anywhere: not that template, its partials, a layout,
+/// a helper, nor any other code.
+fn unused_instance_variables(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if file.controllers.is_empty() {
+        return Vec::new();
+    }
+    let nav = context.nav();
+    let read: HashSet<&str> =
+        context.files.iter().flat_map(|f| f.uses.ivars.iter().filter(|u| !u.write).map(|u| u.name.as_str())).collect();
+    let mut out = Vec::new();
+    for controller in &file.controllers {
+        let Some(folder) = crate::app::nav::controller_path(&controller.class_name) else { continue };
+        for (action, calls) in &controller.action_calls {
+            let Some(method) = controller.actions.iter().find(|a| &a.name == action) else { continue };
+            if calls.iter().any(|c| super::RESPONDERS.contains(&c.as_str()) || c == "render_to_string") {
+                continue;
+            }
+            let path = format!("{folder}/{action}");
+            if reads_when_rendering(context, nav, &path).is_none() {
+                continue;
+            }
+            let mut reported = HashSet::new();
+            // `@x ||= …` reads it first (another action may have set it before rendering this one).
+            let writes = file.uses.ivars.iter().filter(|u| {
+                u.write && !u.compound && method.span.start_byte <= u.span.start_byte && u.span.end_byte <= method.span.end_byte
+            });
+            for write in writes {
+                if read.contains(write.name.as_str()) || !reported.insert(write.name.as_str()) {
+                    continue;
+                }
+                out.push(finding(
+                    UNUSED_INSTANCE_VARIABLE,
+                    Severity::Info,
+                    write.span,
+                    format!(
+                        "`{}` is set here and rendered with `{path}`, but no code of the app reads it: not the template, its partials, a layout, a helper or the controller.",
+                        write.name
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Whether rendering the template at `path` is all in the app's parsed files: its files exist and are
+/// parsed (not Slim or RABL), and every `render` in them and the partials they render names its
+/// partial literally. `None` when not.
+fn reads_when_rendering(context: &AppContext, nav: &Nav, path: &str) -> Option<()> {
+    if nav.template_files(path).is_empty() {
+        return None;
+    }
+    let mut queue = vec![path.to_owned()];
+    let mut seen = HashSet::new();
+    while let Some(current) = queue.pop() {
+        if !seen.insert(current.clone()) || seen.len() > 256 {
+            continue;
+        }
+        for template in nav.template_files(&current) {
+            if template.language == crate::syntax::Language::OtherTemplate {
+                return None;
+            }
+            for render in &template.render_calls {
+                queue.push(nav.render_path(context, template, render)?);
+            }
+        }
+    }
+    Some(())
+}
+
+// ---- rails.partial-locals -----------------------------------------------------------------------
+
+/// A `render` of a partial that declares its locals (`<%# locals: (post:) -%>`) without a required
+/// one, or with one it does not declare: Rails raises ArgumentError when it renders.
+fn partial_locals(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let nav = context.nav();
+    let mut out = Vec::new();
+    for render in &file.render_calls {
+        if !render.locals_known {
+            continue;
+        }
+        let Some(path) = nav.render_path(context, file, render) else { continue };
+        if !path.rsplit('/').next().is_some_and(|base| base.starts_with('_')) {
+            continue;
+        }
+        let targets = nav.template_files(&path);
+        // Every format of the partial must declare the same locals for a finding to hold.
+        let declared: Vec<&crate::rails::StrictLocals> =
+            targets.iter().filter_map(|t| t.template.as_ref()?.strict_locals.as_ref()).collect();
+        let Some(strict) = declared.first().copied() else { continue };
+        if declared.len() != targets.len() || declared.iter().any(|d| d.required != strict.required || d.any != strict.any) {
+            continue;
+        }
+        let mut passed: Vec<String> = render.locals.clone();
+        let implied = render.as_local.clone().or_else(|| {
+            (render.object.is_some() || render.options.iter().any(|o| o == "object" || o == "collection"))
+                .then(|| path.rsplit('/').next().unwrap_or("").trim_start_matches('_').to_owned())
+        });
+        passed.extend(implied.clone());
+        let span = render.target_span.unwrap_or(render.span);
+        let missing: Vec<&String> = strict.required.iter().filter(|r| !passed.contains(r)).collect();
+        if !missing.is_empty() {
+            let list: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
+            out.push(finding(
+                PARTIAL_LOCALS,
+                Severity::Warning,
+                span,
+                format!(
+                    "`{path}` requires {} (its `locals:` comment), which this render does not pass: Rails raises ArgumentError (missing local) when it renders.",
+                    list.join(", ")
+                ),
+            ));
+        }
+        // A collection also passes `<name>_counter` and `<name>_iteration`: only what is missing is checked.
+        if strict.any || render.collection || render.options.iter().any(|o| o == "collection") {
+            continue;
+        }
+        let unknown: Vec<&String> = render.locals.iter().filter(|l| !strict.declares(l)).collect();
+        if !unknown.is_empty() {
+            let list: Vec<String> = unknown.iter().map(|m| format!("`{m}`")).collect();
+            out.push(finding(
+                PARTIAL_LOCALS,
+                Severity::Warning,
+                span,
+                format!(
+                    "`{path}` does not declare {} in its `locals:` comment, and this render passes it: Rails raises ArgumentError (unknown local) when it renders.",
+                    list.join(", ")
+                ),
+            ));
+        }
+    }
+    out
+}
+
+// ---- rails.missing-translation ------------------------------------------------------------------
+
+/// Key namespaces that Rails and common gems translate themselves: a key under them may be defined
+/// outside the app.
+const FRAMEWORK_NAMESPACES: &[&str] = &[
+    "activerecord",
+    "activemodel",
+    "errors",
+    "helpers",
+    "number",
+    "date",
+    "time",
+    "datetime",
+    "support",
+    "i18n",
+    "views",
+    "devise",
+    "kaminari",
+    "pagy",
+    "simple_form",
+    "will_paginate",
+    "flash",
+    "faker",
+    "ransack",
+    "doorkeeper",
+    "action_text",
+    "active_storage",
+];
+
+/// `t("posts.index.titel")` or `t(".titel")`: a literal key (no `default:`) that the default
+/// locale's YAML does not have, in an app whose translations are all in its YAML files.
+fn missing_translations(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if file.uses.translations.is_empty() {
+        return Vec::new();
+    }
+    let nav = context.nav();
+    let locale = nav.default_locale.as_str();
+    if !nav.translations_complete || !nav.locales.contains(locale) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for translation in file.uses.translations.iter().filter(|t| !t.has_default) {
+        let keys = nav.translation_keys(context, file, translation);
+        let Some(key) = keys.first() else { continue };
+        let first = key.split('.').next().unwrap_or("");
+        if FRAMEWORK_NAMESPACES.contains(&first)
+            || keys.iter().any(|k| k.contains("..") || k.ends_with('.') || nav.translation_open(locale, k))
+        {
+            continue;
+        }
+        // An absolute key in a namespace the app does not translate may be a gem's.
+        if !translation.key.starts_with('.') && nav.translations_of(first).iter().all(|(l, ..)| l != locale) {
+            continue;
+        }
+        if keys.iter().any(|k| nav.translations_of(k).iter().any(|(l, ..)| l == locale)) {
+            continue;
+        }
+        let suggestion = super::closest(key, nav.keys_of(locale)).map(|k| format!(" Did you mean `{k}`?")).unwrap_or_default();
+        out.push(finding(
+            MISSING_TRANSLATION,
+            Severity::Warning,
+            translation.span,
+            format!(
+                "No `{locale}` translation for `{key}` in config/locales: the page shows \"Translation missing: {locale}.{key}\" (or raises, with `raise_on_missing_translations`).{suggestion}"
+            ),
+        ));
+    }
+    out
+}
