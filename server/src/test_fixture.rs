@@ -12,6 +12,8 @@ pub struct Fixture {
     pub root: PathBuf,
     /// The file holding `$0`, and the cursor's byte offset in it.
     pub cursor: Option<(PathBuf, usize)>,
+    /// Each file's text as indexed (`$0` removed).
+    pub texts: std::collections::HashMap<PathBuf, String>,
 }
 
 impl Fixture {
@@ -20,6 +22,7 @@ impl Fixture {
         let index = Index::new();
         index.add_apps(vec![RailsApp { root: root.clone(), name: "fixture".to_owned() }]);
         let mut cursor = None;
+        let mut texts = std::collections::HashMap::new();
         for chunk in text.split("#- ").filter(|c| !c.trim().is_empty()) {
             let (header, body) = chunk.split_once('\n').unwrap_or((chunk, ""));
             let path = root.join(header.trim().trim_start_matches('/'));
@@ -35,8 +38,9 @@ impl Fixture {
             let parsed = ParsedFile::parse(language, &body);
             let facts = index.extract_text(&path, &body, &parsed);
             index.insert(facts);
+            texts.insert(path, body);
         }
-        Fixture { index, root, cursor }
+        Fixture { index, root, cursor, texts }
     }
 
     /// An app of these files exactly as given (`(relative path, text)`), nothing trimmed.
@@ -50,7 +54,7 @@ impl Fixture {
             let parsed = ParsedFile::parse(language, text);
             index.insert(index.extract_text(&path, text, &parsed));
         }
-        Fixture { index, root, cursor: None }
+        Fixture { index, root, cursor: None, texts: Default::default() }
     }
 
     pub fn path(&self, relative: &str) -> PathBuf {

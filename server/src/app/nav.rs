@@ -705,8 +705,12 @@ pub fn action_methods(context: &AppContext, class_name: &str, action: &str) -> V
     let lineage = context.controller_lineage(class_name);
     let mut filters: Vec<String> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
-    for controller in lineage.iter().rev() {
-        for filter in &controller.filters {
+    // Filters a concern declares in its `included do` block run first, where it is included.
+    let concern_filters: Vec<crate::rails::controller::Filter> =
+        context.ancestry(class_name).iter().flat_map(|m| context.module_filters(m)).collect();
+    let own = lineage.iter().rev().flat_map(|c| c.filters.iter());
+    for filter in concern_filters.iter().chain(own) {
+        {
             let applies = (filter.only.is_empty() || filter.only.iter().any(|o| o == action)) && !filter.except.iter().any(|e| e == action);
             if !applies || !filter.kind.contains("before") && !filter.kind.contains("around") {
                 continue;
@@ -996,6 +1000,31 @@ impl AppContext {
                 }
             }
             i += 1;
+        }
+        out
+    }
+
+    /// The filters (`before_action :m`…) a module of the app declares in its `included do` block.
+    pub fn module_filters(&self, module: &str) -> Vec<crate::rails::controller::Filter> {
+        use crate::syntax::outline::Item;
+        let mut out = Vec::new();
+        for file in self.files.iter().filter(|f| f.definitions.iter().any(|d| d.name == module)) {
+            for namespace in file.outline.namespaces().into_iter().filter(|n| n.name == module) {
+                for item in &namespace.items {
+                    let Item::Call(included) = item else { continue };
+                    if included.method != "included" {
+                        continue;
+                    }
+                    for inner in included.block.iter().flat_map(|b| &b.items) {
+                        if let Item::Call(call) = inner
+                            && call.receiver.is_none()
+                            && crate::rails::controller::is_filter(&call.method)
+                        {
+                            out.push(crate::rails::controller::filter_of(call));
+                        }
+                    }
+                }
+            }
         }
         out
     }

@@ -2,6 +2,7 @@
 //! paths, spans, names. The `lsp` layer turns these into protocol types.
 
 pub mod analysis;
+pub mod completion;
 pub mod diagnostics;
 pub mod fixes;
 pub mod inlay;

@@ -23,7 +23,11 @@ pub fn server_capabilities() -> ServerCapabilities {
         })),
         code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
         document_link_provider: Some(DocumentLinkOptions { resolve_provider: Some(false), work_done_progress_options: Default::default() }),
-        completion_provider: Some(CompletionOptions { trigger_characters: Some(vec!["_".to_owned()]), ..CompletionOptions::default() }),
+        // `@` for instance variables, quotes and `.`/`/` inside `render "…"` and `t("…")`, `:` for columns.
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(["_", "@", "\"", "'", ".", "/", ":"].map(str::to_owned).to_vec()),
+            ..CompletionOptions::default()
+        }),
         execute_command_provider: Some(ExecuteCommandOptions {
             commands: vec![super::handlers::code_lens::OPEN_ROUTE.to_owned()],
             ..ExecuteCommandOptions::default()

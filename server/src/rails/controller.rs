@@ -94,21 +94,7 @@ pub fn extract(namespace: &Namespace) -> Controller {
             Item::Call(call) if call.receiver.is_none() => {
                 let method = call.method.as_str();
                 if is_filter(method) {
-                    let mut targets: Vec<String> =
-                        call.arguments.iter().map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned)).collect();
-                    if call.block.is_some() {
-                        targets.push("{ block }".to_owned());
-                    }
-                    controller.filters.push(Filter {
-                        kind: method.to_owned(),
-                        targets,
-                        only: call.option("only").map(Value::names).unwrap_or_default(),
-                        except: call.option("except").map(Value::names).unwrap_or_default(),
-                        if_condition: call.option("if").cloned(),
-                        unless: call.option("unless").cloned(),
-                        span: call.span,
-                        target_spans: call.argument_spans.clone(),
-                    });
+                    controller.filters.push(filter_of(call));
                 } else if method == "layout" {
                     controller.layout = call.arguments.first().cloned();
                     controller.layout_span = call.argument_spans.first().copied();
@@ -122,6 +108,24 @@ pub fn extract(namespace: &Namespace) -> Controller {
         }
     }
     controller
+}
+
+/// A filter call (`before_action :set_post, only: [:show]`) as the index keeps it.
+pub fn filter_of(call: &crate::syntax::outline::Call) -> Filter {
+    let mut targets: Vec<String> = call.arguments.iter().map(|v| v.as_name().map_or_else(|| v.to_string(), str::to_owned)).collect();
+    if call.block.is_some() {
+        targets.push("{ block }".to_owned());
+    }
+    Filter {
+        kind: call.method.clone(),
+        targets,
+        only: call.option("only").map(Value::names).unwrap_or_default(),
+        except: call.option("except").map(Value::names).unwrap_or_default(),
+        if_condition: call.option("if").cloned(),
+        unless: call.option("unless").cloned(),
+        span: call.span,
+        target_spans: call.argument_spans.clone(),
+    }
 }
 
 /// The receiver-less names a method's body calls (and `super`/`yield`), sorted and unique.

@@ -158,6 +158,15 @@ impl Client {
         message["params"]["diagnostics"].as_array().cloned().unwrap_or_default()
     }
 
+    /// The diagnostics last published for `uri`, among those already received, else the next.
+    pub fn published(&mut self, uri: &str) -> Vec<Value> {
+        let last = self.seen.iter().rev().find(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri).cloned();
+        match last {
+            Some(message) => message["params"]["diagnostics"].as_array().cloned().unwrap_or_default(),
+            None => self.diagnostics(uri, None),
+        }
+    }
+
     /// `diagnostics`, the whole message.
     pub fn diagnostics_message(&mut self, uri: &str, version: Option<i64>) -> Value {
         self.wait_for(|m| {

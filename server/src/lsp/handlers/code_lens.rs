@@ -1,5 +1,6 @@
-//! `textDocument/codeLens`: over each controller action, the routes that reach it; the lens runs
-//! `switchyard.openRoute`, which asks the client to show the route call (`window/showDocument`).
+//! `textDocument/codeLens`: over each controller action, the routes that reach it; on a template's
+//! first line, the actions that render it. Those lenses run `switchyard.openRoute`, which asks the
+//! client to show the place (`window/showDocument`).
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -43,7 +44,18 @@ pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Opti
         if facts.template.is_some() {
             preview_lines.push(0);
         }
+        // A template's first line: the actions that render it (a partial: how many places do).
+        let rendered = crate::ide::nav::template_lens(&context, &facts).map(|(title, targets)| CodeLens {
+            range: Range { start, end: start },
+            command: Some(Command {
+                title,
+                command: OPEN_ROUTE.to_owned(),
+                arguments: targets.first().and_then(location).and_then(|l| serde_json::to_value(l).ok()).map(|l| vec![l]),
+            }),
+            data: None,
+        });
         let lenses = std::iter::once(tree_lens)
+            .chain(rendered)
             .chain(preview_lines.into_iter().map(preview_at))
             .chain(crate::ide::routes::code_lenses(&context, &facts).into_iter().map(|lens| CodeLens {
                 range: convert::range(&facts.line_index, lens.span),
