@@ -307,7 +307,7 @@ fn haml_templates_are_read_as_they_are_edited() {
     // Route helpers complete in HAML code (line 7: `    = link_to "Products", products_path`), not in its text.
     let completion =
         client.request("textDocument/completion", json!({"textDocument": {"uri": layout}, "position": {"line": 6, "character": 31}}));
-    let labels: Vec<&str> = completion["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = completion["result"]["items"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
     assert!(labels.contains(&"products_path"), "{labels:?}");
     let in_text =
         client.request("textDocument/completion", json!({"textDocument": {"uri": layout}, "position": {"line": 1, "character": 5}}));
@@ -369,7 +369,7 @@ fn quick_fixes_rewrite_or_silence_a_finding() {
     client.diagnostics(&tag, Some(3));
     let completion =
         client.request("textDocument/completion", json!({"textDocument": {"uri": tag}, "position": {"line": 0, "character": 32}}));
-    let labels: Vec<&str> = completion["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = completion["result"]["items"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
     assert_eq!(labels, ["model.validation-ignored", "model.validation-option-ignored"]);
     assert_eq!(client.shutdown().code(), Some(0));
 }

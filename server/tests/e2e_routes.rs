@@ -87,8 +87,12 @@ fn completion_in_erb_and_diagnostics_that_follow_routes_edits() {
     );
     client.diagnostics(&form, Some(2));
     let completion = client.request("textDocument/completion", at(&form, 0, 11));
-    let items: Vec<(&str, &str)> =
-        completion["result"].as_array().unwrap().iter().map(|i| (i["label"].as_str().unwrap(), i["detail"].as_str().unwrap())).collect();
+    let items: Vec<(&str, &str)> = completion["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["label"].as_str().unwrap(), i["detail"].as_str().unwrap()))
+        .collect();
     assert!(items.contains(&("edit_post_path", "GET /posts/:id/edit(.:format)")), "{items:?}");
     // Inside `<%= link_to "x", | %>`, with nothing typed yet: every route helper.
     client.change(
@@ -98,7 +102,7 @@ fn completion_in_erb_and_diagnostics_that_follow_routes_edits() {
     );
     client.diagnostics(&form, Some(3));
     let completion = client.request("textDocument/completion", at(&form, 0, 18));
-    let labels: Vec<&str> = completion["result"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = completion["result"]["items"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
     assert!(labels.contains(&"root_path") && labels.contains(&"post_comments_url") && labels.contains(&"about_path"), "{labels:?}");
     // In plain HTML text there is nothing to complete.
     client.change(

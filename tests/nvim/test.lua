@@ -166,6 +166,31 @@ local jumped, jump_err = pcall(vim.cmd, "normal! \29")
 check("CTRL-] on posts_path opens the route", jumped and vim.api.nvim_buf_get_name(0):match("config/routes%.rb$") ~= nil, tostring(jump_err) .. " " .. vim.api.nvim_buf_get_name(0))
 vim.cmd("edit " .. app .. "/app/views/posts/new.html.erb")
 
+-- CTRL-] on a partial's name (line 2 is `<%= render "form", post: @post %>`) opens the partial.
+vim.api.nvim_win_set_cursor(0, { 2, 13 })
+local to_partial, partial_err = pcall(vim.cmd, "normal! \29")
+check(
+  "CTRL-] on render \"form\" opens the partial",
+  to_partial and vim.api.nvim_buf_get_name(0):match("app/views/posts/_form%.html%.erb$") ~= nil,
+  tostring(partial_err) .. " " .. vim.api.nvim_buf_get_name(0)
+)
+
+-- Hover on a column in a model (line 11 is `  validates :title, presence: true, …`): its type.
+vim.cmd("edit " .. app .. "/app/models/post.rb")
+local model_buf = vim.api.nvim_get_current_buf()
+vim.wait(20000, function()
+  return #switchyard.clients_for(model_buf) > 0
+end, 50)
+local hover_params = { textDocument = { uri = vim.uri_from_bufnr(model_buf) }, position = { line = 10, character = 14 } }
+local hover_text = ""
+local hovers = vim.lsp.buf_request_sync(model_buf, "textDocument/hover", hover_params, 5000) or {}
+for _, response in pairs(hovers) do
+  local contents = response.result and response.result.contents
+  hover_text = hover_text .. ((type(contents) == "table" and contents.value) or "")
+end
+check("hover on a column shows its type", hover_text:find("**Post#title** · column of `posts`", 1, true) ~= nil, hover_text)
+vim.cmd("edit " .. app .. "/app/views/posts/new.html.erb")
+
 -- :SwitchyardRoutes opens the table.
 vim.cmd("SwitchyardRoutes")
 local shown = vim.wait(20000, function()

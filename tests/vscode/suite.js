@@ -55,6 +55,21 @@ exports.run = async function run() {
   assert.ok(paths.some((p) => p.endsWith("/config/routes.rb")), paths.join(", "));
   check("go to definition from posts_path in ERB reaches the route");
 
+  // Line 2 of new.html.erb: `<%= render "form", post: @post %>` — the partial's file.
+  const partial = await waitFor("the partial", async () => {
+    const found = await vscode.commands.executeCommand("vscode.executeDefinitionProvider", view, new vscode.Position(1, 13));
+    return found && found.length > 0 && found;
+  });
+  const partialPath = (partial[0].uri ?? partial[0].targetUri).path;
+  assert.ok(partialPath.endsWith("/app/views/posts/_form.html.erb"), partialPath);
+  check("go to definition from render \"form\" opens the partial");
+
+  // Line 11 of post.rb: `  validates :title, …` — the column's type from db/schema.rb.
+  const columnHovers = await vscode.commands.executeCommand("vscode.executeHoverProvider", file("app/models/post.rb"), new vscode.Position(10, 14));
+  const columnText = columnHovers.flatMap((h) => h.contents.map((c) => c.value ?? String(c))).join("\n");
+  assert.ok(columnText.includes("**Post#title** · column of `posts`") && columnText.includes("`string`, not null"), columnText);
+  check("hover on a column shows its type");
+
   // Line 6: `resources :posts do`.
   const hovers = await vscode.commands.executeCommand("vscode.executeHoverProvider", file("config/routes.rb"), new vscode.Position(5, 4));
   const hoverText = hovers.flatMap((h) => h.contents.map((c) => c.value ?? String(c))).join("\n");

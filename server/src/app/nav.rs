@@ -66,10 +66,48 @@ pub type RenderRef = (Arc<FileFacts>, usize);
 pub struct MethodRef {
     pub file: Arc<FileFacts>,
     /// The class or module that defines it.
-    pub owner: String,
+    pub owner: Arc<str>,
     pub name_span: Span,
     pub span: Span,
     pub singleton: bool,
+}
+
+/// Every method and class or module the app defines, by name.
+#[derive(Default)]
+struct Symbols {
+    methods: HashMap<String, Vec<MethodRef>>,
+    constants: HashMap<String, Vec<Target>>,
+}
+
+impl Symbols {
+    fn new(files: &[Arc<FileFacts>]) -> Symbols {
+        let mut symbols = Symbols::default();
+        for file in files {
+            let mut add = |owner: &str, methods: &mut dyn Iterator<Item = &crate::rails::MethodSummary>, name_span: Span| {
+                let owner: Arc<str> = Arc::from(owner);
+                for m in methods {
+                    symbols.methods.entry(m.name.clone()).or_default().push(MethodRef {
+                        file: Arc::clone(file),
+                        owner: Arc::clone(&owner),
+                        name_span: m.name_span,
+                        span: m.span,
+                        singleton: m.singleton,
+                    });
+                }
+                symbols.constants.entry(owner.to_string()).or_default().push(Target { file: Arc::clone(file), span: name_span });
+            };
+            for definition in &file.definitions {
+                add(&definition.name, &mut definition.methods.iter(), definition.name_span);
+            }
+            for model in &file.models {
+                add(&model.class_name, &mut model.methods.iter(), model.name_span);
+            }
+            for controller in &file.controllers {
+                add(&controller.class_name, &mut controller.actions.iter().chain(&controller.private_methods), controller.name_span);
+            }
+        }
+        symbols
+    }
 }
 
 /// What is known of a model's attributes: what `where(x:)`, `validates :x` and `permit(:x)` may name.
@@ -98,8 +136,8 @@ pub struct Nav {
     tables: HashMap<String, Vec<TableRef>>,
     /// Template logical path (`posts/_form`) → its files (one per format and handler).
     templates: HashMap<String, Vec<Arc<FileFacts>>>,
-    /// Full i18n key (`en.posts.index.title`) → (locale file, index of the entry).
-    translations: HashMap<String, Vec<(Arc<FileFacts>, usize)>>,
+    /// The locale files (each with its keys sorted: a lookup is a binary search in each).
+    locale_files: Vec<Arc<FileFacts>>,
     /// Locales the app's files define.
     pub locales: BTreeSet<String>,
     /// `config.i18n.default_locale`, else `en`.
@@ -109,10 +147,10 @@ pub struct Nav {
     /// Whether every translation of the app is in its YAML files: no `.rb` locale, no file that
     /// stopped parsing, no `i18n.load_path` of its own.
     pub translations_complete: bool,
-    /// Method name → every definition in the app.
-    methods: HashMap<String, Vec<MethodRef>>,
-    /// Class or module name → where it is defined (its name).
-    constants: HashMap<String, Vec<Target>>,
+    /// The app's files, for what is worked out when first asked.
+    files: Vec<Arc<FileFacts>>,
+    /// Methods and constants by name: worked out when first asked.
+    symbols: std::sync::OnceLock<Symbols>,
     /// The last migration the primary schema records.
     pub schema_version: Option<String>,
     /// Template logical path → every `render` in the app that names it (file, index in its renders):
@@ -126,12 +164,10 @@ impl Nav {
     pub fn new(context: &AppContext) -> Nav {
         let mut tables: HashMap<String, Vec<TableRef>> = HashMap::new();
         let mut templates: HashMap<String, Vec<Arc<FileFacts>>> = HashMap::new();
-        let mut translations: HashMap<String, Vec<(Arc<FileFacts>, usize)>> = HashMap::new();
+        let mut locale_files: Vec<Arc<FileFacts>> = Vec::new();
         let mut locales = BTreeSet::new();
         let mut open_prefixes = Vec::new();
         let mut translations_complete = true;
-        let mut methods: HashMap<String, Vec<MethodRef>> = HashMap::new();
-        let mut constants: HashMap<String, Vec<Target>> = HashMap::new();
         let mut default_locale = None;
         let mut schema_version = None;
         // `db/schema.rb` before the dumps Roundhouse does not read, so a table is its own first.
@@ -157,9 +193,7 @@ impl Nav {
                         translations_complete &= locale.error.is_none();
                         locales.extend(locale.locales().map(str::to_owned));
                         open_prefixes.extend(locale.open_prefixes.iter().cloned());
-                        for (i, entry) in locale.entries.iter().enumerate() {
-                            translations.entry(entry.key.clone()).or_default().push((Arc::clone(file), i));
-                        }
+                        locale_files.push(Arc::clone(file));
                     }
                     // A Ruby locale file: its keys are computed.
                     None => translations_complete = false,
@@ -178,41 +212,17 @@ impl Nav {
                     }
                 }
             }
-            let mut add_method = |owner: &str, m: &crate::rails::MethodSummary| {
-                methods.entry(m.name.clone()).or_default().push(MethodRef {
-                    file: Arc::clone(file),
-                    owner: owner.to_owned(),
-                    name_span: m.name_span,
-                    span: m.span,
-                    singleton: m.singleton,
-                });
-            };
-            for definition in &file.definitions {
-                definition.methods.iter().for_each(|m| add_method(&definition.name, m));
-                constants.entry(definition.name.clone()).or_default().push(Target { file: Arc::clone(file), span: definition.name_span });
-            }
-            for model in &file.models {
-                model.methods.iter().for_each(|m| add_method(&model.class_name, m));
-                constants.entry(model.class_name.clone()).or_default().push(Target { file: Arc::clone(file), span: model.name_span });
-            }
-            for controller in &file.controllers {
-                controller.actions.iter().chain(&controller.private_methods).for_each(|m| add_method(&controller.class_name, m));
-                constants
-                    .entry(controller.class_name.clone())
-                    .or_default()
-                    .push(Target { file: Arc::clone(file), span: controller.name_span });
-            }
         }
         Nav {
             tables,
             templates,
-            translations,
+            locale_files,
             locales,
             default_locale: default_locale.unwrap_or_else(|| "en".to_owned()),
             open_prefixes,
             translations_complete,
-            methods,
-            constants,
+            files: context.files.clone(),
+            symbols: std::sync::OnceLock::new(),
             schema_version,
             renders_to: std::sync::OnceLock::new(),
             rendered_by: std::sync::OnceLock::new(),
@@ -493,17 +503,21 @@ impl Nav {
             .unwrap_or_default()
     }
 
+    fn symbols(&self) -> &Symbols {
+        self.symbols.get_or_init(|| Symbols::new(&self.files))
+    }
+
     // ---- methods and constants -----------------------------------------------------------------
 
     /// The definitions of `name` that a receiver-less call in `file` reaches: in a view, the app's
     /// helpers and the controllers' `helper_method`s; in a class, its own methods, its in-app
     /// ancestors' and its modules'; else (or when those have none) every definition of that name.
     pub fn methods_called(&self, context: &AppContext, file: &FileFacts, offset: usize, name: &str) -> Vec<MethodRef> {
-        let Some(all) = self.methods.get(name) else { return Vec::new() };
+        let Some(all) = self.symbols().methods.get(name) else { return Vec::new() };
         let owners: Vec<String> = if file.kind == Some(FileKind::View) {
             let mut owners: Vec<String> = Vec::new();
             for definition in all.iter().filter(|m| m.file.kind == Some(FileKind::Helper)) {
-                owners.push(definition.owner.clone());
+                owners.push(definition.owner.to_string());
             }
             for (class_name, (f, i)) in &context.controllers {
                 if declares_helper_method(&f.controllers[*i], name) {
@@ -514,13 +528,13 @@ impl Nav {
         } else {
             enclosing_class(file, offset).map(|class| context.ancestry(&class)).unwrap_or_default()
         };
-        let found: Vec<MethodRef> = all.iter().filter(|m| owners.contains(&m.owner)).cloned().collect();
+        let found: Vec<MethodRef> = all.iter().filter(|m| owners.iter().any(|o| **o == *m.owner)).cloned().collect();
         if found.is_empty() { all.iter().take(16).cloned().collect() } else { found }
     }
 
     /// Every method named `name` the app defines.
     pub fn methods_named(&self, name: &str) -> &[MethodRef] {
-        self.methods.get(name).map_or(&[], Vec::as_slice)
+        self.symbols().methods.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// Where the class or module a constant names is defined: `Post`, or `Admin::Post` written as
@@ -544,7 +558,7 @@ impl Nav {
         let mut written = name;
         loop {
             for scope in &scopes {
-                if let Some(found) = self.constants.get(&format!("{scope}{written}")) {
+                if let Some(found) = self.symbols().constants.get(&format!("{scope}{written}")) {
                     return found.clone();
                 }
             }
@@ -556,7 +570,7 @@ impl Nav {
     }
 
     pub fn constant_names(&self) -> impl Iterator<Item = &str> {
-        self.constants.keys().map(String::as_str)
+        self.symbols().constants.keys().map(String::as_str)
     }
 
     // ---- i18n -----------------------------------------------------------------------------------
@@ -598,7 +612,7 @@ impl Nav {
     /// has, else the first tried).
     pub fn translation_key(&self, context: &AppContext, file: &FileFacts, translation: &Translation) -> Option<String> {
         let keys = self.translation_keys(context, file, translation);
-        let found = keys.iter().find(|k| self.translations.contains_key(&format!("{}.{k}", self.default_locale)));
+        let found = keys.iter().find(|k| self.translations_of(k).iter().any(|(l, ..)| *l == self.default_locale));
         found.or(keys.first()).cloned()
     }
 
@@ -606,8 +620,10 @@ impl Nav {
     pub fn translations_of(&self, key: &str) -> Vec<(String, Arc<FileFacts>, usize)> {
         let mut out = Vec::new();
         for locale in &self.locales {
-            if let Some(found) = self.translations.get(&format!("{locale}.{key}")) {
-                out.extend(found.iter().map(|(f, i)| (locale.clone(), Arc::clone(f), *i)));
+            let full = format!("{locale}.{key}");
+            for file in &self.locale_files {
+                let Some(entries) = file.locale.as_ref() else { continue };
+                out.extend(entries.lookup(&full).map(|i| (locale.clone(), Arc::clone(file), i)));
             }
         }
         out
@@ -620,10 +636,13 @@ impl Nav {
         self.open_prefixes.iter().any(|p| full == *p || full.starts_with(&format!("{p}.")))
     }
 
-    /// Every full key of `locale`, without the locale (for completion).
+    /// Every full key of `locale`, without the locale (for completion and suggestions).
     pub fn keys_of(&self, locale: &str) -> impl Iterator<Item = &str> {
         let prefix = format!("{locale}.");
-        self.translations.keys().filter_map(move |k| k.strip_prefix(prefix.as_str()))
+        self.locale_files.iter().filter_map(|f| f.locale.as_ref()).flat_map(move |l| {
+            let prefix = prefix.clone();
+            l.under(&prefix).iter().filter_map(move |e| e.key.strip_prefix(prefix.as_str()))
+        })
     }
 }
 
@@ -725,7 +744,7 @@ pub fn action_methods(context: &AppContext, class_name: &str, action: &str) -> V
     let ancestry = context.ancestry(class_name);
     let find = |name: &str| -> Option<(Arc<FileFacts>, MethodSummary)> {
         for owner in &ancestry {
-            if let Some(method) = context.nav().methods_named(name).iter().find(|m| m.owner == *owner && !m.singleton) {
+            if let Some(method) = context.nav().methods_named(name).iter().find(|m| *m.owner == **owner && !m.singleton) {
                 let summary = MethodSummary {
                     name: name.to_owned(),
                     singleton: false,

@@ -292,8 +292,10 @@ fn columns(context: &AppContext, facts: &FileFacts, line: &str, word_start: usiz
             None
         }
     } else {
-        None
-    }?;
+        return None;
+    };
+    // In a column's place with no model known (a concern's scope): no columns, and nothing else.
+    let Some(model) = model else { return Some(Vec::new()) };
     let table: Option<&TableRef> = nav.model_table(context, &model.class_name);
     let hash_keys = HASH_METHODS.contains(&method.as_str()) && !symbol;
     let mut out = Vec::new();

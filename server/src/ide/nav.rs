@@ -171,7 +171,7 @@ fn attribute_targets(context: &AppContext, model: &Model, name: &str) -> Vec<Tar
     }
     nav.methods_named(name)
         .iter()
-        .filter(|m| context.ancestry(&model.class_name).contains(&m.owner))
+        .filter(|m| context.ancestry(&model.class_name).iter().any(|a| **a == *m.owner))
         .map(|m| target(&m.file, m.name_span))
         .collect()
 }
@@ -420,7 +420,7 @@ fn method_uses(context: &AppContext, name: &str, include_declaration: bool, fact
         for controller in &file.controllers {
             for filter in &controller.filters {
                 for (n, span) in filter.targets.iter().zip(&filter.target_spans) {
-                    if n == name && defined.iter().any(|d| context.ancestry(&controller.class_name).contains(&d.owner)) {
+                    if n == name && defined.iter().any(|d| context.ancestry(&controller.class_name).iter().any(|a| **a == *d.owner)) {
                         out.push(target(file, *span));
                     }
                 }
@@ -429,7 +429,7 @@ fn method_uses(context: &AppContext, name: &str, include_declaration: bool, fact
         for model in &file.models {
             for callback in &model.callbacks {
                 for (n, span) in callback.targets.iter().zip(&callback.target_spans) {
-                    if n == name && defined.iter().any(|d| context.ancestry(&model.class_name).contains(&d.owner)) {
+                    if n == name && defined.iter().any(|d| context.ancestry(&model.class_name).iter().any(|a| **a == *d.owner)) {
                         out.push(target(file, *span));
                     }
                 }

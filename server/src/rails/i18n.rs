@@ -13,7 +13,8 @@ use crate::syntax::{LineCol, LineIndex, Span};
 
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, bincode::Encode, bincode::Decode)]
 pub struct LocaleFile {
-    /// Every key, inner ones too, by its full dotted path (`en.posts.index.title`), in file order.
+    /// Every key, inner ones too, by its full dotted path (`en.posts.index.title`), sorted by key
+    /// (a key the file gives twice keeps both, in file order), so a lookup is a binary search.
     pub entries: Vec<LocaleEntry>,
     /// Prefixes whose mappings merge an alias: their keys are not all spelled out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -37,6 +38,20 @@ impl LocaleFile {
     /// The locales this file defines (its top-level keys).
     pub fn locales(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.key.as_str()).filter(|k| !k.contains('.'))
+    }
+
+    /// Where the entries of a full key (`en.posts.index.title`) are in `entries`.
+    pub fn lookup(&self, key: &str) -> std::ops::Range<usize> {
+        let start = self.entries.partition_point(|e| e.key.as_str() < key);
+        let end = start + self.entries[start..].partition_point(|e| e.key == key);
+        start..end
+    }
+
+    /// The entries whose key starts with `prefix`, in key order.
+    pub fn under(&self, prefix: &str) -> &[LocaleEntry] {
+        let start = self.entries.partition_point(|e| e.key.as_str() < prefix);
+        let end = start + self.entries[start..].partition_point(|e| e.key.starts_with(prefix));
+        &self.entries[start..end]
     }
 }
 
@@ -130,6 +145,8 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
             _ => {}
         }
     }
+    // Stable: a key given twice keeps its file order.
+    file.entries.sort_by(|a, b| a.key.cmp(&b.key));
     file
 }
 
@@ -150,13 +167,13 @@ mod tests {
         expect_test::expect![[r#"
             [
                 "en@1:1 None",
+                "en.days@8:3 Some(\"[…]\")",
                 "en.posts@2:3 None",
                 "en.posts.index@3:5 None",
-                "en.posts.index.title@4:7 Some(\"All posts\")",
                 "en.posts.index.count@5:7 None",
                 "en.posts.index.count.one@6:9 Some(\"1 post\")",
                 "en.posts.index.count.other@7:9 Some(\"%{count} posts\")",
-                "en.days@8:3 Some(\"[…]\")",
+                "en.posts.index.title@4:7 Some(\"All posts\")",
                 "en.quoted.key@9:3 Some(\"x\")",
             ]
         "#]]

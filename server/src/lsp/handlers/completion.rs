@@ -22,10 +22,17 @@ pub async fn completion(backend: &Backend, params: CompletionParams) -> Result<O
         (document.text.clone(), offset, document.parsed.in_ruby_code(offset))
     };
     let Some(facts) = session.index.get(&path) else { return Ok(None) };
+    // The app's context as the last re-check left it, when none is pending: what completes or links
+    // lives in the app's other files, and the file itself is read from its newest facts.
+    let cached = session.cached_context(&app.root);
     let context = app_context(session, app.root);
     guard::request("textDocument/completion", move || {
-        let context = context();
-        let items: Vec<CompletionItem> = crate::ide::completion::complete(&context, &facts, &text, offset, in_code)
+        let context = cached.unwrap_or_else(context);
+        let mut found = crate::ide::completion::complete(&context, &facts, &text, offset, in_code);
+        // A long list is cut, and marked incomplete: the client asks again as the word grows.
+        let incomplete = found.len() > MAX_ITEMS;
+        found.truncate(MAX_ITEMS);
+        let items: Vec<CompletionItem> = found
             .into_iter()
             .map(|item| {
                 let text_edit = item.replace.as_ref().map(|range| {
@@ -46,10 +53,13 @@ pub async fn completion(backend: &Backend, params: CompletionParams) -> Result<O
                 }
             })
             .collect();
-        (!items.is_empty()).then_some(CompletionResponse::Array(items))
+        (!items.is_empty()).then_some(CompletionResponse::List(CompletionList { is_incomplete: incomplete, items }))
     })
     .await
 }
+
+/// The most items one reply carries (a route helper with nothing typed yet, in a big app, is thousands).
+const MAX_ITEMS: usize = 200;
 
 fn kind(kind: Kind) -> CompletionItemKind {
     match kind {

@@ -12,9 +12,12 @@ pub async fn document_link(backend: &Backend, params: DocumentLinkParams) -> Res
     let session = &backend.session;
     let Some(path) = convert::path_of(&params.text_document.uri) else { return Ok(None) };
     let (Some(facts), Some(app)) = (session.index.get(&path), session.index.app_for(&path)) else { return Ok(None) };
+    // The app's context as the last re-check left it, when none is pending: what completes or links
+    // lives in the app's other files, and the file itself is read from its newest facts.
+    let cached = session.cached_context(&app.root);
     let context = app_context(session, app.root);
     guard::request("textDocument/documentLink", move || {
-        let context = context();
+        let context = cached.unwrap_or_else(context);
         let links: Vec<DocumentLink> = crate::ide::nav::document_links(&context, &facts)
             .into_iter()
             .filter_map(|link| {
