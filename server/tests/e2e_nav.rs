@@ -226,3 +226,37 @@ fn document_links_and_the_new_checks() {
     assert_eq!(diagnostics[0]["code"], "rails.pending-migration");
     assert_eq!(client.shutdown().code(), Some(0));
 }
+
+/// The checks follow edits in other files: setting the variable in the action, adding the key to the
+/// locale file, each clears the finding of the template that needed it.
+#[test]
+fn findings_follow_edits_elsewhere() {
+    let app = support::copy_dir(&repo_root().join("tests/fixtures/apps/library"), "nav-live");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let codes = |diagnostics: &[Value]| -> Vec<String> { diagnostics.iter().map(|d| d["code"].as_str().unwrap().to_owned()).collect() };
+    let show = uri(&app.join("app/views/books/show.html.erb"));
+    assert_eq!(codes(&client.published(&show)), ["rails.unset-instance-variable"]);
+    // `def show` is line 9 (0-based 8): set `@rating` in it.
+    let controller_path = app.join("app/controllers/books_controller.rb");
+    let controller = client.open(&controller_path, "ruby", 1);
+    let line = std::fs::read_to_string(&controller_path).unwrap().lines().position(|l| l.contains("def show")).unwrap() as u32;
+    client.change(&controller, 2, json!([{"range": {"start": {"line": line + 1, "character": 0}, "end": {"line": line + 1, "character": 0}}, "text": "    @rating = 5\n"}]));
+    let cleared = client.wait_for(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == show);
+    assert_eq!(cleared["params"]["diagnostics"], json!([]), "{cleared}");
+
+    let edit = uri(&app.join("app/views/books/edit.html.haml"));
+    assert_eq!(codes(&client.published(&edit)), ["rails.missing-translation"]);
+    let en = client.open(&app.join("config/locales/en.yml"), "yaml", 1);
+    // After `    edit:` (line 9, 0-based 8) and its `title:`, add `back:`.
+    client.change(
+        &en,
+        2,
+        json!([{"range": {"start": {"line": 10, "character": 0}, "end": {"line": 10, "character": 0}}, "text": "      back: \"Back\"\n"}]),
+    );
+    let cleared = client.wait_for(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == edit);
+    assert_eq!(cleared["params"]["diagnostics"], json!([]), "{cleared}");
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}

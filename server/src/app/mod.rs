@@ -86,15 +86,56 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
         out.extend(controller.concerns.iter().flat_map(|c| c.arguments.iter().map(|a| format!("  include {a}"))));
     }
     if let Some(template) = &facts.template {
-        // Controller previews pass a template's instance variables.
-        out.push(format!("template {} {:?}", template.logical_path, template.ivars_read));
+        // Controller previews pass a template's instance variables; renders check a partial's locals.
+        out.push(format!("template {} {:?} {:?}", template.logical_path, template.ivars_read, template.strict_locals));
     }
-    if let Some(schema) = &facts.schema {
-        // Model previews read tables and columns.
+    for model in &facts.models {
+        // What a model declares decides which names are its attributes (`rails.unknown-column`).
+        out.push(format!(
+            "  {:?} {:?} {:?} {}",
+            model.attributes,
+            model.delegates,
+            model.macros.iter().map(|m| (&m.name, &m.arguments)).collect::<Vec<_>>(),
+            model.table_name_computed
+        ));
+    }
+    // Which instance variables the code assigns and reads decides the instance-variable checks of
+    // other files.
+    let mut written: Vec<&str> = facts.uses.ivars.iter().filter(|u| u.write).map(|u| u.name.as_str()).collect();
+    let mut read: Vec<&str> = facts.uses.ivars.iter().filter(|u| !u.write).map(|u| u.name.as_str()).collect();
+    for names in [&mut written, &mut read] {
+        names.sort_unstable();
+        names.dedup();
+    }
+    if !written.is_empty() || !read.is_empty() {
+        out.push(format!("ivars {written:?} {read:?}"));
+    }
+    if !facts.controllers.is_empty() || facts.definitions.iter().any(|d| d.kind == crate::syntax::outline::NamespaceKind::Module) {
+        // What a controller (or a module it may include) calls decides whether a template's unset
+        // instance variable is judged (a gem's method may set it).
+        let mut calls: Vec<&str> = facts.uses.calls.iter().map(|c| c.name.as_str()).collect();
+        calls.sort_unstable();
+        calls.dedup();
+        out.push(format!("calls {calls:?}"));
+    }
+    for schema in facts.schema.iter().chain(&facts.database_schema) {
+        // Model previews read tables and columns; the migrations' check reads the version.
+        out.push(format!("schema {:?}", schema.version));
         for table in &schema.tables {
             out.push(format!("table {}", table.name));
             out.extend(table.columns.iter().map(|c| format!("  {} {} {} {:?}", c.name, c.column_type, c.null, c.default)));
         }
+    }
+    if let Some(locale) = &facts.locale {
+        // The keys (not their places) decide other files' translations.
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for entry in &locale.entries {
+            entry.key.hash(&mut hasher);
+        }
+        locale.open_prefixes.hash(&mut hasher);
+        locale.error.is_some().hash(&mut hasher);
+        out.push(format!("locale {} {:x}", locale.entries.len(), hasher.finish()));
     }
     out
 }

@@ -136,8 +136,9 @@ pub struct Nav {
     tables: HashMap<String, Vec<TableRef>>,
     /// Template logical path (`posts/_form`) → its files (one per format and handler).
     templates: HashMap<String, Vec<Arc<FileFacts>>>,
-    /// The locale files (each with its keys sorted: a lookup is a binary search in each).
-    locale_files: Vec<Arc<FileFacts>>,
+    /// The locale files by the locale they define (each with its keys sorted: a lookup is a binary
+    /// search in each file of that locale).
+    locale_files: HashMap<String, Vec<Arc<FileFacts>>>,
     /// Locales the app's files define.
     pub locales: BTreeSet<String>,
     /// `config.i18n.default_locale`, else `en`.
@@ -164,7 +165,7 @@ impl Nav {
     pub fn new(context: &AppContext) -> Nav {
         let mut tables: HashMap<String, Vec<TableRef>> = HashMap::new();
         let mut templates: HashMap<String, Vec<Arc<FileFacts>>> = HashMap::new();
-        let mut locale_files: Vec<Arc<FileFacts>> = Vec::new();
+        let mut locale_files: HashMap<String, Vec<Arc<FileFacts>>> = HashMap::new();
         let mut locales = BTreeSet::new();
         let mut open_prefixes = Vec::new();
         let mut translations_complete = true;
@@ -191,9 +192,11 @@ impl Nav {
                 match &file.locale {
                     Some(locale) => {
                         translations_complete &= locale.error.is_none();
-                        locales.extend(locale.locales().map(str::to_owned));
+                        for name in locale.locales() {
+                            locales.insert(name.to_owned());
+                            locale_files.entry(name.to_owned()).or_default().push(Arc::clone(file));
+                        }
                         open_prefixes.extend(locale.open_prefixes.iter().cloned());
-                        locale_files.push(Arc::clone(file));
                     }
                     // A Ruby locale file: its keys are computed.
                     None => translations_complete = false,
@@ -292,33 +295,34 @@ impl Nav {
         match &used.receiver {
             ColumnReceiver::Constant { name, chain } => {
                 let model = resolve_model(context, file, name, used.span)?;
-                let scopes: HashSet<&str> =
-                    lineage_models(context, &model.class_name).flat_map(|m| m.scopes.iter().map(|s| s.name.as_str())).collect();
-                chain
-                    .iter()
-                    .all(|m| crate::rails::references::RELATION_METHODS.contains(&m.as_str()) || scopes.contains(m.as_str()))
-                    .then_some(model)
+                relation_methods_only(context, model, chain).then_some(model)
             }
-            ColumnReceiver::OwnClass => {
+            ColumnReceiver::OwnClass { chain } => {
                 let model =
                     file.models.iter().rfind(|m| m.span.start_byte <= used.span.start_byte && used.span.end_byte <= m.span.end_byte)?;
                 // An association's scope (`has_many :items, -> { order(:position) }`) runs on the
                 // associated model.
-                if let Some(association) =
-                    model.associations.iter().find(|a| a.span.start_byte <= used.span.start_byte && used.span.end_byte <= a.span.end_byte)
-                {
+                let within = |span: Span| span.start_byte <= used.span.start_byte && used.span.end_byte <= span.end_byte;
+                if let Some(association) = model.associations.iter().find(|a| within(a.span)) {
+                    // Only its scope lambda runs on the associated model; another option's lambda is
+                    // not known to run on any.
+                    if !association.scope_span.is_some_and(within) {
+                        return None;
+                    }
                     let declaring = context.model(&model.class_name)?;
-                    return match association_models(context, declaring, association).as_slice() {
-                        [only] => Some(*only),
-                        _ => None,
+                    let target = match association_models(context, declaring, association).as_slice() {
+                        [only] => *only,
+                        _ => return None,
                     };
+                    return relation_methods_only(context, target, chain).then_some(target);
                 }
                 // On the class: a scope's body, a class method, the class body itself; not an instance method.
                 let in_instance_method = model
                     .methods
                     .iter()
                     .any(|m| !m.singleton && m.span.start_byte <= used.span.start_byte && used.span.end_byte <= m.span.end_byte);
-                (!in_instance_method).then(|| context.model(&model.class_name)).flatten()
+                let model = (!in_instance_method).then(|| context.model(&model.class_name)).flatten()?;
+                relation_methods_only(context, model, chain).then_some(model)
             }
             ColumnReceiver::Params(key) => context.model(&inflect::camelize(key)),
         }
@@ -612,7 +616,7 @@ impl Nav {
     /// has, else the first tried).
     pub fn translation_key(&self, context: &AppContext, file: &FileFacts, translation: &Translation) -> Option<String> {
         let keys = self.translation_keys(context, file, translation);
-        let found = keys.iter().find(|k| self.translations_of(k).iter().any(|(l, ..)| *l == self.default_locale));
+        let found = keys.iter().find(|k| self.has_translation(&self.default_locale, k));
         found.or(keys.first()).cloned()
     }
 
@@ -620,13 +624,25 @@ impl Nav {
     pub fn translations_of(&self, key: &str) -> Vec<(String, Arc<FileFacts>, usize)> {
         let mut out = Vec::new();
         for locale in &self.locales {
-            let full = format!("{locale}.{key}");
-            for file in &self.locale_files {
-                let Some(entries) = file.locale.as_ref() else { continue };
-                out.extend(entries.lookup(&full).map(|i| (locale.clone(), Arc::clone(file), i)));
-            }
+            out.extend(self.translation_in(locale, key).into_iter().map(|(file, i)| (locale.clone(), file, i)));
         }
         out
+    }
+
+    /// The entries of `key` (without locale) in one locale: (file, entry).
+    pub fn translation_in(&self, locale: &str, key: &str) -> Vec<(Arc<FileFacts>, usize)> {
+        let full = format!("{locale}.{key}");
+        let mut out = Vec::new();
+        for file in self.locale_files.get(locale).into_iter().flatten() {
+            let Some(entries) = file.locale.as_ref() else { continue };
+            out.extend(entries.lookup(&full).map(|i| (Arc::clone(file), i)));
+        }
+        out
+    }
+
+    /// Whether `locale` has `key` (without locale).
+    pub fn has_translation(&self, locale: &str, key: &str) -> bool {
+        !self.translation_in(locale, key).is_empty()
     }
 
     /// Whether `key` (without locale) may come from somewhere the app's YAML does not spell out:
@@ -639,7 +655,7 @@ impl Nav {
     /// Every full key of `locale`, without the locale (for completion and suggestions).
     pub fn keys_of(&self, locale: &str) -> impl Iterator<Item = &str> {
         let prefix = format!("{locale}.");
-        self.locale_files.iter().filter_map(|f| f.locale.as_ref()).flat_map(move |l| {
+        self.locale_files.get(locale).into_iter().flatten().filter_map(|f| f.locale.as_ref()).flat_map(move |l| {
             let prefix = prefix.clone();
             l.under(&prefix).iter().filter_map(move |e| e.key.strip_prefix(prefix.as_str()))
         })
@@ -762,6 +778,14 @@ pub fn action_methods(context: &AppContext, class_name: &str, action: &str) -> V
     }
     out.extend(find(action));
     out
+}
+
+/// Whether every method of `chain` keeps a relation on `model`'s columns: relation methods and the
+/// model's scopes (a `select` may alias a column, a `joins` then `where` stays on the model, a class
+/// method may return anything).
+fn relation_methods_only(context: &AppContext, model: &Model, chain: &[String]) -> bool {
+    let scopes: HashSet<&str> = lineage_models(context, &model.class_name).flat_map(|m| m.scopes.iter().map(|s| s.name.as_str())).collect();
+    chain.iter().all(|m| crate::rails::references::RELATION_METHODS.contains(&m.as_str()) || scopes.contains(m.as_str()))
 }
 
 /// The table name Active Record gives `class_name` in this app.

@@ -519,10 +519,10 @@ fn missing_translations(file: &FileFacts, context: &AppContext) -> Vec<Diagnosti
             continue;
         }
         // An absolute key in a namespace the app does not translate may be a gem's.
-        if !translation.key.starts_with('.') && nav.translations_of(first).iter().all(|(l, ..)| l != locale) {
+        if !translation.key.starts_with('.') && !nav.has_translation(locale, first) {
             continue;
         }
-        if keys.iter().any(|k| nav.translations_of(k).iter().any(|(l, ..)| l == locale)) {
+        if keys.iter().any(|k| nav.has_translation(locale, k)) {
             continue;
         }
         let suggestion = super::closest(key, nav.keys_of(locale)).map(|k| format!(" Did you mean `{k}`?")).unwrap_or_default();
@@ -536,4 +536,236 @@ fn missing_translations(file: &FileFacts, context: &AppContext) -> Vec<Diagnosti
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{Expect, expect};
+
+    use crate::app::AppContext;
+    use crate::test_fixture::Fixture;
+
+    /// The navigation checks' findings of every file, `file:line rule message`, sorted.
+    fn check(fixture: &str, expect: Expect) {
+        let fixture = Fixture::new(fixture);
+        let context = AppContext::new(&fixture.index, &fixture.root, &fixture.index.snapshot());
+        let mut lines: Vec<String> = context
+            .files
+            .iter()
+            .flat_map(|file| {
+                super::check(file, &context)
+                    .into_iter()
+                    .map(move |d| format!("{}:{} {} {}", file.relative_path, d.span.start.line + 1, d.rule, d.message))
+            })
+            .collect();
+        lines.sort();
+        expect.assert_eq(&lines.join("\n"));
+    }
+
+    const SCHEMA: &str = r#"
+        #- /db/schema.rb
+        ActiveRecord::Schema[8.0].define(version: 2025_01_01_000000) do
+          create_table "posts" do |t|
+            t.string "title"
+            t.integer "position"
+            t.references "author"
+          end
+          create_table "items" do |t|
+            t.integer "position"
+            t.references "post"
+          end
+        end
+        #- /app/models/application_record.rb
+        class ApplicationRecord < ActiveRecord::Base
+          primary_abstract_class
+        end
+        #- /app/models/item.rb
+        class Item < ApplicationRecord
+        end
+    "#;
+
+    #[test]
+    fn unknown_columns_in_queries_and_validations_but_not_binds_migrations_or_permits() {
+        check(
+            &format!(
+                "{SCHEMA}{}",
+                r#"
+        #- /app/models/post.rb
+        class Post < ApplicationRecord
+          belongs_to :author
+          has_many :items, -> { order(:position) }
+          validates :titel, presence: true
+          scope :ranked, -> { where(author: nil).order(:postion) }
+          scope :bound, -> { where("title = :limit", limit: 3) }
+          scope :recent, -> { where.not(titl: nil) }
+          has_many :tallies, -> { group(:post_id).select("count(*) as times").order(times: :desc) }, class_name: "Item"
+          belongs_to :editor, optional: -> { where.not(editor_id: nil) }
+        end
+        #- /app/controllers/posts_controller.rb
+        class PostsController < ApplicationController
+          def index
+            @posts = Post.where(title: params[:q]).pluck(:titel)
+          end
+          def post_params
+            params.require(:post).permit(:title, :subtitle)
+          end
+        end
+        #- /db/migrate/20240101000000_backfill.rb
+        class Backfill < ActiveRecord::Migration[8.0]
+          def up
+            Post.where(legacy: true).update_all(title: "x")
+          end
+        end
+        "#
+            ),
+            expect![[r#"
+                app/controllers/posts_controller.rb:3 rails.unknown-column Post has no column, association or attribute `titel`: `pluck` names it, and the query raises ActiveRecord::StatementInvalid when it runs. Did you mean `title`?
+                app/models/post.rb:4 rails.unknown-column Post has no column, association or attribute `titel`: `validates` names it, and validating it raises NoMethodError. Did you mean `title`?
+                app/models/post.rb:5 rails.unknown-column Post has no column, association or attribute `postion`: `order` names it, and the query raises ActiveRecord::StatementInvalid when it runs. Did you mean `position`?
+                app/models/post.rb:7 rails.unknown-column Post has no column, association or attribute `titl`: `where.not` names it, and the query raises ActiveRecord::StatementInvalid when it runs. Did you mean `title`?"#]],
+        );
+    }
+
+    #[test]
+    fn a_gem_macro_or_a_computed_table_leaves_a_model_unjudged() {
+        check(
+            &format!(
+                "{SCHEMA}{}",
+                r##"
+        #- /app/models/post.rb
+        class Post < ApplicationRecord
+          monetize :price_cents
+          validates :price, presence: true
+        end
+        #- /app/models/legacy.rb
+        class Legacy < ApplicationRecord
+          self.table_name = "#{PREFIX}posts"
+          scope :x, -> { order(:anything) }
+        end
+        "##
+            ),
+            expect![""],
+        );
+    }
+
+    #[test]
+    fn a_pending_migration_against_a_dumped_schema() {
+        check(
+            &format!(
+                "{SCHEMA}{}",
+                r#"
+        #- /db/migrate/20241231000000_done.rb
+        class Done < ActiveRecord::Migration[8.0]
+        end
+        #- /db/migrate/20250102000000_add_slug.rb
+        class AddSlug < ActiveRecord::Migration[8.0]
+        end
+        "#
+            ),
+            expect![[
+                r#"db/migrate/20250102000000_add_slug.rb:1 rails.pending-migration This migration (20250102000000) is newer than db/schema.rb's version (20250101000000): it has not been run and dumped, so the schema Rails loads (and Roundhouse compiles) lacks it, and Rails raises ActiveRecord::PendingMigrationError in development. Run `bin/rails db:migrate`."#
+            ]],
+        );
+    }
+
+    const CONTROLLERS: &str = r#"
+        #- /app/controllers/application_controller.rb
+        class ApplicationController < ActionController::Base
+        end
+        #- /app/controllers/posts_controller.rb
+        class PostsController < ApplicationController
+          before_action :set_post, only: :show
+          def index
+            @pair, @other = [1, 2]
+            @cache ||= {}
+          end
+          def show
+            @unused = 1
+          end
+          def feed
+            set_page_and_extract_portion_from Post.all
+          end
+          private
+          def set_post
+            @post = Post.find(params[:id])
+          end
+        end
+        #- /app/views/posts/index.html.erb
+        <%= @pair %> <%= @other %> <%= @missing %>
+        #- /app/views/posts/show.html.erb
+        <%= @post.title %>
+        #- /app/views/posts/feed.html.erb
+        <%= @page.records.size %>
+    "#;
+
+    #[test]
+    fn instance_variables_unset_and_unused() {
+        // `@page` is set by a gem's method the action calls: not judged. `@cache ||=` reads itself.
+        check(
+            CONTROLLERS,
+            expect![[r#"
+                app/controllers/posts_controller.rb:8 rails.unused-instance-variable `@unused` is set here and rendered with `posts/show`, but no code of the app reads it: not the template, its partials, a layout, a helper or the controller.
+                app/views/posts/index.html.erb:1 rails.unset-instance-variable `@missing` is read here, but no code of the app assigns it, and what renders this template (`PostsController#index`, its filters and the methods they call) runs only the app's code and Rails': it is nil when the template renders."#]],
+        );
+    }
+
+    #[test]
+    fn strict_locals_of_a_partial() {
+        check(
+            r#"
+        #- /app/views/posts/_card.html.erb
+        <%# locals: (post:, compact: false) -%>
+        #- /app/views/posts/_any.html.erb
+        <%# locals: (post:, **attributes) -%>
+        #- /app/views/posts/index.html.erb
+        <%= render "card", post: @post %>
+        <%= render "card", compact: true %>
+        <%= render "card", post: @post, size: 2 %>
+        <%= render @post, compact: true %>
+        <%= render partial: "card", collection: @posts, as: :post %>
+        <%= render "any", post: @post, anything: 1 %>
+        <%= render "card", **options %>
+        "#,
+            expect![[r#"
+                app/views/posts/index.html.erb:2 rails.partial-locals `posts/_card` requires `post` (its `locals:` comment), which this render does not pass: Rails raises ArgumentError (missing local) when it renders.
+                app/views/posts/index.html.erb:3 rails.partial-locals `posts/_card` does not declare `size` in its `locals:` comment, and this render passes it: Rails raises ArgumentError (unknown local) when it renders."#]],
+        );
+    }
+
+    #[test]
+    fn missing_translations_as_rails_looks_them_up() {
+        check(
+            r#"
+        #- /config/locales/en.yml
+        en:
+          posts:
+            index:
+              title: "Posts"
+            box:
+              heading: "In the box"
+            greeting: "Hi"
+          activerecord:
+            models:
+              post: "Post"
+        #- /app/views/posts/index.html.erb
+        <%= t(".title") %> <%= t(".titel") %> <%= t(".x", default: "X") %>
+        <%= t("posts.index.title") %> <%= t("devise.failure.unauthenticated") %> <%= t("activerecord.models.user") %>
+        <%= render layout: "box", locals: { title: t(".title") } do %><%= t(".heading") %><% end %>
+        #- /app/views/posts/_box.html.erb
+        <%= yield %>
+        #- /app/controllers/posts_controller.rb
+        class PostsController < ApplicationController
+          def create
+            redirect_to root_path, notice: t(".greeting")
+          end
+          def update
+            redirect_to root_path, notice: t(".saved")
+          end
+        end
+        "#,
+            expect![[r#"
+                app/controllers/posts_controller.rb:6 rails.missing-translation No `en` translation for `posts.update.saved` in config/locales: the page shows "Translation missing: en.posts.update.saved" (or raises, with `raise_on_missing_translations`).
+                app/views/posts/index.html.erb:1 rails.missing-translation No `en` translation for `posts.index.titel` in config/locales: the page shows "Translation missing: en.posts.index.titel" (or raises, with `raise_on_missing_translations`). Did you mean `posts.index.title`?"#]],
+        );
+    }
 }

@@ -199,10 +199,10 @@ fn translations(context: &AppContext, facts: &FileFacts, typed: &str, replace: s
             continue;
         }
         let value = nav
-            .translations_of(key)
+            .translation_in(&locale, key)
             .into_iter()
-            .find(|(l, ..)| *l == locale)
-            .and_then(|(_, f, i)| f.locale.as_ref()?.entries.get(i)?.value.clone());
+            .next()
+            .and_then(|(f, i)| f.locale.as_ref()?.entries.get(i)?.value.as_deref().map(str::to_owned));
         let Some(value) = value else { continue };
         let mut item = Item::new(relative, Kind::Text, value);
         item.replace = Some(replace.clone());

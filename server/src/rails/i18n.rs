@@ -24,32 +24,57 @@ pub struct LocaleFile {
     pub error: Option<(String, Span)>,
 }
 
+/// One key. Compact, as an app's translations run to hundreds of thousands of keys (49 locales of
+/// 5,000 keys is 250,000): the key and a value's first characters as boxed strings, the place as a
+/// byte range (`span` makes it lines and columns with the file's line index).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, bincode::Encode, bincode::Decode)]
 pub struct LocaleEntry {
-    pub key: String,
-    /// A scalar's text (`"Title"`), `None` for a mapping; a list or alias as `[…]`/`*alias`.
+    pub key: Box<str>,
+    /// A scalar's text (`"Title"`, its first `VALUE_CHARS` characters), `None` for a mapping; a list
+    /// or alias as `[…]`/`*alias`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
-    /// The key's own span.
-    pub span: Span,
+    pub value: Option<Box<str>>,
+    /// Where the key is: byte offset and length.
+    #[serde(skip)]
+    pub at: (u32, u32),
+}
+
+/// How much of a value is kept: enough to show it in a hover or a completion list.
+const VALUE_CHARS: usize = 80;
+
+impl LocaleEntry {
+    fn new(key: String, value: Option<String>, span: Span) -> LocaleEntry {
+        let value = value.map(|v| match v.char_indices().nth(VALUE_CHARS) {
+            Some((cut, _)) => format!("{}…", &v[..cut]).into_boxed_str(),
+            None => v.into_boxed_str(),
+        });
+        let at = (span.start_byte as u32, (span.end_byte - span.start_byte) as u32);
+        LocaleEntry { key: key.into_boxed_str(), value, at }
+    }
+
+    /// The key's span in its file.
+    pub fn span(&self, line_index: &LineIndex) -> Span {
+        let start = self.at.0 as usize;
+        line_index.span(start..start + self.at.1 as usize)
+    }
 }
 
 impl LocaleFile {
     /// The locales this file defines (its top-level keys).
     pub fn locales(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().map(|e| e.key.as_str()).filter(|k| !k.contains('.'))
+        self.entries.iter().map(|e| &*e.key).filter(|k| !k.contains('.'))
     }
 
     /// Where the entries of a full key (`en.posts.index.title`) are in `entries`.
     pub fn lookup(&self, key: &str) -> std::ops::Range<usize> {
-        let start = self.entries.partition_point(|e| e.key.as_str() < key);
-        let end = start + self.entries[start..].partition_point(|e| e.key == key);
+        let start = self.entries.partition_point(|e| &*e.key < key);
+        let end = start + self.entries[start..].partition_point(|e| &*e.key == key);
         start..end
     }
 
     /// The entries whose key starts with `prefix`, in key order.
     pub fn under(&self, prefix: &str) -> &[LocaleEntry] {
-        let start = self.entries.partition_point(|e| e.key.as_str() < prefix);
+        let start = self.entries.partition_point(|e| &*e.key < prefix);
         let end = start + self.entries[start..].partition_point(|e| e.key.starts_with(prefix));
         &self.entries[start..end]
     }
@@ -104,7 +129,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
                 }
                 Some(Frame::Mapping { .. }) => {
                     if let Some((key, span)) = value_key(&mut stack) {
-                        file.entries.push(LocaleEntry { key, value: Some(value.into_owned()), span });
+                        file.entries.push(LocaleEntry::new(key, Some(value.into_owned()), span));
                     }
                 }
                 _ => {}
@@ -114,7 +139,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
                     if let Some(prefix) = key.strip_suffix(".<<").or((key == "<<").then_some("")) {
                         file.open_prefixes.push(prefix.to_owned());
                     } else {
-                        file.entries.push(LocaleEntry { key, value: Some("*alias".to_owned()), span });
+                        file.entries.push(LocaleEntry::new(key, Some("*alias".to_owned()), span));
                     }
                 }
             }
@@ -124,7 +149,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
                     Some(Frame::Skipped) => Frame::Skipped,
                     Some(Frame::Mapping { .. }) => match value_key(&mut stack) {
                         Some((path, span)) => {
-                            file.entries.push(LocaleEntry { key: path.clone(), value: None, span });
+                            file.entries.push(LocaleEntry::new(path.clone(), None, span));
                             Frame::Mapping { path, key: None }
                         }
                         // A mapping as a key: nothing I18n reads.
@@ -135,7 +160,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
             }
             Event::SequenceStart(..) => {
                 if let Some((key, span)) = value_key(&mut stack) {
-                    file.entries.push(LocaleEntry { key, value: Some("[…]".to_owned()), span });
+                    file.entries.push(LocaleEntry::new(key, Some("[…]".to_owned()), span));
                 }
                 stack.push(Frame::Skipped);
             }
@@ -162,8 +187,19 @@ mod tests {
     fn keys_with_their_places_and_values() {
         let text = "en:\n  posts:\n    index:\n      title: \"All posts\"\n      count:\n        one: \"1 post\"\n        other: \"%{count} posts\"\n  days: [Mon, Tue]\n  \"quoted.key\": x\n";
         let file = read(text);
-        let keys: Vec<String> =
-            file.entries.iter().map(|e| format!("{}@{}:{} {:?}", e.key, e.span.start.line + 1, e.span.start.col + 1, e.value)).collect();
+        let keys: Vec<String> = file
+            .entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}@{}:{} {:?}",
+                    e.key,
+                    e.span(&LineIndex::new(text)).start.line + 1,
+                    e.span(&LineIndex::new(text)).start.col + 1,
+                    e.value
+                )
+            })
+            .collect();
         expect_test::expect![[r#"
             [
                 "en@1:1 None",
@@ -186,10 +222,10 @@ mod tests {
     fn merged_aliases_leave_their_mapping_open_and_errors_keep_what_came_before() {
         let file = read("en:\n  defaults: &defaults\n    a: 1\n  posts:\n    <<: *defaults\n    b: 2\n");
         assert_eq!(file.open_prefixes, ["en.posts"]);
-        assert!(file.entries.iter().any(|e| e.key == "en.posts.b"));
+        assert!(file.entries.iter().any(|e| &*e.key == "en.posts.b"));
         let broken = read("de:\n  ok: ja\n  bad: [unclosed\n  later: x\n");
-        assert!(broken.entries.iter().any(|e| e.key == "de.ok"));
-        assert!(!broken.entries.iter().any(|e| e.key == "de.later"));
+        assert!(broken.entries.iter().any(|e| &*e.key == "de.ok"));
+        assert!(!broken.entries.iter().any(|e| &*e.key == "de.later"));
         assert!(broken.error.is_some());
     }
 
@@ -197,9 +233,10 @@ mod tests {
     fn multibyte_text_keeps_byte_spans() {
         let text = "ja:\n  ä: \"Ü\"\n  greeting: こんにちは\n";
         let file = read(text);
-        let greeting = file.entries.iter().find(|e| e.key == "ja.greeting").unwrap();
-        assert_eq!(&text[greeting.span.start_byte..greeting.span.end_byte], "greeting");
-        let umlaut = file.entries.iter().find(|e| e.key == "ja.ä").unwrap();
-        assert_eq!(&text[umlaut.span.start_byte..umlaut.span.end_byte], "ä");
+        let lines = LineIndex::new(text);
+        let greeting = file.entries.iter().find(|e| &*e.key == "ja.greeting").unwrap().span(&lines);
+        assert_eq!(&text[greeting.start_byte..greeting.end_byte], "greeting");
+        let umlaut = file.entries.iter().find(|e| &*e.key == "ja.ä").unwrap().span(&lines);
+        assert_eq!(&text[umlaut.start_byte..umlaut.end_byte], "ä");
     }
 }

@@ -58,6 +58,9 @@ pub struct Association {
     /// A scope lambda given before the options (`has_many :x, -> { order(:y) }`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The scope lambda's span.
+    #[serde(skip)]
+    pub scope_span: Option<Span>,
     #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::options_map")]
     pub options: Vec<(String, Value)>,
     pub span: Span,
@@ -280,11 +283,13 @@ fn add_call(model: &mut Model, call: &Call) {
     if ASSOCIATIONS.contains(&method) {
         if let Some(name) = call.first_name() {
             let scope = call.arguments.get(1).filter(|v| matches!(v, Value::Lambda(_))).map(ToString::to_string);
+            let scope_span = scope.as_ref().and_then(|_| call.argument_spans.get(1).copied());
             let name_span = call.argument_spans.first().copied().unwrap_or(call.name_span);
             model.associations.push(Association {
                 kind: method.to_owned(),
                 name: name.to_owned(),
                 scope,
+                scope_span,
                 options,
                 span: call.span,
                 name_span,

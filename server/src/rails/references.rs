@@ -178,9 +178,10 @@ pub struct Translation {
 pub enum ColumnReceiver {
     /// A relation that starts at a constant (`Post.published.where(…)`), with the methods in between.
     Constant { name: String, chain: Vec<String> },
-    /// No receiver (or `self.`), in a class body: the class the code is in, when it is a model and the
-    /// code runs on the class (a scope's body, a class method).
-    OwnClass,
+    /// No receiver (or `self.`, or a receiver-less relation chain: `where(a: 1).order(:b)`), in a class
+    /// body: the class the code is in, when it is a model and the code runs on the class (a scope's
+    /// body, a class method), with the methods before the query.
+    OwnClass { chain: Vec<String> },
     /// `params.require(:post).permit(…)`, `params.expect(post: […])`: the parameter key.
     Params(String),
 }
@@ -507,7 +508,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                         references.uses.translations.extend(translation(node, text));
                     }
                     if COLUMN_METHODS.contains(&name) {
-                        column_uses(node, name, ColumnReceiver::OwnClass, text, &mut references.uses.columns);
+                        column_uses(node, name, ColumnReceiver::OwnClass { chain: Vec::new() }, text, &mut references.uses.columns);
                     }
                 }
             }
@@ -589,24 +590,24 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
                 uses.member_calls.push(MemberCall { receiver: receiver_name, name: name.to_owned(), span: Span::of(method) });
             }
         }
-        "self" if COLUMN_METHODS.contains(&name) => column_uses(node, name, ColumnReceiver::OwnClass, text, &mut uses.columns),
-        // `where.not(title: nil)`: the columns of the relation `where` is called on.
-        "call"
-            if name == "not"
-                && receiver.field("method").is_some_and(|m| text_of(m, text) == "where")
-                && receiver.field("arguments").is_none() =>
-        {
-            match receiver.field("receiver") {
-                None => column_uses(node, "where.not", ColumnReceiver::OwnClass, text, &mut uses.columns),
-                Some(start) if start.kind() == "self" => column_uses(node, "where.not", ColumnReceiver::OwnClass, text, &mut uses.columns),
-                Some(start) => {
-                    if let Some((constant, chain)) = relation_start(start, text) {
-                        column_uses(node, "where.not", ColumnReceiver::Constant { name: constant, chain }, text, &mut uses.columns);
-                    }
-                }
-            }
-        }
         _ => {}
+    }
+    // `where.not(title: nil)`, `Post.where.not(…)`: the columns of the relation `where` is called on.
+    let bare_where = |n: Node<'_>| match n.kind() {
+        "identifier" => text_of(n, text) == "where",
+        "call" => n.field("method").is_some_and(|m| text_of(m, text) == "where") && n.field("arguments").is_none(),
+        _ => false,
+    };
+    if name == "not" && bare_where(receiver) {
+        let start = if receiver.kind() == "call" { receiver.field("receiver") } else { None };
+        let relation = match start {
+            None => Some(ColumnReceiver::OwnClass { chain: Vec::new() }),
+            Some(start) => relation_start(start, text),
+        };
+        if let Some(relation) = relation {
+            column_uses(node, "where.not", relation, text, &mut uses.columns);
+        }
+        return;
     }
     if name == "permit"
         && receiver.kind() == "call"
@@ -616,16 +617,17 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
     {
         column_uses(node, name, ColumnReceiver::Params(key), text, &mut uses.columns);
     } else if COLUMN_METHODS.contains(&name)
-        && let Some((constant, chain)) = relation_start(receiver, text)
+        && let Some(relation) = relation_start(receiver, text)
     {
-        column_uses(node, name, ColumnReceiver::Constant { name: constant, chain }, text, &mut uses.columns);
+        column_uses(node, name, relation, text, &mut uses.columns);
     }
 }
 
-/// The constant a relation chain starts at (`Post.published.where` → `Post`, `["published"]`), when
-/// every method between is a relation method or a possible scope (a plain name without arguments
-/// that need reading).
-fn relation_start(mut receiver: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
+/// The relation a query is called on: a chain that starts at a constant (`Post.published.where` →
+/// `Post`, `["published"]`), or at the class itself (`self.`, a receiver-less `where(…)`, a relation
+/// method named bare). Whether the methods between keep the relation on the model is decided where
+/// the model's scopes are known.
+fn relation_start(mut receiver: Node<'_>, text: &str) -> Option<ColumnReceiver> {
     let mut chain = Vec::new();
     while receiver.kind() == "call" {
         let method = text_of(receiver.field("method")?, text);
@@ -634,13 +636,31 @@ fn relation_start(mut receiver: Node<'_>, text: &str) -> Option<(String, Vec<Str
             return None;
         }
         chain.push(method.to_owned());
-        receiver = receiver.field("receiver")?;
+        match receiver.field("receiver") {
+            Some(next) => receiver = next,
+            None => {
+                chain.reverse();
+                return Some(ColumnReceiver::OwnClass { chain });
+            }
+        }
     }
-    if !matches!(receiver.kind(), "constant" | "scope_resolution") {
-        return None;
+    let own = |mut chain: Vec<String>| {
+        chain.reverse();
+        Some(ColumnReceiver::OwnClass { chain })
+    };
+    match receiver.kind() {
+        "constant" | "scope_resolution" => {
+            chain.reverse();
+            Some(ColumnReceiver::Constant { name: text_of(receiver, text).trim_start_matches("::").to_owned(), chain })
+        }
+        "self" => own(chain),
+        // A bare `where`, `all`, `order`… (a local of another name may hold anything).
+        "identifier" if RELATION_METHODS.contains(&text_of(receiver, text)) => {
+            chain.push(text_of(receiver, text).to_owned());
+            own(chain)
+        }
+        _ => None,
     }
-    chain.reverse();
-    Some((text_of(receiver, text).trim_start_matches("::").to_owned(), chain))
 }
 
 fn symbol_or_string(node: Node<'_>, text: &str) -> Option<String> {
