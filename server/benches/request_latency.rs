@@ -159,6 +159,7 @@ fn asks(files: &[PathBuf]) -> Vec<Ask> {
     type Probe = (&'static str, &'static str, fn(&str) -> bool, &'static str, usize);
     let probes: &[Probe] = &[
         ("definition (render)", "textDocument/definition", |p| p.contains("/app/views/"), "render \"", 9),
+        ("definition (render)", "textDocument/definition", |p| p.contains("/app/views/"), "render :partial => '", 22),
         ("definition (association)", "textDocument/definition", |p| p.contains("/app/models/"), "belongs_to :", 13),
         ("definition (filter)", "textDocument/definition", |p| p.contains("/app/controllers/"), "before_action :", 16),
         ("definition (ivar in a view)", "textDocument/definition", |p| p.contains("/app/views/"), "<%= @", 6),
@@ -172,7 +173,7 @@ fn asks(files: &[PathBuf]) -> Vec<Ask> {
         ("documentLink", "textDocument/documentLink", |p| p.contains("/app/views/"), "render", 0),
     ];
     for (kind, method, filter, needle, into) in probes {
-        let mut n = 0;
+        let mut n = out.iter().filter(|a: &&Ask| a.kind == *kind).count();
         for file in files.iter().filter(|f| filter(&f.to_string_lossy())) {
             let Ok(text) = std::fs::read_to_string(file) else { continue };
             let Some(found) = text.find(needle) else { continue };

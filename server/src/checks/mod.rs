@@ -217,36 +217,6 @@ fn model_subclass_statements(file: &FileFacts, context: &AppContext) -> Vec<Diag
     out
 }
 
-/// Methods that keep a relation on its model: a load after them names that model's associations.
-const RELATION_METHODS: &[&str] = &[
-    "all",
-    "where",
-    "not",
-    "rewhere",
-    "order",
-    "reorder",
-    "limit",
-    "offset",
-    "select",
-    "distinct",
-    "group",
-    "having",
-    "unscoped",
-    "references",
-    "readonly",
-    "lock",
-    "none",
-    "includes",
-    "preload",
-    "eager_load",
-    "joins",
-    "left_joins",
-    "left_outer_joins",
-    "strict_loading",
-    "page",
-    "per",
-];
-
 /// `rails.unknown-association` on `Post.includes(:comentz)` anywhere in the app: the model is the
 /// constant the relation starts at, when every method between keeps it there (relation methods, the
 /// model's scopes). Models that include modules or inherit from another model are left alone, as
@@ -258,7 +228,12 @@ fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diag
         if !model.declares_all_associations() {
             continue;
         }
-        let keeps_model = |m: &String| RELATION_METHODS.contains(&m.as_str()) || model.scopes.iter().any(|s| &s.name == m);
+        // `select`, `group` and `having` keep the model's associations (not its columns: an alias may add one).
+        let keeps_model = |m: &String| {
+            crate::rails::references::RELATION_METHODS.contains(&m.as_str())
+                || matches!(m.as_str(), "select" | "group" | "having")
+                || model.scopes.iter().any(|s| &s.name == m)
+        };
         if !load.chain.iter().all(keeps_model) {
             continue;
         }

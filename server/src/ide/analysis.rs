@@ -8,6 +8,12 @@ use super::routes::{self, Hover, Target};
 use crate::app::AppContext;
 use crate::rails::FileFacts;
 
+/// Whether every place in `targets` is in the index's newest copy of its file: an answer worked out
+/// against a context older than an edit is still exact when it lands in no file edited since.
+pub fn current(index: &crate::index::Index, targets: &[Target]) -> bool {
+    targets.iter().all(|t| index.get(&t.file.path).is_some_and(|newest| Arc::ptr_eq(&newest, &t.file)))
+}
+
 /// Go to definition: a route helper's route and action, else what navigation resolves the cursor to.
 pub fn definition(context: &AppContext, facts: &FileFacts, offset: usize) -> Vec<Target> {
     let found = routes::definition(context, facts, offset);

@@ -248,18 +248,11 @@ fn instance_variables(context: &AppContext, facts: &FileFacts, typed: &str) -> V
         .collect()
 }
 
-/// Query methods that take columns as hash keys (`where(title: …)`).
-const HASH_METHODS: &[&str] = &[
-    "where",
-    "rewhere",
-    "find_by",
-    "find_by!",
-    "find_or_create_by",
-    "find_or_create_by!",
-    "find_or_initialize_by",
-    "create_or_find_by",
-    "not",
-];
+/// Query methods that take columns as hash keys (`where(title: …)`, `where.not(…)`) or symbols
+/// (`order(:title)`): the query methods the index reads column names in, and `not`.
+fn takes_hash(method: &str) -> bool {
+    method == "not" || crate::rails::references::COLUMN_METHODS.contains(&method) && !SYMBOL_METHODS.contains(&method)
+}
 /// Methods and macros that take columns as symbols (`order(:title)`, `validates :title`).
 const SYMBOL_METHODS: &[&str] = &["order", "reorder", "pluck", "pick", "permit", "expect", "group", "select", "distinct_on"];
 
@@ -278,7 +271,7 @@ fn columns(context: &AppContext, facts: &FileFacts, line: &str, word_start: usiz
             line.rsplit_once("expect(").and_then(|(_, rest)| rest.split(':').next()).map(|k| k.trim().to_owned())
         })?;
         context.model(&crate::rails::inflect::camelize(&key))
-    } else if HASH_METHODS.contains(&method.as_str()) || SYMBOL_METHODS.contains(&method.as_str()) {
+    } else if takes_hash(&method) || SYMBOL_METHODS.contains(&method.as_str()) {
         let start = receiver.split('.').next().unwrap_or("").trim();
         if receiver.is_empty() || start == "self" {
             enclosing_class(facts, offset).and_then(|c| context.model(&c))
@@ -297,7 +290,7 @@ fn columns(context: &AppContext, facts: &FileFacts, line: &str, word_start: usiz
     // In a column's place with no model known (a concern's scope): no columns, and nothing else.
     let Some(model) = model else { return Some(Vec::new()) };
     let table: Option<&TableRef> = nav.model_table(context, &model.class_name);
-    let hash_keys = HASH_METHODS.contains(&method.as_str()) && !symbol;
+    let hash_keys = takes_hash(&method) && !symbol;
     let mut out = Vec::new();
     let insert = |name: &str| -> Option<String> {
         if hash_keys {
@@ -352,7 +345,7 @@ fn enclosing_call(before: &str) -> Option<(String, String)> {
     let trimmed = before.trim_start();
     let method: String = trimmed.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     (trimmed[method.len()..].starts_with(' ')
-        && (method.starts_with("validates") || SYMBOL_METHODS.contains(&method.as_str()) || HASH_METHODS.contains(&method.as_str())))
+        && (method.starts_with("validates") || SYMBOL_METHODS.contains(&method.as_str()) || takes_hash(&method)))
     .then(|| (method, String::new()))
 }
 

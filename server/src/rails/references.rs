@@ -251,7 +251,7 @@ pub const VIEW_CONTEXT_METHODS: &[&str] = &[
 ];
 
 /// Query methods whose symbol arguments and hash keys name columns of the relation's model.
-const COLUMN_METHODS: &[&str] = &[
+pub const COLUMN_METHODS: &[&str] = &[
     "where",
     "rewhere",
     "find_by",
@@ -266,7 +266,8 @@ const COLUMN_METHODS: &[&str] = &[
     "pick",
 ];
 
-/// Methods that keep a relation on the same model, between a constant and a query method.
+/// Methods that keep a relation on the same model and its columns, between a constant and a query
+/// method (or an association load). Not `select`, `group`, `having`: an alias may add a column.
 pub const RELATION_METHODS: &[&str] = &[
     "all",
     "where",
@@ -292,6 +293,10 @@ pub const RELATION_METHODS: &[&str] = &[
     "excluding",
     "without",
     "unscope",
+    // Kaminari's and will_paginate's pages.
+    "page",
+    "per",
+    "paginate",
 ];
 
 #[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode)]

@@ -10,9 +10,15 @@ use crate::lsp::guard;
 pub async fn definition(backend: &Backend, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
     let position = params.text_document_position_params;
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
+    let cached = backend.session.cached_context(&at.root);
     guard::request("textDocument/definition", move || {
-        let locations: Vec<Location> =
-            crate::ide::analysis::definition(&at.context(), &at.facts, at.offset).iter().filter_map(location).collect();
+        // The context the last re-check left answers at once, unless the answer is in a file edited
+        // since (its places would be the older copy's): then one built for this generation does.
+        let targets = cached
+            .map(|context| crate::ide::analysis::definition(&context, &at.facts, at.offset))
+            .filter(|targets| crate::ide::analysis::current(&at.index, targets))
+            .unwrap_or_else(|| crate::ide::analysis::definition(&at.context(), &at.facts, at.offset));
+        let locations: Vec<Location> = targets.iter().filter_map(location).collect();
         (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
     })
     .await
@@ -22,11 +28,13 @@ pub async fn references(backend: &Backend, params: ReferenceParams) -> Result<Op
     let position = params.text_document_position;
     let include_declaration = params.context.include_declaration;
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
+    let cached = backend.session.cached_context(&at.root);
     guard::request("textDocument/references", move || {
-        let locations: Vec<Location> = crate::ide::analysis::references(&at.context(), &at.facts, at.offset, include_declaration)
-            .iter()
-            .filter_map(location)
-            .collect();
+        let targets = cached
+            .map(|context| crate::ide::analysis::references(&context, &at.facts, at.offset, include_declaration))
+            .filter(|targets| crate::ide::analysis::current(&at.index, targets))
+            .unwrap_or_else(|| crate::ide::analysis::references(&at.context(), &at.facts, at.offset, include_declaration));
+        let locations: Vec<Location> = targets.iter().filter_map(location).collect();
         (!locations.is_empty()).then_some(locations)
     })
     .await
