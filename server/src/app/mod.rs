@@ -130,12 +130,12 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
         // The keys (not their places) decide other files' translations.
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        for entry in &locale.entries {
+        for entry in locale.entries() {
             entry.key.hash(&mut hasher);
         }
         locale.open_prefixes.hash(&mut hasher);
         locale.error.is_some().hash(&mut hasher);
-        out.push(format!("locale {} {:x}", locale.entries.len(), hasher.finish()));
+        out.push(format!("locale {} {:x}", locale.len(), hasher.finish()));
     }
     out
 }

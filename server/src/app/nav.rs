@@ -652,12 +652,22 @@ impl Nav {
         self.open_prefixes.iter().any(|p| full == *p || full.starts_with(&format!("{p}.")))
     }
 
+    /// The keys of `locale` under `scope` (`posts.index`), without the locale.
+    pub fn keys_under<'a>(&'a self, locale: &str, scope: &str) -> impl Iterator<Item = &'a str> {
+        let locale_prefix = format!("{locale}.");
+        let prefix = if scope.is_empty() { locale_prefix.clone() } else { format!("{locale}.{scope}.") };
+        self.locale_files.get(locale).into_iter().flatten().filter_map(|f| f.locale.as_ref()).flat_map(move |l| {
+            let locale_prefix = locale_prefix.clone();
+            l.under(&prefix).filter_map(move |e| e.key.strip_prefix(locale_prefix.as_str()))
+        })
+    }
+
     /// Every full key of `locale`, without the locale (for completion and suggestions).
     pub fn keys_of(&self, locale: &str) -> impl Iterator<Item = &str> {
         let prefix = format!("{locale}.");
         self.locale_files.get(locale).into_iter().flatten().filter_map(|f| f.locale.as_ref()).flat_map(move |l| {
             let prefix = prefix.clone();
-            l.under(&prefix).iter().filter_map(move |e| e.key.strip_prefix(prefix.as_str()))
+            l.under(&prefix).filter_map(move |e| e.key.strip_prefix(prefix.as_str()))
         })
     }
 }

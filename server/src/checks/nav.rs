@@ -525,7 +525,11 @@ fn missing_translations(file: &FileFacts, context: &AppContext) -> Vec<Diagnosti
         if keys.iter().any(|k| nav.has_translation(locale, k)) {
             continue;
         }
-        let suggestion = super::closest(key, nav.keys_of(locale)).map(|k| format!(" Did you mean `{k}`?")).unwrap_or_default();
+        // A sibling key of the same scope (`posts.index.title` for `posts.index.titel`): the scope's
+        // keys only, not the locale's thousands.
+        let scope = key.rsplit_once('.').map_or("", |(scope, _)| scope);
+        let siblings = nav.keys_under(locale, scope).filter(|k| k.rsplit_once('.').map_or("", |(s, _)| s) == scope);
+        let suggestion = super::closest(key, siblings).map(|k| format!(" Did you mean `{k}`?")).unwrap_or_default();
         out.push(finding(
             MISSING_TRANSLATION,
             Severity::Warning,

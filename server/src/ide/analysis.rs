@@ -8,10 +8,15 @@ use super::routes::{self, Hover, Target};
 use crate::app::AppContext;
 use crate::rails::FileFacts;
 
-/// Whether every place in `targets` is in the index's newest copy of its file: an answer worked out
-/// against a context older than an edit is still exact when it lands in no file edited since.
+/// Whether every place in `targets` is in the index's newest copy of its file (or one read from the
+/// same text): an answer worked out against a context older than an edit is still exact when it
+/// lands in no file edited since.
 pub fn current(index: &crate::index::Index, targets: &[Target]) -> bool {
-    targets.iter().all(|t| index.get(&t.file.path).is_some_and(|newest| Arc::ptr_eq(&newest, &t.file)))
+    targets.iter().all(|t| {
+        index
+            .get(&t.file.path)
+            .is_some_and(|newest| Arc::ptr_eq(&newest, &t.file) || (newest.text_hash == t.file.text_hash && newest.text_hash != 0))
+    })
 }
 
 /// Go to definition: a route helper's route and action, else what navigation resolves the cursor to.

@@ -186,7 +186,7 @@ fn translations(context: &AppContext, facts: &FileFacts, typed: &str, replace: s
         (String::new(), typed)
     };
     let mut out: Vec<Item> = Vec::new();
-    for key in nav.keys_of(&locale) {
+    for key in nav.keys_under(&locale, &scope) {
         let relative = if scope.is_empty() {
             key.to_owned()
         } else {
@@ -198,11 +198,8 @@ fn translations(context: &AppContext, facts: &FileFacts, typed: &str, replace: s
         if !relative.starts_with(rest) {
             continue;
         }
-        let value = nav
-            .translation_in(&locale, key)
-            .into_iter()
-            .next()
-            .and_then(|(f, i)| f.locale.as_ref()?.entries.get(i)?.value.as_deref().map(str::to_owned));
+        let value =
+            nav.translation_in(&locale, key).into_iter().next().and_then(|(f, i)| f.locale.as_ref()?.entry(i)?.value.map(str::to_owned));
         let Some(value) = value else { continue };
         let mut item = Item::new(relative, Kind::Text, value);
         item.replace = Some(replace.clone());

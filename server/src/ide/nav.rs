@@ -181,7 +181,7 @@ fn translation_targets(context: &AppContext, nav: &Nav, facts: &FileFacts, trans
     let Some(key) = nav.translation_key(context, facts, translation) else { return Vec::new() };
     nav.translations_of(&key)
         .into_iter()
-        .filter_map(|(_, file, i)| Some(target(&file, file.locale.as_ref()?.entries.get(i)?.span(&file.line_index))))
+        .filter_map(|(_, file, i)| Some(target(&file, file.locale.as_ref()?.entry(i)?.span(&file.line_index))))
         .collect()
 }
 
@@ -641,8 +641,8 @@ pub fn hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<H
                 out.push_str("No locale of the app defines it.");
             } else {
                 for (locale, file, i) in &found {
-                    let entry = file.locale.as_ref().and_then(|l| l.entries.get(*i));
-                    let value = entry.and_then(|e| e.value.as_deref()).unwrap_or("{ … }");
+                    let entry = file.locale.as_ref().and_then(|l| l.entry(*i));
+                    let value = entry.and_then(|e| e.value).unwrap_or("{ … }");
                     out.push_str(&format!("- `{locale}`: {value}\n"));
                 }
                 let missing: Vec<&String> = nav.locales.iter().filter(|l| !found.iter().any(|(f, ..)| f == *l)).collect();

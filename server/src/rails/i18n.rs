@@ -11,47 +11,43 @@ use saphyr_parser::{Event, Parser};
 
 use crate::syntax::{LineCol, LineIndex, Span};
 
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, bincode::Encode, bincode::Decode)]
+/// A locale file's keys. Compact, as an app's translations run to hundreds of thousands of keys (49
+/// locales of 5,000 keys is 250,000): every key and value is a range of one string, so the file costs
+/// three allocations however many keys it has, in memory and when the persisted index is read.
+#[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct LocaleFile {
-    /// Every key, inner ones too, by its full dotted path (`en.posts.index.title`), sorted by key
-    /// (a key the file gives twice keeps both, in file order), so a lookup is a binary search.
-    pub entries: Vec<LocaleEntry>,
+    /// The keys and values, one after another.
+    text: String,
+    /// Sorted by key (a key the file gives twice keeps both, in file order), so a lookup is a binary
+    /// search.
+    entries: Vec<Entry>,
     /// Prefixes whose mappings merge an alias: their keys are not all spelled out.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub open_prefixes: Vec<String>,
     /// Where the YAML stopped parsing, and why: keys after it are unknown.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<(String, Span)>,
 }
 
-/// One key. Compact, as an app's translations run to hundreds of thousands of keys (49 locales of
-/// 5,000 keys is 250,000): the key and a value's first characters as boxed strings, the place as a
-/// byte range (`span` makes it lines and columns with the file's line index).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, bincode::Encode, bincode::Decode)]
-pub struct LocaleEntry {
-    pub key: Box<str>,
-    /// A scalar's text (`"Title"`, its first `VALUE_CHARS` characters), `None` for a mapping; a list
-    /// or alias as `[…]`/`*alias`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<Box<str>>,
-    /// Where the key is: byte offset and length.
-    #[serde(skip)]
-    pub at: (u32, u32),
+/// One key: ranges of the file's `text` (a value's length `u32::MAX` for none) and where it is.
+#[derive(Debug, Clone, Copy, PartialEq, bincode::Encode, bincode::Decode)]
+struct Entry {
+    key: (u32, u32),
+    value: (u32, u32),
+    at: (u32, u32),
+}
+
+/// One key as read: its full dotted path (`en.posts.index.title`), a scalar's text (its first
+/// `VALUE_CHARS` characters; `None` for a mapping; a list or alias as `[…]`/`*alias`), its place.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LocaleEntry<'a> {
+    pub key: &'a str,
+    pub value: Option<&'a str>,
+    at: (u32, u32),
 }
 
 /// How much of a value is kept: enough to show it in a hover or a completion list.
 const VALUE_CHARS: usize = 80;
 
-impl LocaleEntry {
-    fn new(key: String, value: Option<String>, span: Span) -> LocaleEntry {
-        let value = value.map(|v| match v.char_indices().nth(VALUE_CHARS) {
-            Some((cut, _)) => format!("{}…", &v[..cut]).into_boxed_str(),
-            None => v.into_boxed_str(),
-        });
-        let at = (span.start_byte as u32, (span.end_byte - span.start_byte) as u32);
-        LocaleEntry { key: key.into_boxed_str(), value, at }
-    }
-
+impl LocaleEntry<'_> {
     /// The key's span in its file.
     pub fn span(&self, line_index: &LineIndex) -> Span {
         let start = self.at.0 as usize;
@@ -60,23 +56,93 @@ impl LocaleEntry {
 }
 
 impl LocaleFile {
-    /// The locales this file defines (its top-level keys).
-    pub fn locales(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().map(|e| &*e.key).filter(|k| !k.contains('.'))
+    /// Packs what was read: (key, value, span) in file order.
+    fn pack(mut read: Vec<(String, Option<String>, Span)>, open_prefixes: Vec<String>, error: Option<(String, Span)>) -> LocaleFile {
+        // Stable: a key given twice keeps its file order.
+        read.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut text = String::new();
+        let mut entries = Vec::with_capacity(read.len());
+        let push = |text: &mut String, s: &str| {
+            let at = (text.len() as u32, s.len() as u32);
+            text.push_str(s);
+            at
+        };
+        for (key, value, span) in &read {
+            let key = push(&mut text, key);
+            let value = match value {
+                Some(v) => match v.char_indices().nth(VALUE_CHARS) {
+                    Some((cut, _)) => push(&mut text, &format!("{}…", &v[..cut])),
+                    None => push(&mut text, v),
+                },
+                None => (0, u32::MAX),
+            };
+            entries.push(Entry { key, value, at: (span.start_byte as u32, (span.end_byte - span.start_byte) as u32) });
+        }
+        text.shrink_to_fit();
+        LocaleFile { text, entries, open_prefixes, error }
     }
 
-    /// Where the entries of a full key (`en.posts.index.title`) are in `entries`.
+    fn slice(&self, (start, len): (u32, u32)) -> &str {
+        self.text.get(start as usize..start as usize + len as usize).unwrap_or("")
+    }
+
+    fn key(&self, i: usize) -> &str {
+        self.slice(self.entries[i].key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn entry(&self, i: usize) -> Option<LocaleEntry<'_>> {
+        let entry = self.entries.get(i)?;
+        let value = (entry.value.1 != u32::MAX).then(|| self.slice(entry.value));
+        Some(LocaleEntry { key: self.slice(entry.key), value, at: entry.at })
+    }
+
+    /// Every key, in key order.
+    pub fn entries(&self) -> impl Iterator<Item = LocaleEntry<'_>> {
+        (0..self.entries.len()).filter_map(|i| self.entry(i))
+    }
+
+    /// The locales this file defines (its top-level keys).
+    pub fn locales(&self) -> impl Iterator<Item = &str> {
+        (0..self.entries.len()).map(|i| self.key(i)).filter(|k| !k.contains('.'))
+    }
+
+    /// Where the entries of a full key (`en.posts.index.title`) are, by index.
     pub fn lookup(&self, key: &str) -> std::ops::Range<usize> {
-        let start = self.entries.partition_point(|e| &*e.key < key);
-        let end = start + self.entries[start..].partition_point(|e| &*e.key == key);
+        let start = self.entries.partition_point(|e| self.slice(e.key) < key);
+        let end = start + self.entries[start..].partition_point(|e| self.slice(e.key) == key);
         start..end
     }
 
     /// The entries whose key starts with `prefix`, in key order.
-    pub fn under(&self, prefix: &str) -> &[LocaleEntry] {
-        let start = self.entries.partition_point(|e| &*e.key < prefix);
-        let end = start + self.entries[start..].partition_point(|e| e.key.starts_with(prefix));
-        &self.entries[start..end]
+    pub fn under(&self, prefix: &str) -> impl Iterator<Item = LocaleEntry<'_>> + use<'_> {
+        let start = self.entries.partition_point(|e| self.slice(e.key) < prefix);
+        let end = start + self.entries[start..].partition_point(|e| self.slice(e.key).starts_with(prefix));
+        (start..end).filter_map(|i| self.entry(i))
+    }
+}
+
+/// The index dump lists each key and value.
+impl serde::Serialize for LocaleFile {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        let entries: Vec<(&str, Option<&str>)> = self.entries().map(|e| (e.key, e.value)).collect();
+        map.serialize_entry("entries", &entries)?;
+        if !self.open_prefixes.is_empty() {
+            map.serialize_entry("open_prefixes", &self.open_prefixes)?;
+        }
+        if let Some(error) = &self.error {
+            map.serialize_entry("error", &error.0)?;
+        }
+        map.end()
     }
 }
 
@@ -100,7 +166,9 @@ fn value_key(stack: &mut [Frame]) -> Option<(String, Span)> {
 
 /// Reads a locale file's keys.
 pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
-    let mut file = LocaleFile::default();
+    let mut read: Vec<(String, Option<String>, Span)> = Vec::new();
+    let mut open_prefixes: Vec<String> = Vec::new();
+    let mut error_at: Option<(String, Span)> = None;
     let mut stack: Vec<Frame> = Vec::new();
     // saphyr counts characters; spans are bytes.
     let span_of = |start: saphyr_parser::Marker, end: saphyr_parser::Marker| {
@@ -118,7 +186,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
             Ok(pair) => pair,
             Err(error) => {
                 let at = span_of(*error.marker(), *error.marker());
-                file.error = Some((error.info().to_owned(), at));
+                error_at = Some((error.info().to_owned(), at));
                 break;
             }
         };
@@ -129,7 +197,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
                 }
                 Some(Frame::Mapping { .. }) => {
                     if let Some((key, span)) = value_key(&mut stack) {
-                        file.entries.push(LocaleEntry::new(key, Some(value.into_owned()), span));
+                        read.push((key, Some(value.into_owned()), span));
                     }
                 }
                 _ => {}
@@ -137,9 +205,9 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
             Event::Alias(_) => {
                 if let Some((key, span)) = value_key(&mut stack) {
                     if let Some(prefix) = key.strip_suffix(".<<").or((key == "<<").then_some("")) {
-                        file.open_prefixes.push(prefix.to_owned());
+                        open_prefixes.push(prefix.to_owned());
                     } else {
-                        file.entries.push(LocaleEntry::new(key, Some("*alias".to_owned()), span));
+                        read.push((key, Some("*alias".to_owned()), span));
                     }
                 }
             }
@@ -149,7 +217,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
                     Some(Frame::Skipped) => Frame::Skipped,
                     Some(Frame::Mapping { .. }) => match value_key(&mut stack) {
                         Some((path, span)) => {
-                            file.entries.push(LocaleEntry::new(path.clone(), None, span));
+                            read.push((path.clone(), None, span));
                             Frame::Mapping { path, key: None }
                         }
                         // A mapping as a key: nothing I18n reads.
@@ -160,7 +228,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
             }
             Event::SequenceStart(..) => {
                 if let Some((key, span)) = value_key(&mut stack) {
-                    file.entries.push(LocaleEntry::new(key, Some("[…]".to_owned()), span));
+                    read.push((key, Some("[…]".to_owned()), span));
                 }
                 stack.push(Frame::Skipped);
             }
@@ -170,9 +238,7 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
             _ => {}
         }
     }
-    // Stable: a key given twice keeps its file order.
-    file.entries.sort_by(|a, b| a.key.cmp(&b.key));
-    file
+    LocaleFile::pack(read, open_prefixes, error_at)
 }
 
 #[cfg(test)]
@@ -188,8 +254,7 @@ mod tests {
         let text = "en:\n  posts:\n    index:\n      title: \"All posts\"\n      count:\n        one: \"1 post\"\n        other: \"%{count} posts\"\n  days: [Mon, Tue]\n  \"quoted.key\": x\n";
         let file = read(text);
         let keys: Vec<String> = file
-            .entries
-            .iter()
+            .entries()
             .map(|e| {
                 format!(
                     "{}@{}:{} {:?}",
@@ -222,10 +287,10 @@ mod tests {
     fn merged_aliases_leave_their_mapping_open_and_errors_keep_what_came_before() {
         let file = read("en:\n  defaults: &defaults\n    a: 1\n  posts:\n    <<: *defaults\n    b: 2\n");
         assert_eq!(file.open_prefixes, ["en.posts"]);
-        assert!(file.entries.iter().any(|e| &*e.key == "en.posts.b"));
+        assert!(file.entries().any(|e| e.key == "en.posts.b"));
         let broken = read("de:\n  ok: ja\n  bad: [unclosed\n  later: x\n");
-        assert!(broken.entries.iter().any(|e| &*e.key == "de.ok"));
-        assert!(!broken.entries.iter().any(|e| &*e.key == "de.later"));
+        assert!(broken.entries().any(|e| e.key == "de.ok"));
+        assert!(!broken.entries().any(|e| e.key == "de.later"));
         assert!(broken.error.is_some());
     }
 
@@ -234,9 +299,9 @@ mod tests {
         let text = "ja:\n  ä: \"Ü\"\n  greeting: こんにちは\n";
         let file = read(text);
         let lines = LineIndex::new(text);
-        let greeting = file.entries.iter().find(|e| &*e.key == "ja.greeting").unwrap().span(&lines);
+        let greeting = file.entries().find(|e| e.key == "ja.greeting").unwrap().span(&lines);
         assert_eq!(&text[greeting.start_byte..greeting.end_byte], "greeting");
-        let umlaut = file.entries.iter().find(|e| &*e.key == "ja.ä").unwrap().span(&lines);
+        let umlaut = file.entries().find(|e| e.key == "ja.ä").unwrap().span(&lines);
         assert_eq!(&text[umlaut.start_byte..umlaut.end_byte], "ä");
     }
 }

@@ -108,6 +108,10 @@ pub struct FileFacts {
     /// and the column checks, never for what Roundhouse emits (that is `schema`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database_schema: Option<schema::Schema>,
+    /// A hash of the text these facts were read from: two copies of a file's facts with the same
+    /// hash place everything alike (an answer from an older context still lands right).
+    #[serde(skip)]
+    pub text_hash: u64,
 }
 
 /// A class or module defined in a file (any Ruby file; library code is mostly this).
@@ -290,6 +294,7 @@ impl FileFacts {
             uses: references::Uses::default(),
             locale: None,
             database_schema: None,
+            text_hash: 0,
         }
     }
 }
@@ -426,6 +431,12 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         return facts;
     }
     facts.line_index = LineIndex::new(text);
+    facts.text_hash = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut hasher);
+        hasher.finish()
+    };
     facts.suppressions = suppressions(text, &facts.line_index);
     if kind == Some(FileKind::View) {
         facts.template = project::template_parts(&facts.relative_path).map(|(logical_path, format, handler)| {
