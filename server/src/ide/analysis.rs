@@ -8,15 +8,89 @@ use super::routes::{self, Hover, Target};
 use crate::app::AppContext;
 use crate::rails::FileFacts;
 
-/// Whether every place in `targets` is in the index's newest copy of its file (or one read from the
-/// same text): an answer worked out against a context older than an edit is still exact when it
-/// lands in no file edited since.
-pub fn current(index: &crate::index::Index, targets: &[Target]) -> bool {
-    targets.iter().all(|t| {
-        index
-            .get(&t.file.path)
-            .is_some_and(|newest| Arc::ptr_eq(&newest, &t.file) || (newest.text_hash == t.file.text_hash && newest.text_hash != 0))
-    })
+/// The places of `targets` in the index's newest copy of each file: an answer worked out against the
+/// context the last re-check left, where a file edited since (with nothing another file depends on
+/// changed, or a re-check would be pending) has the same things in the same order, only moved. Each
+/// place is found again by what is there (a method's name, the second `@post`, a render's target…);
+/// `None` when one cannot be, and the caller works the answer out afresh.
+pub fn refresh(index: &crate::index::Index, targets: Vec<Target>) -> Option<Vec<Target>> {
+    targets
+        .into_iter()
+        .map(|target| {
+            let newest = index.get(&target.file.path)?;
+            if Arc::ptr_eq(&newest, &target.file) || (newest.text_hash == target.file.text_hash && newest.text_hash != 0) {
+                return Some(target);
+            }
+            if target.span == crate::syntax::Span::default() {
+                return Some(Target { file: newest, span: target.span });
+            }
+            let span = moved(&target.file, &newest, target.span)?;
+            Some(Target { file: newest, span })
+        })
+        .collect()
+}
+
+/// Where `span` of `older` is in `newer`: the same anchor (its kind, name and how many of the same
+/// came before it).
+fn moved(older: &FileFacts, newer: &FileFacts, span: crate::syntax::Span) -> Option<crate::syntax::Span> {
+    let (old, new) = (anchors(older), anchors(newer));
+    let at = old.iter().position(|(_, s)| *s == span)?;
+    let key = &old[at].0;
+    let nth = old[..at].iter().filter(|(k, _)| k == key).count();
+    // As many of them in both copies, or the one meant cannot be told.
+    if old.iter().filter(|(k, _)| k == key).count() != new.iter().filter(|(k, _)| k == key).count() {
+        return None;
+    }
+    new.iter().filter(|(k, _)| k == key).nth(nth).map(|(_, s)| *s)
+}
+
+/// Every place of a file an answer may point at, with what identifies it.
+fn anchors(facts: &FileFacts) -> Vec<(String, crate::syntax::Span)> {
+    let mut out: Vec<(String, crate::syntax::Span)> = Vec::new();
+    let methods = |owner: &str, list: &[crate::rails::MethodSummary], out: &mut Vec<(String, crate::syntax::Span)>| {
+        for m in list {
+            out.push((format!("def {owner}#{}", m.name), m.name_span));
+        }
+    };
+    for d in &facts.definitions {
+        out.push((format!("ns {}", d.name), d.name_span));
+        methods(&d.name, &d.methods, &mut out);
+    }
+    for m in &facts.models {
+        out.push((format!("ns {}", m.class_name), m.name_span));
+        methods(&m.class_name, &m.methods, &mut out);
+        out.extend(m.associations.iter().map(|a| (format!("assoc {}", a.name), a.name_span)));
+        for v in &m.validations {
+            out.extend(v.attributes.iter().zip(&v.attribute_spans).map(|(a, s)| (format!("validated {a}"), *s)));
+        }
+        for c in &m.callbacks {
+            out.extend(c.targets.iter().zip(&c.target_spans).map(|(t, s)| (format!("callback {t}"), *s)));
+        }
+    }
+    for c in &facts.controllers {
+        out.push((format!("ns {}", c.class_name), c.name_span));
+        methods(&c.class_name, &c.actions, &mut out);
+        methods(&c.class_name, &c.private_methods, &mut out);
+        for f in &c.filters {
+            out.extend(f.targets.iter().zip(&f.target_spans).map(|(t, s)| (format!("filter {t}"), *s)));
+        }
+        out.extend(c.layout_span.map(|s| ("layout".to_owned(), s)));
+    }
+    for r in &facts.render_calls {
+        out.push(("render".to_owned(), r.span));
+        out.extend(r.target_span.map(|s| ("render target".to_owned(), s)));
+    }
+    out.extend(facts.template.as_ref().and_then(|t| t.strict_locals.as_ref()).map(|l| ("locals".to_owned(), l.span)));
+    out.extend(facts.uses.ivars.iter().map(|u| (format!("ivar {} {}", u.name, u.write), u.span)));
+    out.extend(facts.uses.calls.iter().map(|c| (format!("call {}", c.name), c.span)));
+    out.extend(facts.uses.member_calls.iter().map(|c| (format!("member {}", c.name), c.span)));
+    out.extend(facts.uses.translations.iter().map(|t| (format!("t {}", t.key), t.span)));
+    out.extend(facts.uses.columns.iter().map(|c| (format!("column {}", c.name), c.span)));
+    out.extend(facts.route_helper_calls.iter().map(|r| (format!("helper {}", r.name), r.span)));
+    for load in &facts.association_loads {
+        out.extend(load.names.iter().map(|(n, s)| (format!("load {n}"), *s)));
+    }
+    out
 }
 
 /// Go to definition: a route helper's route and action, else what navigation resolves the cursor to.
@@ -69,5 +143,43 @@ pub fn hover(
             }
         }
         (None, None, None) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_fixture::Fixture;
+
+    /// An answer from a context built before an edit lands where the edit moved it.
+    #[test]
+    fn answers_from_an_older_context_are_found_again_in_the_edited_file() {
+        let app = |controller: &str| {
+            format!(
+                "#- /app/controllers/application_controller.rb\nclass ApplicationController < ActionController::Base\nend\n#- /app/controllers/posts_controller.rb\n{controller}"
+            )
+        };
+        let before = "class PostsController < ApplicationController\n  before_action :set_post\n  def show; end\n  private\n  def set_post\n    @post = 1\n  end\nend\n";
+        let fixture = Fixture::new(&app(before));
+        let old_context = AppContext::new(&fixture.index, &fixture.root, &fixture.index.snapshot());
+        // Two lines added at the top: everything moves down.
+        let after = format!("# frozen_string_literal: true\n\n{before}");
+        let path = fixture.path("app/controllers/posts_controller.rb");
+        let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &after);
+        fixture.index.replace(fixture.index.extract_text(&path, &after, &parsed));
+        let newest = fixture.index.get(&path).unwrap();
+        let offset = after.find(":set_post").unwrap() + 2;
+        let answer = definition(&old_context, &newest, offset);
+        assert_eq!(answer.len(), 1);
+        assert_eq!(answer[0].span.start.line, 4, "the older copy's place");
+        let found = refresh(&fixture.index, answer).unwrap();
+        assert_eq!(found[0].span.start.line, 6, "`def set_post` two lines down");
+        assert!(Arc::ptr_eq(&found[0].file, &newest));
+        // A new `def set_post` besides: which one was meant cannot be told.
+        let twice = format!("{}  def set_post; end\nend\n", after.trim_end().trim_end_matches("end"));
+        let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &twice);
+        fixture.index.replace(fixture.index.extract_text(&path, &twice, &parsed));
+        let stale = definition(&old_context, &fixture.index.get(&path).unwrap(), offset);
+        assert!(refresh(&fixture.index, stale).is_none());
     }
 }

@@ -12,11 +12,10 @@ pub async fn definition(backend: &Backend, params: GotoDefinitionParams) -> Resu
     let Some(at) = at_position(&backend.session, &position.text_document.uri, position.position) else { return Ok(None) };
     let cached = backend.session.cached_context(&at.root);
     guard::request("textDocument/definition", move || {
-        // The context the last re-check left answers at once, unless the answer is in a file edited
-        // since (its places would be the older copy's): then one built for this generation does.
+        // The context the last re-check left answers at once, its places found again in the newest
+        // copy of a file edited since; when one cannot be, a context built for this generation does.
         let targets = cached
-            .map(|context| crate::ide::analysis::definition(&context, &at.facts, at.offset))
-            .filter(|targets| crate::ide::analysis::current(&at.index, targets))
+            .and_then(|context| crate::ide::analysis::refresh(&at.index, crate::ide::analysis::definition(&context, &at.facts, at.offset)))
             .unwrap_or_else(|| crate::ide::analysis::definition(&at.context(), &at.facts, at.offset));
         let locations: Vec<Location> = targets.iter().filter_map(location).collect();
         (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
@@ -31,8 +30,12 @@ pub async fn references(backend: &Backend, params: ReferenceParams) -> Result<Op
     let cached = backend.session.cached_context(&at.root);
     guard::request("textDocument/references", move || {
         let targets = cached
-            .map(|context| crate::ide::analysis::references(&context, &at.facts, at.offset, include_declaration))
-            .filter(|targets| crate::ide::analysis::current(&at.index, targets))
+            .and_then(|context| {
+                crate::ide::analysis::refresh(
+                    &at.index,
+                    crate::ide::analysis::references(&context, &at.facts, at.offset, include_declaration),
+                )
+            })
             .unwrap_or_else(|| crate::ide::analysis::references(&at.context(), &at.facts, at.offset, include_declaration));
         let locations: Vec<Location> = targets.iter().filter_map(location).collect();
         (!locations.is_empty()).then_some(locations)
