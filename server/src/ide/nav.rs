@@ -1243,6 +1243,44 @@ mod tests {
     }
 
     #[test]
+    fn tables_of_other_databases_and_of_a_structure_dump() {
+        let fixture = Fixture::new(
+            r#"
+            #- /db/structure.sql
+            CREATE TABLE public.posts (
+                id bigint NOT NULL,
+                title character varying NOT NULL
+            );
+            #- /db/queue_schema.rb
+            ActiveRecord::Schema[8.0].define(version: 1) do
+              create_table "solid_queue_jobs" do |t|
+                t.string "queue_name", null: false
+              end
+            end
+            #- /app/models/post.rb
+            class Post < ApplicationRecord
+              validates :ti$0tle, presence: true
+            end
+            #- /app/models/job.rb
+            class Job < ApplicationRecord
+              self.table_name = "solid_queue_jobs"
+              validates :queue_name, presence: true
+            end
+            "#,
+        );
+        let context = AppContext::new(&fixture.index, &fixture.root, &fixture.index.snapshot());
+        let (path, offset) = fixture.cursor.clone().unwrap();
+        let post = fixture.index.get(&path).unwrap();
+        assert_eq!(places(&definition(&context, &post, offset)), ["db/structure.sql:3:5"]);
+        let job = fixture.facts("app/models/job.rb");
+        let at = job.models[0].validations[0].attribute_spans[0].start_byte + 1;
+        let hover = hover(&context, &job, at).unwrap().markdown;
+        assert!(hover.starts_with("**Job#queue_name** · column of `solid_queue_jobs`"), "{hover}");
+        let model = model_hover(&context, context.model("Job").unwrap());
+        assert!(model.contains("Table `solid_queue_jobs` (database `queue`) · db/queue_schema.rb"), "{model}");
+    }
+
+    #[test]
     fn document_links_name_render_targets_and_layouts() {
         let (_fixture, context, facts, _) = app_with(
             "#- /app/views/posts/show.html.erb\n$0<%= render \"form\", post: @post %> <%= render \"missing\" %> <%= render layout: \"form\" do %>x<% end %>\n",
