@@ -37,6 +37,17 @@ exports.run = async function run() {
   const diagnostics = await waitFor("diagnostics", () => {
     const found = vscode.languages.getDiagnostics(controller);
     return found.some((d) => (d.code?.value ?? d.code) === "controller.macro-dropped") && found;
+  }).catch(async (error) => {
+    // What did arrive, for the log.
+    for (const [uri, found] of vscode.languages.getDiagnostics()) {
+      console.log(`  diagnostics of ${uri.toString()}: ${found.map((d) => d.code?.value ?? d.code).join(", ")}`);
+    }
+    await vscode.commands.executeCommand("switchyard.showOutput");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    for (const document of vscode.workspace.textDocuments.filter((d) => d.uri.scheme === "output")) {
+      console.log(`  output ${document.uri.toString()}:\n${document.getText().slice(-3000)}`);
+    }
+    throw error;
   });
   const dropped = diagnostics.find((d) => (d.code?.value ?? d.code) === "controller.macro-dropped");
   assert.equal(dropped.range.start.line, 3);
