@@ -110,6 +110,32 @@ impl Symbols {
     }
 }
 
+/// The instance variables the app's code assigns and reads, anywhere (controllers, helpers, views,
+/// models), and whether any of it sets one by name (`instance_variable_set`), which no list holds.
+#[derive(Default)]
+pub struct IvarNames {
+    pub written: HashSet<String>,
+    pub read: HashSet<String>,
+    pub set_by_name: bool,
+}
+
+impl IvarNames {
+    fn new(files: &[Arc<FileFacts>]) -> IvarNames {
+        let mut names = IvarNames::default();
+        for file in files {
+            for ivar in &file.uses.ivars {
+                let set = if ivar.write { &mut names.written } else { &mut names.read };
+                if !set.contains(&ivar.name) {
+                    set.insert(ivar.name.clone());
+                }
+            }
+            names.set_by_name |= file.uses.calls.iter().any(|c| c.name == "instance_variable_set")
+                || file.uses.member_calls.iter().any(|c| c.name == "instance_variable_set");
+        }
+        names
+    }
+}
+
 /// What is known of a model's attributes: what `where(x:)`, `validates :x` and `permit(:x)` may name.
 pub struct Attributes {
     /// Its table's columns (none when its table is unknown).
@@ -152,6 +178,8 @@ pub struct Nav {
     files: Vec<Arc<FileFacts>>,
     /// Methods and constants by name: worked out when first asked.
     symbols: std::sync::OnceLock<Symbols>,
+    /// The instance variables the app's code assigns and reads: worked out when first asked.
+    ivars: std::sync::OnceLock<IvarNames>,
     /// The last migration the primary schema records.
     pub schema_version: Option<String>,
     /// Template logical path → every `render` in the app that names it (file, index in its renders):
@@ -226,6 +254,7 @@ impl Nav {
             translations_complete,
             files: context.files.clone(),
             symbols: std::sync::OnceLock::new(),
+            ivars: std::sync::OnceLock::new(),
             schema_version,
             renders_to: std::sync::OnceLock::new(),
             rendered_by: std::sync::OnceLock::new(),
@@ -238,22 +267,9 @@ impl Nav {
         self.tables.get(name).and_then(|t| t.first())
     }
 
-    pub fn table_names(&self) -> impl Iterator<Item = &str> {
-        self.tables.keys().map(String::as_str)
-    }
-
     /// The table a model reads, when the app's schema has it.
     pub fn model_table(&self, context: &AppContext, class_name: &str) -> Option<&TableRef> {
         self.table(&model_table_name(context, class_name))
-    }
-
-    /// The model whose table is `table`: the class that tableizes to it, when the app defines one.
-    pub fn table_model<'c>(&self, context: &'c AppContext, table: &str) -> Option<&'c Model> {
-        let class = inflect::classify(table);
-        context
-            .model(&class)
-            .filter(|_| model_table_name(context, &class) == table)
-            .or_else(|| context.models.values().map(|(f, i)| &f.models[*i]).find(|m| model_table_name(context, &m.class_name) == table))
     }
 
     /// What a model's attribute names are: its columns, and what its class body, its in-app base
@@ -507,6 +523,11 @@ impl Nav {
             .unwrap_or_default()
     }
 
+    /// The instance variables the app's code assigns and reads.
+    pub fn ivars(&self) -> &IvarNames {
+        self.ivars.get_or_init(|| IvarNames::new(&self.files))
+    }
+
     fn symbols(&self) -> &Symbols {
         self.symbols.get_or_init(|| Symbols::new(&self.files))
     }
@@ -659,15 +680,6 @@ impl Nav {
         self.locale_files.get(locale).into_iter().flatten().filter_map(|f| f.locale.as_ref()).flat_map(move |l| {
             let locale_prefix = locale_prefix.clone();
             l.under(&prefix).filter_map(move |e| e.key.strip_prefix(locale_prefix.as_str()))
-        })
-    }
-
-    /// Every full key of `locale`, without the locale (for completion and suggestions).
-    pub fn keys_of(&self, locale: &str) -> impl Iterator<Item = &str> {
-        let prefix = format!("{locale}.");
-        self.locale_files.get(locale).into_iter().flatten().filter_map(|f| f.locale.as_ref()).flat_map(move |l| {
-            let prefix = prefix.clone();
-            l.under(&prefix).filter_map(move |e| e.key.strip_prefix(prefix.as_str()))
         })
     }
 }
@@ -992,11 +1004,6 @@ impl AppContext {
     /// The app's navigation facts, built once per context when first asked.
     pub fn nav(&self) -> &Nav {
         self.nav.get_or_init(|| Nav::new(self))
-    }
-
-    /// Every instance variable some code of the app assigns, anywhere.
-    pub fn ivars_written(&self) -> impl Iterator<Item = &str> {
-        self.files.iter().flat_map(|f| f.uses.ivars.iter().filter(|u| u.write).map(|u| u.name.as_str()))
     }
 
     /// The controllers of the app that inherit from `class_name`, at any depth.

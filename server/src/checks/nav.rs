@@ -268,7 +268,7 @@ fn calls_only_known_methods(context: &AppContext, actions: &[(String, String)]) 
         if !seen.insert((span.start_byte, span.end_byte, file.path.clone())) {
             continue;
         }
-        if seen.len() > 512 || sets_by_name(&file) {
+        if seen.len() > 512 {
             return false;
         }
         for call in file.uses.calls.iter().filter(|c| span.start_byte <= c.span.start_byte && c.span.end_byte <= span.end_byte) {
@@ -285,13 +285,6 @@ fn calls_only_known_methods(context: &AppContext, actions: &[(String, String)]) 
     true
 }
 
-/// Whether a file sets instance variables by name (`instance_variable_set`), so no list of its
-/// assignments is complete.
-fn sets_by_name(file: &FileFacts) -> bool {
-    file.uses.calls.iter().any(|c| c.name == "instance_variable_set")
-        || file.uses.member_calls.iter().any(|c| c.name == "instance_variable_set")
-}
-
 /// `rails.unset-instance-variable`: a template reads `@x` that no code of the app ever assigns, and
 /// the actions that render it (with their filters and the app's methods they call) call nothing but
 /// the app's methods and Rails': it is nil when the template renders.
@@ -300,14 +293,14 @@ fn unset_instance_variables(file: &FileFacts, context: &AppContext) -> Vec<Diagn
     if template.ivars_read.is_empty() {
         return Vec::new();
     }
-    let written: HashSet<&str> =
-        context.ivars_written().chain(file.uses.ivars.iter().filter(|u| u.write).map(|u| u.name.as_str())).collect();
-    let unset: Vec<&crate::rails::references::IvarUse> =
-        file.uses.ivars.iter().filter(|u| !u.write && !written.contains(u.name.as_str())).collect();
-    if unset.is_empty() || context.files.iter().any(|f| sets_by_name(f)) {
+    let nav = context.nav();
+    // Assigned nowhere in the app (this file's newest copy included).
+    let ivars = nav.ivars();
+    let assigned = |name: &str| ivars.written.contains(name) || file.uses.ivars.iter().any(|u| u.write && u.name == name);
+    let unset: Vec<&crate::rails::references::IvarUse> = file.uses.ivars.iter().filter(|u| !u.write && !assigned(&u.name)).collect();
+    if unset.is_empty() || ivars.set_by_name {
         return Vec::new();
     }
-    let nav = context.nav();
     let actions = nav.template_actions(context, &template.logical_path);
     if actions.is_empty() || !calls_only_known_methods(context, &actions) {
         return Vec::new();
@@ -341,8 +334,7 @@ fn unused_instance_variables(file: &FileFacts, context: &AppContext) -> Vec<Diag
         return Vec::new();
     }
     let nav = context.nav();
-    let read: HashSet<&str> =
-        context.files.iter().flat_map(|f| f.uses.ivars.iter().filter(|u| !u.write).map(|u| u.name.as_str())).collect();
+    let read = &nav.ivars().read;
     let mut out = Vec::new();
     for controller in &file.controllers {
         let Some(folder) = crate::app::nav::controller_path(&controller.class_name) else { continue };
@@ -361,7 +353,7 @@ fn unused_instance_variables(file: &FileFacts, context: &AppContext) -> Vec<Diag
                 u.write && !u.compound && method.span.start_byte <= u.span.start_byte && u.span.end_byte <= method.span.end_byte
             });
             for write in writes {
-                if read.contains(write.name.as_str()) || !reported.insert(write.name.as_str()) {
+                if read.contains(&write.name) || !reported.insert(write.name.as_str()) {
                     continue;
                 }
                 out.push(finding(

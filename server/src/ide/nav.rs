@@ -10,7 +10,6 @@ use crate::app::nav::{
 };
 use crate::rails::controller::Controller;
 use crate::rails::model::{Association, Model};
-use crate::rails::project::FileKind;
 use crate::rails::references::{ColumnUse, IvarUse, MemberCall, Reference, RenderCall, Translation};
 use crate::rails::{FileFacts, MethodSummary, inflect};
 use crate::syntax::Span;
@@ -753,11 +752,6 @@ pub fn template_lens(context: &AppContext, facts: &FileFacts) -> Option<(String,
 /// The controller path of a controller file's class (`admin/posts`).
 pub fn controller_folder(controller: &Controller) -> Option<String> {
     controller_path(&controller.class_name)
-}
-
-/// Whether `facts` is an ERB or HAML template.
-pub fn is_template(facts: &FileFacts) -> bool {
-    facts.kind == Some(FileKind::View)
 }
 
 #[cfg(test)]

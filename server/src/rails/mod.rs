@@ -391,9 +391,8 @@ fn strict_locals(text: &str, line_index: &LineIndex) -> Option<StrictLocals> {
     let source = format!("def _locals({list})\nend\n");
     let parsed = ParsedFile::parse(Language::Ruby, &source);
     let tree = parsed.ruby.as_ref()?;
-    let parameters = crate::syntax::enclosing(tree, Span::default(), &["method"])
-        .or_else(|| tree.root_node().named_child(0))
-        .and_then(|m| crate::syntax::FieldExt::field(&m, "parameters"))?;
+    // The source is one `def`: the program's first statement.
+    let parameters = tree.root_node().named_child(0).and_then(|m| crate::syntax::FieldExt::field(&m, "parameters"))?;
     let mut locals = StrictLocals { required: Vec::new(), optional: Vec::new(), any: false, span: line_index.span(open..close + 1) };
     let mut cursor = parameters.walk();
     for parameter in parameters.named_children(&mut cursor) {
