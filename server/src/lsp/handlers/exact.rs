@@ -65,29 +65,38 @@ pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
             None
         };
         let result = exact::run(&config, &app.root, cancel.notified()).await;
+        // What the run decided is recorded before its progress ends, so a client that asks for the
+        // preview when it sees the end gets this run's answer; what it says is sent after.
+        let served = matches!(&result, Ok(output) if output.success);
+        if result.as_ref().err().is_none_or(|e| e != "cancelled") {
+            let mut served_roots = session.exact_served.lock().unwrap_or_else(|e| e.into_inner());
+            if served {
+                served_roots.insert(app.root.clone());
+            } else {
+                served_roots.remove(&app.root);
+            }
+        }
         if let Some(progress) = progress {
             progress.finish().await;
         }
         match result {
             Err(cancelled) if cancelled == "cancelled" => {}
-            Err(error) => failed(&client, &session, &app.root, &error).await,
+            Err(error) => failed(&client, &session, &error).await,
             Ok(output) if !output.success => {
-                failed(&client, &session, &app.root, &format!("roundhouse failed: {}", output.cause)).await;
+                failed(&client, &session, &format!("roundhouse failed: {}", output.cause)).await;
                 publish(&client, &session, &app.root, output.diagnostics).await;
             }
             Ok(output) => {
                 *session.exact_failure_shown.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                session.exact_served.lock().unwrap_or_else(|e| e.into_inner()).insert(app.root.clone());
                 publish(&client, &session, &app.root, output.diagnostics).await;
             }
         }
     });
 }
 
-/// A run that did not produce a tree: its output is no longer served; the failure is logged, and
+/// A run that did not produce a tree (its output is no longer served): the failure is logged, and
 /// shown unless it is the one shown last.
-async fn failed(client: &Client, session: &Arc<Session>, root: &std::path::Path, error: &str) {
-    session.exact_served.lock().unwrap_or_else(|e| e.into_inner()).remove(root);
+async fn failed(client: &Client, session: &Arc<Session>, error: &str) {
     tracing::warn!("exact previews: {error}");
     let show = {
         let mut shown = session.exact_failure_shown.lock().unwrap_or_else(|e| e.into_inner());
