@@ -159,9 +159,26 @@ impl Cache {
     }
 
     fn file_for(&self, root: &Path) -> PathBuf {
+        self.file_named(root, "bin")
+    }
+
+    /// The cache's file for what `key` names, with `extension`.
+    pub(super) fn file_named(&self, key: &(impl Hash + ?Sized), extension: &str) -> PathBuf {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        root.hash(&mut hasher);
-        self.dir.join(format!("{:016x}.bin", hasher.finish()))
+        key.hash(&mut hasher);
+        self.dir.join(format!("{:016x}.{extension}", hasher.finish()))
+    }
+
+    /// Writes `bytes` to `file` through a temporary file renamed into place: a reader sees the old
+    /// file or the new one, never half of one.
+    pub(super) fn write(&self, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let nonce = nanos(std::time::SystemTime::now());
+        let temporary = file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
+        std::fs::write(&temporary, bytes)?;
+        std::fs::rename(&temporary, file).inspect_err(|_| {
+            let _ = std::fs::remove_file(&temporary);
+        })
     }
 
     /// The app's cached facts by relative path (empty when there is no usable cache).
@@ -194,41 +211,45 @@ impl Cache {
                 Ok::<_, bincode::error::EncodeError>(Entry { relative: f.relative, fingerprint: f.fingerprint, status: f.status, facts })
             })
             .collect();
-        let header = bincode::encode_to_vec(STAMP, bincode::config::standard());
-        let body = entries.and_then(|entries| bincode::encode_to_vec(&entries, bincode::config::standard()));
-        let (Ok(header), Ok(body)) = (header, body) else {
+        let Ok(bytes) = entries.and_then(|entries| stamped(MAGIC, &entries)) else {
             tracing::warn!("index cache for {} not written: its facts did not encode", root.display());
             return;
         };
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend(header);
-        bytes.extend(body);
-        let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
-            let nonce = nanos(std::time::SystemTime::now());
-            let temporary = file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
-            std::fs::write(&temporary, &bytes)?;
-            std::fs::rename(&temporary, &file).inspect_err(|_| {
-                let _ = std::fs::remove_file(&temporary);
-            })
-        });
-        if let Err(error) = written {
+        if let Err(error) = self.write(&file, &bytes) {
             tracing::warn!("index cache {} not written: {error}", file.display());
         }
     }
 }
 
-fn decode(bytes: &[u8]) -> Result<Vec<EntryRef<'_>>, String> {
-    let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or("not a Switchyard index cache")?;
+/// `body` encoded after `magic` and the build's stamp.
+pub(super) fn stamped(magic: &[u8; 8], body: &impl bincode::Encode) -> Result<Vec<u8>, bincode::error::EncodeError> {
+    let mut bytes = magic.to_vec();
+    bincode::encode_into_std_write(STAMP, &mut bytes, bincode::config::standard())?;
+    bincode::encode_into_std_write(body, &mut bytes, bincode::config::standard())?;
+    Ok(bytes)
+}
+
+/// What follows `magic` and this build's stamp in `bytes`, or why there is none.
+pub(super) fn unstamped<'a>(magic: &[u8; 8], bytes: &'a [u8]) -> Result<&'a [u8], String> {
+    let rest = bytes.strip_prefix(magic.as_slice()).ok_or("not a Switchyard cache file of this kind")?;
     let (stamp, used): (String, usize) = bincode::decode_from_slice(rest, reading()).map_err(|e| format!("unreadable header: {e}"))?;
     if stamp != STAMP {
         return Err(format!("written by another build ({stamp})"));
     }
-    let (entries, read): (Vec<EntryRef<'_>>, usize) =
-        bincode::borrow_decode_from_slice(&rest[used..], reading()).map_err(|e| format!("unreadable: {e}"))?;
-    if used + read != rest.len() {
+    Ok(&rest[used..])
+}
+
+/// A whole body, decoded (borrowing from `bytes`); trailing bytes are an error.
+pub(super) fn decode_whole<'a, T: bincode::BorrowDecode<'a, ()>>(bytes: &'a [u8]) -> Result<T, String> {
+    let (decoded, read): (T, usize) = bincode::borrow_decode_from_slice(bytes, reading()).map_err(|e| format!("unreadable: {e}"))?;
+    if read != bytes.len() {
         return Err("trailing bytes".to_owned());
     }
-    Ok(entries)
+    Ok(decoded)
+}
+
+fn decode(bytes: &[u8]) -> Result<Vec<EntryRef<'_>>, String> {
+    decode_whole(unstamped(MAGIC, bytes)?)
 }
 
 #[cfg(test)]

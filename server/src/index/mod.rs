@@ -8,6 +8,7 @@
 
 pub mod cache;
 mod dump;
+pub mod published;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -74,6 +75,8 @@ pub struct Index {
     generation: std::sync::atomic::AtomicU64,
     /// Where the cold index finds the facts of unchanged files and leaves them for the next run.
     cache: RwLock<Option<cache::Cache>>,
+    /// Whether the cold index records what it read (`IndexReport::read`).
+    record_reads: std::sync::atomic::AtomicBool,
 }
 
 /// What a cold index did, for progress messages, `--check` and benchmarks.
@@ -82,6 +85,10 @@ pub struct IndexReport {
     pub files: usize,
     pub bytes: usize,
     pub errors: Vec<(PathBuf, FileError)>,
+    /// When the index records what it read (`record_reads`): every folder it listed, ignore file it
+    /// obeyed and file it indexed, with the status that vouched for it then (`0`: nothing vouches,
+    /// such as a file changed too recently, or an open document's file, left unread).
+    pub read: Vec<(PathBuf, u64)>,
 }
 
 impl Index {
@@ -104,6 +111,11 @@ impl Index {
         if let Ok(mut current) = self.cache.write() {
             *current = cache;
         }
+    }
+
+    /// Makes the cold index record what it read (`IndexReport::read`), at a `stat` per folder.
+    pub fn record_reads(&self) {
+        self.record_reads.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     pub fn apps(&self) -> Vec<RailsApp> {
@@ -280,18 +292,24 @@ impl Index {
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> IndexReport {
         let t0 = std::time::Instant::now();
+        let record = self.record_reads.load(std::sync::atomic::Ordering::Relaxed);
         let mut files = Vec::new();
+        let mut walked = Vec::new();
         for folder in folders {
-            let (mut apps, mut found) = project::discover(folder);
+            let mut found = project::discover_recording(folder, record);
             // A folder inside an app (its `config/`, its `app/`): index the app it belongs to.
-            let enclosing = apps.iter().find(|a| !a.root.starts_with(folder)).map(|a| a.root.clone());
-            let enclosing =
-                if apps.is_empty() { folder.ancestors().find(|d| project::is_rails_root(d)).map(Path::to_path_buf) } else { enclosing };
+            let enclosing = found.apps.iter().find(|a| !a.root.starts_with(folder)).map(|a| a.root.clone());
+            let enclosing = if found.apps.is_empty() {
+                folder.ancestors().find(|d| project::is_rails_root(d)).map(Path::to_path_buf)
+            } else {
+                enclosing
+            };
             if let Some(root) = enclosing {
-                (apps, found) = project::discover(&root);
+                found = project::discover_recording(&root, record);
             }
-            self.add_apps(apps);
-            files.extend(found);
+            self.add_apps(found.apps);
+            files.extend(found.files);
+            walked.extend(found.read);
         }
         files.sort();
         files.dedup();
@@ -341,6 +359,11 @@ impl Index {
             })
             .collect();
         tracing::debug!("files read by {:?}", t0.elapsed());
+        if record {
+            walked.extend(files.iter().map(|path| (path.clone(), read.get(path).map_or(0, |saved| saved.status))));
+            walked.sort();
+            walked.dedup();
+        }
         if let Some(cache) = &cache {
             // An app whose every file came from its cache under the same status, none gone, is not
             // rewritten.
@@ -361,7 +384,7 @@ impl Index {
             }
         }
         tracing::debug!("persisted index written by {:?}", t0.elapsed());
-        let mut report = IndexReport { files: total, ..IndexReport::default() };
+        let mut report = IndexReport { files: total, read: walked, ..IndexReport::default() };
         for result in results {
             match result {
                 Ok(len) => report.bytes += len,

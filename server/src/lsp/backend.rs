@@ -23,7 +23,12 @@ pub struct Backend {
 impl Backend {
     pub fn new(client: Client) -> Backend {
         let session = Session::default();
-        session.index.use_cache(crate::index::cache::configured());
+        let cache = crate::index::cache::configured();
+        if cache.is_some() {
+            // What the index reads vouches for the diagnostics kept for the next start.
+            session.index.record_reads();
+        }
+        session.index.use_cache(cache);
         Backend { client, session: Arc::new(session) }
     }
 

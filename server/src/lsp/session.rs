@@ -73,6 +73,10 @@ pub struct Session {
     /// always from its newest facts.
     pub publishing: tokio::sync::Mutex<()>,
     shutdown: AtomicBool,
+    /// The last session's diagnostics, while they hold (`index::published`): from the start until
+    /// the index's first re-check has published, or until an open document or a file departs from
+    /// what they were worked out from.
+    last_published: Mutex<Option<Arc<crate::index::published::Holding>>>,
 }
 
 /// The context each app's requests last used, with the index generation it was built at: requests
@@ -368,7 +372,37 @@ impl Session {
     pub fn replace_document_facts(&self, document: &Document) -> (Arc<FileFacts>, Option<Arc<FileFacts>>) {
         self.adopt_app_of(&document.path);
         let facts = self.index.extract_text(&document.path, &document.text, &document.parsed);
-        self.index.replace(facts)
+        let (facts, previous) = self.index.replace(facts);
+        let mut last = lock(&self.last_published);
+        if last.as_ref().is_some_and(|holding| !holding.agrees_with(&facts.path, facts.text_hash)) {
+            tracing::debug!("{}: the last session's diagnostics no longer hold", facts.path.display());
+            *last = None;
+        }
+        (facts, previous)
+    }
+
+    /// Holds the last session's diagnostics (`index::published::load` found them true of the disk),
+    /// unless an open document already departs from them; `false` then.
+    pub fn hold_last_published(&self, holding: crate::index::published::Holding) -> bool {
+        let documents = self.documents();
+        let agree = documents.keys().all(|path| self.index.get(path).is_some_and(|facts| holding.agrees_with(path, facts.text_hash)));
+        if agree {
+            *lock(&self.last_published) = Some(Arc::new(holding));
+        }
+        agree
+    }
+
+    /// A file's diagnostics as the last session published them, while they hold and `facts` are of
+    /// the text they were worked out from.
+    pub fn last_published_for(&self, facts: &FileFacts) -> Option<Vec<crate::diagnostic::Diagnostic>> {
+        let holding = lock(&self.last_published).clone()?;
+        holding.diagnostics(&facts.path, facts.text_hash).map(<[_]>::to_vec)
+    }
+
+    /// Stops using the last session's diagnostics (the index's own have been published, or a file
+    /// changed on disk).
+    pub fn forget_last_published(&self) {
+        *lock(&self.last_published) = None;
     }
 
     /// The context last built for the app at `root`, when no change since has asked for a re-check

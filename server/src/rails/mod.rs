@@ -422,6 +422,14 @@ pub fn skipped_file(span: Span, why: String) -> Diagnostic {
 /// Reads the facts of one file from its parse: what it is, never what Roundhouse makes of it (that is
 /// `roundhouse::check_file`, over these facts). `relative_path` and `kind` come from the app it
 /// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
+/// What `FileFacts::text_hash` holds of a text.
+pub fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     if let Some(Skipped::TooLarge { len }) = parsed.skipped {
@@ -430,12 +438,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         return facts;
     }
     facts.line_index = LineIndex::new(text);
-    facts.text_hash = {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        text.hash(&mut hasher);
-        hasher.finish()
-    };
+    facts.text_hash = text_hash(text);
     facts.suppressions = suppressions(text, &facts.line_index);
     if kind == Some(FileKind::View) {
         facts.template = project::template_parts(&facts.relative_path).map(|(logical_path, format, handler)| {

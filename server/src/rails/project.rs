@@ -219,51 +219,103 @@ pub fn discover_apps(folder: &Path) -> Vec<RailsApp> {
 /// `config/application.rb` makes its grandparent a root; no extra `stat` per folder) and every
 /// indexable file, sorted.
 pub fn discover(folder: &Path) -> (Vec<RailsApp>, Vec<PathBuf>) {
-    let roots = std::sync::Mutex::new(std::collections::BTreeSet::new());
-    let files = std::sync::Mutex::new(Vec::new());
+    let Discovered { apps, files, .. } = discover_recording(folder, false);
+    (apps, files)
+}
+
+/// What one walk found, and (when asked) what it read to find it.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub apps: Vec<RailsApp>,
+    pub files: Vec<PathBuf>,
+    /// Every folder the walk listed and every ignore file that shaped it (the folder's own and its
+    /// ancestors'), each with its status (`index::cache::status`) taken before the walk read it: a
+    /// later walk that finds them all with the same status finds the same files.
+    pub read: Vec<(PathBuf, u64)>,
+}
+
+/// The ignore files the walk obeys (`walker`): Git's and the `ignore` crate's own.
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+
+/// `discover`, also recording what the walk read when `record` is set.
+pub fn discover_recording(folder: &Path, record: bool) -> Discovered {
+    /// What the walking threads found, handed over as each ends.
+    #[derive(Default)]
+    struct Gathered {
+        roots: std::collections::BTreeSet<PathBuf>,
+        files: Vec<PathBuf>,
+        read: Vec<(PathBuf, u64)>,
+    }
+    let gathered = std::sync::Mutex::new(Gathered::default());
+    if record {
+        let ancestors = folder.ancestors().skip(1).flat_map(statuses_of_ignore_files);
+        gathered.lock().unwrap_or_else(std::sync::PoisonError::into_inner).read.extend(ancestors);
+    }
     walker(folder).build_parallel().run(|| {
         // Each walking thread gathers its own finds and hands them over once, when it ends.
         struct Finds<'a> {
-            roots: Vec<PathBuf>,
-            files: Vec<PathBuf>,
-            into: (&'a std::sync::Mutex<std::collections::BTreeSet<PathBuf>>, &'a std::sync::Mutex<Vec<PathBuf>>),
+            own: Gathered,
+            into: &'a std::sync::Mutex<Gathered>,
         }
         impl Drop for Finds<'_> {
             fn drop(&mut self) {
-                if let Ok(mut roots) = self.into.0.lock() {
-                    roots.extend(self.roots.drain(..));
-                }
-                if let Ok(mut files) = self.into.1.lock() {
-                    files.append(&mut self.files);
+                if let Ok(mut into) = self.into.lock() {
+                    into.roots.append(&mut self.own.roots);
+                    into.files.append(&mut self.own.files);
+                    into.read.append(&mut self.own.read);
                 }
             }
         }
-        let mut finds = Finds { roots: Vec::new(), files: Vec::new(), into: (&roots, &files) };
+        let mut finds = Finds { own: Gathered::default(), into: &gathered };
         Box::new(move |entry| {
             let Ok(entry) = entry else { return ignore::WalkState::Continue };
+            let path = entry.path();
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                // Called before the walk lists the folder: a change after this status changes it.
+                if record {
+                    let now = std::time::SystemTime::now();
+                    let status = std::fs::metadata(path).map_or(0, |m| crate::index::cache::status(&m, now));
+                    finds.own.read.push((path.to_path_buf(), status));
+                    finds.own.read.extend(statuses_of_ignore_files(path));
+                }
+                return ignore::WalkState::Continue;
+            }
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return ignore::WalkState::Continue;
             }
-            let path = entry.path();
             let name = entry.file_name().to_str().unwrap_or("");
             if matches!(name, "routes.rb" | "application.rb") {
                 let config = path.parent();
                 if config.and_then(|c| c.file_name()).is_some_and(|n| n == "config") {
-                    finds.roots.extend(config.and_then(Path::parent).map(Path::to_path_buf));
+                    finds.own.roots.extend(config.and_then(Path::parent).map(Path::to_path_buf));
                 }
             }
             if language_of(path).is_some() {
-                finds.files.push(path.to_path_buf());
+                finds.own.files.push(path.to_path_buf());
             }
             ignore::WalkState::Continue
         })
     });
-    let roots = roots.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut files = files.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Gathered { roots, mut files, mut read } = gathered.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     let apps: Vec<RailsApp> = roots.into_iter().map(RailsApp::at).collect();
     files.retain(|f| owning_app(f, &apps).is_some());
     files.sort();
-    (apps, files)
+    read.sort();
+    Discovered { apps, files, read }
+}
+
+/// The ignore files in `dir`, with their statuses (one that is absent needs none: creating it
+/// changes the folder's status).
+fn statuses_of_ignore_files(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let now = std::time::SystemTime::now();
+    IGNORE_FILES
+        .iter()
+        .filter_map(|name| {
+            let path = dir.join(name);
+            let metadata = std::fs::metadata(&path).ok()?;
+            Some((path, crate::index::cache::status(&metadata, now)))
+        })
+        .collect()
 }
 
 /// Every indexable file of an app, skipping nested apps' files (they are indexed under their own root).

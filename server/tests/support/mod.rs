@@ -39,16 +39,24 @@ impl Client {
 
     /// `spawn`, with these environment variables besides (a cache directory, say).
     pub fn spawn_with(env: &[(&str, &Path)]) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard"))
-            .envs(env.iter().map(|(k, v)| (*k, *v)))
-            .env("SWITCHYARD_LOG", "warn")
+        Client::spawn_logging(env, None)
+    }
+
+    /// `spawn_with`, the server's log (at `info`) written to `log` when given.
+    pub fn spawn_logging(env: &[(&str, &Path)], log: Option<&Path>) -> Client {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
+        command
+            .env("SWITCHYARD_LOG", if log.is_some() { "info" } else { "warn" })
             // The rule pages diagnostics link to are written here, not into the user's cache.
             .env("XDG_CACHE_HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache"))
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn switchyard");
+            .stderr(match log {
+                Some(log) => Stdio::from(std::fs::File::create(log).expect("create the log")),
+                None => Stdio::inherit(),
+            });
+        let mut child = command.spawn().expect("spawn switchyard");
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (sender, incoming) = channel();

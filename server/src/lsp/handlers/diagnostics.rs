@@ -156,12 +156,13 @@ pub async fn publish(session: &Arc<Session>, client: &Client, changes: Vec<Chang
 }
 
 /// A file's diagnostics now: its own findings and, when its app has a context, the whole-app ones
-/// against it (the newest built; a re-check under way replaces what is out of date).
+/// against it (the newest built; a re-check under way replaces what is out of date). Before there is
+/// one, the last session's, while they hold (`index::published`).
 fn current_diagnostics(session: &Session, facts: &FileFacts) -> Vec<Diagnostic> {
     let context = session.index.app_for(&facts.path).filter(|_| !session.is_indexing()).and_then(|app| session.latest_context(&app.root));
     match context {
         Some(context) => file_diagnostics(facts, &derived(&context, facts), Some(&context.reading)),
-        None => file_diagnostics(facts, &[], None),
+        None => session.last_published_for(facts).unwrap_or_else(|| file_diagnostics(facts, &[], None)),
     }
 }
 

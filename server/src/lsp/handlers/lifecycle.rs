@@ -18,6 +18,7 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
     if folders.is_empty() {
         folders.extend(params.root_uri.as_ref().and_then(convert::path_of));
     }
+    hold_last_published(&backend.session, &folders);
     backend.session.set_folders(folders);
     backend.session.set_exact_config(super::exact::config_from(params.initialization_options.as_ref()));
     let capabilities = &params.capabilities;
@@ -101,6 +102,28 @@ pub async fn initialized(backend: &Backend) {
     });
 }
 
+/// When the last session's diagnostics still hold (nothing they were worked out from has changed on
+/// disk), they are held before the index starts: a document opened at start gets its complete
+/// diagnostics at once. Done before `initialize` answers (a `stat` per file and folder, on every core),
+/// so no document can be opened before.
+fn hold_last_published(session: &Session, folders: &[PathBuf]) {
+    let Some(cache) = crate::index::cache::configured() else { return };
+    if folders.is_empty() {
+        return;
+    }
+    let started = Instant::now();
+    let Some(holding) = crate::index::published::load(&cache, folders) else { return };
+    session.index.add_apps(holding.apps.iter().cloned().map(crate::rails::project::RailsApp::at).collect());
+    for root in &holding.apps {
+        // Mistakes in it are said when the index ends.
+        let _ = session.reload_config(root);
+    }
+    let files = holding.files.len();
+    if session.hold_last_published(holding) {
+        tracing::info!("the last session's diagnostics of {files} files hold (checked in {:?})", started.elapsed());
+    }
+}
+
 async fn register_file_watchers(client: &tower_lsp_server::Client) {
     let options = DidChangeWatchedFilesRegistrationOptions {
         watchers: vec![
@@ -178,6 +201,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         }
     }
     drop(indexing);
+    let generation = session.index.generation();
     let mut publishes = Vec::new();
     let mut config_errors = Vec::new();
     let apps = session.index.apps();
@@ -195,6 +219,13 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         session.want_recheck(&app.root);
         claimed_recheck(Arc::clone(&session), client.clone(), app.root).await;
     }
+    session.forget_last_published();
+    if config_errors.is_empty()
+        && let Some(cache) = crate::index::cache::configured()
+    {
+        let (session, read) = (Arc::clone(&session), report.read);
+        let _ = tokio::task::spawn_blocking(move || keep_published(&session, &cache, read, generation)).await;
+    }
     for message in config_errors {
         client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
     }
@@ -204,6 +235,47 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     }
     if let Some(progress) = progress {
         progress.finish_with_message(format!("Indexed {} files", thousands(report.files))).await;
+    }
+}
+
+/// Keeps what the index's first re-check published for the next start, when it was all worked out
+/// from what is on disk and every file read has a status that vouches for it: nothing changed since
+/// the index ended (`generation`), and every open document's text is its file's.
+fn keep_published(session: &Session, cache: &crate::index::cache::Cache, read: Vec<(PathBuf, u64)>, generation: u64) {
+    use crate::index::published::{Published, save};
+    if read.is_empty() || session.index.generation() != generation {
+        return;
+    }
+    let now = std::time::SystemTime::now();
+    let mut vouched = Vec::with_capacity(read.len());
+    for (path, status) in read {
+        // An open document's file was left unread by the index: read now, it vouches when it holds
+        // the document's text.
+        let status = match status {
+            0 => session.index.get(&path).and_then(|facts| {
+                let status = crate::index::cache::status(&std::fs::metadata(&path).ok()?, now);
+                let text = std::fs::read_to_string(&path).ok()?;
+                (status != 0 && crate::rails::text_hash(&text) == facts.text_hash).then_some(status)
+            }),
+            status => Some(status),
+        };
+        let (Some(status), Some(path)) = (status, path.to_str()) else {
+            tracing::debug!("the diagnostics of this session are not kept: {} does not vouch for them", path.display());
+            return;
+        };
+        vouched.push((path.to_owned(), status));
+    }
+    let apps = session.index.apps();
+    let files = session
+        .index
+        .snapshot()
+        .iter()
+        .filter(|facts| apps.iter().any(|app| facts.path.starts_with(&app.root)))
+        .filter_map(|facts| Some((facts.path.to_str()?.to_owned(), facts.text_hash, session.published(&facts.path))))
+        .collect();
+    let apps = apps.iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect();
+    if session.index.generation() == generation {
+        save(cache, &session.folders(), &Published { apps, read: vouched, files });
     }
 }
 
