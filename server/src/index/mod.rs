@@ -184,6 +184,12 @@ impl Index {
     }
 
     /// Every file's facts, sorted by path: a consistent view that holds no lock once returned.
+    /// Every file's facts, in no order (`snapshot` sorts them by path, which costs a path comparison
+    /// per step: a few milliseconds per thousand files).
+    pub fn unordered(&self) -> Vec<Arc<FileFacts>> {
+        self.files.iter().map(|entry| Arc::clone(entry.value())).collect()
+    }
+
     pub fn snapshot(&self) -> Vec<Arc<FileFacts>> {
         let mut all: Vec<Arc<FileFacts>> = self.files.iter().map(|entry| Arc::clone(entry.value())).collect();
         all.sort_by(|a, b| a.path.cmp(&b.path));

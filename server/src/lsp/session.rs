@@ -405,6 +405,11 @@ impl Session {
         *lock(&self.last_published) = None;
     }
 
+    /// Stops using the last session's diagnostics, returning them if they were held until now.
+    pub fn take_last_published(&self) -> Option<Arc<crate::index::published::Holding>> {
+        lock(&self.last_published).take()
+    }
+
     /// The context last built for the app at `root`, when no change since has asked for a re-check
     /// (then it answers for every file but the edited ones' own facts, which callers read fresh).
     pub fn cached_context(&self, root: &Path) -> Option<Arc<AppContext>> {

@@ -219,12 +219,12 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         session.want_recheck(&app.root);
         claimed_recheck(Arc::clone(&session), client.clone(), app.root).await;
     }
-    session.forget_last_published();
+    let held = session.take_last_published();
     if config_errors.is_empty()
         && let Some(cache) = crate::index::cache::configured()
     {
         let (session, read) = (Arc::clone(&session), report.read);
-        let _ = tokio::task::spawn_blocking(move || keep_published(&session, &cache, read, generation)).await;
+        let _ = tokio::task::spawn_blocking(move || keep_published(&session, &cache, read, generation, held.as_deref())).await;
     }
     for message in config_errors {
         client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
@@ -240,10 +240,26 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
 
 /// Keeps what the index's first re-check published for the next start, when it was all worked out
 /// from what is on disk and every file read has a status that vouches for it: nothing changed since
-/// the index ended (`generation`), and every open document's text is its file's.
-fn keep_published(session: &Session, cache: &crate::index::cache::Cache, read: Vec<(PathBuf, u64)>, generation: u64) {
+/// the index ended (`generation`), and every open document's text is its file's. When the last
+/// session's were `held` until now and say the same of the same files, they are left as they are.
+fn keep_published(
+    session: &Session,
+    cache: &crate::index::cache::Cache,
+    read: Vec<(PathBuf, u64)>,
+    generation: u64,
+    held: Option<&crate::index::published::Holding>,
+) {
     use crate::index::published::{Published, save};
     if read.is_empty() || session.index.generation() != generation {
+        return;
+    }
+    let started = Instant::now();
+    let snapshot = session.index.unordered();
+    if let Some(held) = held
+        && held.files.len() == snapshot.len()
+        && snapshot.iter().all(|facts| held.diagnostics(&facts.path, facts.text_hash) == Some(session.published(&facts.path).as_slice()))
+    {
+        tracing::debug!("the last session's diagnostics still hold (compared in {:?})", started.elapsed());
         return;
     }
     let now = std::time::SystemTime::now();
@@ -266,16 +282,14 @@ fn keep_published(session: &Session, cache: &crate::index::cache::Cache, read: V
         vouched.push((path.to_owned(), status));
     }
     let apps = session.index.apps();
-    let files = session
-        .index
-        .snapshot()
+    let files = snapshot
         .iter()
         .filter(|facts| apps.iter().any(|app| facts.path.starts_with(&app.root)))
         .filter_map(|facts| Some((facts.path.to_str()?.to_owned(), facts.text_hash, session.published(&facts.path))))
         .collect();
     let apps = apps.iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect();
-    if session.index.generation() == generation {
-        save(cache, &session.folders(), &Published { apps, read: vouched, files });
+    if session.index.generation() == generation && save(cache, &session.folders(), &Published { apps, read: vouched, files }) {
+        tracing::debug!("this session's diagnostics kept in {:?}", started.elapsed());
     }
 }
 
