@@ -77,12 +77,12 @@ pub fn status(metadata: &std::fs::Metadata, read_at: std::time::SystemTime) -> u
 /// One file, as written: its facts are encoded on their own, so they are decoded only when the file
 /// is unchanged, in the cold index's parallel pass. Read back as an `EntryRef`.
 #[derive(bincode::Encode)]
-struct Entry {
-    relative: String,
+struct Entry<'a> {
+    relative: &'a str,
     fingerprint: Fingerprint,
     /// The file's `status` when it was read (`0`: none to trust).
     status: u64,
-    facts: Vec<u8>,
+    facts: &'a [u8],
 }
 
 /// An `Entry` as read: borrowed from the cache file's bytes (bincode reads a borrowed byte slice in
@@ -95,11 +95,32 @@ struct EntryRef<'a> {
     facts: &'a [u8],
 }
 
+/// A file's facts as encoded: a range of the cache file's bytes, shared by all its files (read once,
+/// never copied per file), or encoded afresh.
+#[derive(Clone)]
+pub struct Encoded {
+    bytes: std::sync::Arc<Vec<u8>>,
+    range: std::ops::Range<usize>,
+}
+
+impl Encoded {
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[self.range.clone()]
+    }
+}
+
+impl From<Vec<u8>> for Encoded {
+    fn from(bytes: Vec<u8>) -> Encoded {
+        let range = 0..bytes.len();
+        Encoded { bytes: std::sync::Arc::new(bytes), range }
+    }
+}
+
 /// A file's cached facts, still encoded, with what they were read from.
 pub struct Cached {
     pub fingerprint: Fingerprint,
     pub status: u64,
-    pub facts: Vec<u8>,
+    pub facts: Encoded,
 }
 
 /// A file to write: its facts as encoded when they came from the cache, or to encode.
@@ -108,7 +129,7 @@ pub struct ToSave {
     pub fingerprint: Fingerprint,
     pub status: u64,
     pub facts: std::sync::Arc<FileFacts>,
-    pub encoded: Option<Vec<u8>>,
+    pub encoded: Option<Encoded>,
 }
 
 /// Decoding never allocates more than this for one read (a corrupt length is an error, not a crash).
@@ -185,10 +206,20 @@ impl Cache {
     pub fn load(&self, root: &Path) -> HashMap<String, Cached> {
         let file = self.file_for(root);
         let Ok(bytes) = std::fs::read(&file) else { return HashMap::new() };
-        match decode(&bytes) {
+        let start = bytes.as_ptr() as usize;
+        let read = decode(&bytes).map(|entries| {
+            // Where each file's facts are in `bytes` (an offset: the slices borrow what is shared next).
+            let at = |facts: &[u8]| facts.as_ptr() as usize - start..facts.as_ptr() as usize - start + facts.len();
+            entries.into_iter().map(|e| (e.relative.to_owned(), e.fingerprint, e.status, at(e.facts))).collect::<Vec<_>>()
+        });
+        match read {
             Ok(entries) => {
-                let cached = |e: EntryRef<'_>| Cached { fingerprint: e.fingerprint, status: e.status, facts: e.facts.to_vec() };
-                entries.into_iter().map(|e| (e.relative.to_owned(), cached(e))).collect()
+                let bytes = std::sync::Arc::new(bytes);
+                let facts = |range| Encoded { bytes: std::sync::Arc::clone(&bytes), range };
+                entries
+                    .into_iter()
+                    .map(|(relative, fingerprint, status, range)| (relative, Cached { fingerprint, status, facts: facts(range) }))
+                    .collect()
             }
             Err(why) => {
                 tracing::info!("index cache {} not used ({why}): the app is indexed afresh", file.display());
@@ -201,17 +232,24 @@ impl Cache {
     pub fn save(&self, root: &Path, files: Vec<ToSave>) {
         use rayon::prelude::*;
         let file = self.file_for(root);
-        let entries: Result<Vec<Entry>, _> = files
+        let encoded: Result<Vec<(ToSave, Encoded)>, _> = files
             .into_par_iter()
-            .map(|f| {
-                let facts = match f.encoded {
-                    Some(bytes) => bytes,
-                    None => bincode::encode_to_vec(&*f.facts, bincode::config::standard())?,
+            .map(|mut f| {
+                let facts = match f.encoded.take() {
+                    Some(encoded) => encoded,
+                    None => bincode::encode_to_vec(&*f.facts, bincode::config::standard())?.into(),
                 };
-                Ok::<_, bincode::error::EncodeError>(Entry { relative: f.relative, fingerprint: f.fingerprint, status: f.status, facts })
+                Ok::<_, bincode::error::EncodeError>((f, facts))
             })
             .collect();
-        let Ok(bytes) = entries.and_then(|entries| stamped(MAGIC, &entries)) else {
+        let bytes = encoded.and_then(|encoded| {
+            let entries: Vec<Entry<'_>> = encoded
+                .iter()
+                .map(|(f, facts)| Entry { relative: &f.relative, fingerprint: f.fingerprint, status: f.status, facts: facts.as_slice() })
+                .collect();
+            stamped(MAGIC, &entries)
+        });
+        let Ok(bytes) = bytes else {
             tracing::warn!("index cache for {} not written: its facts did not encode", root.display());
             return;
         };

@@ -53,7 +53,7 @@ struct Saved {
     relative: String,
     fingerprint: cache::Fingerprint,
     status: u64,
-    encoded: Option<Vec<u8>>,
+    encoded: Option<cache::Encoded>,
     restamped: bool,
 }
 
@@ -248,7 +248,7 @@ impl Index {
         let metadata = opened.metadata.clone();
         let status = if cached.is_some() { cache::status(&metadata, read_at) } else { 0 };
         let reuse = |entry: cache::Cached, fingerprint: cache::Fingerprint, len: usize| {
-            let mut facts = cache::decode_facts(&entry.facts)?;
+            let mut facts = cache::decode_facts(entry.facts.as_slice())?;
             facts.path = path.to_path_buf();
             let restamped = entry.status != status;
             let saved = Saved { relative: relative.clone(), fingerprint, status, encoded: Some(entry.facts), restamped };
