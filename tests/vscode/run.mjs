@@ -31,6 +31,11 @@ const run = mkdtempSync(path.join(os.tmpdir(), "switchyard-vscode-"));
 const dirs = Object.fromEntries(["user", "extensions", "config", "data", "cache", "index"].map((d) => [d, path.join(run, d)]));
 for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
 mkdirSync(path.join(dirs.user, "User"), { recursive: true });
+mkdirSync(path.join(dirs.user, "Machine"), { recursive: true });
+// `switchyard.server.path` is machine-scoped: in a remote window (code-server is one) it is read from
+// the remote machine's settings, and a user-settings value is dropped once the extension's settings
+// are known (before that it may be seen: that race made the server start in some runs only).
+writeFileSync(path.join(dirs.user, "Machine/settings.json"), JSON.stringify({ "switchyard.server.path": binary }));
 writeFileSync(
   path.join(dirs.user, "User/settings.json"),
   JSON.stringify({
