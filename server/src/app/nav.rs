@@ -523,6 +523,14 @@ impl Nav {
             .unwrap_or_default()
     }
 
+    /// Builds what the checks read of this model lazily (the app's methods and constants, its
+    /// instance variables, which actions render which template), so no file's check builds it.
+    pub fn prepare_checks(&self, context: &AppContext) {
+        self.symbols();
+        self.ivars();
+        self.rendered_by.get_or_init(|| self.actions_by_template(context));
+    }
+
     /// The instance variables the app's code assigns and reads.
     pub fn ivars(&self) -> &IvarNames {
         self.ivars.get_or_init(|| IvarNames::new(&self.files))

@@ -77,6 +77,17 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
 /// be newer than the context's copy of it (an edit since the context was built): the findings on a
 /// routes file that come from the expanded table (missing actions) are then left out, since their
 /// positions are the old copy's; every other finding is placed by `file` itself.
+/// Works out what `derived` reads of the context that is built when first asked (the whole-app
+/// verdicts by file, the navigation model's indexes), so that a caller who builds a context in the
+/// background hands on one whose checks of any file cost that file alone: an edit's own publish
+/// never builds them, nor waits on a background thread building them.
+pub fn prepare(context: &AppContext) {
+    missing_actions(context);
+    output_collisions(context);
+    context.model_includes();
+    context.nav().prepare_checks(context);
+}
+
 pub fn derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
     found.extend(routeless_checks(file, context));

@@ -304,6 +304,11 @@ fn build(
     if stale() {
         return None;
     }
+    // Here, on the background pool, not in the first edit's publish that reads the context.
+    crate::checks::prepare(&context);
+    if stale() {
+        return None;
+    }
     session.cache_context(wanted, Arc::clone(&context));
     session.request_contexts.put(generation, Arc::clone(&context));
     session.hints_stale.store(true, Ordering::SeqCst);
