@@ -1,5 +1,6 @@
 //! `initialize`, `initialized` (file watchers and the cold index with `$/progress`), `shutdown`.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -201,7 +202,8 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         }
     }
     drop(indexing);
-    let generation = session.index.generation();
+    // What every file's facts were read from when the index ended: what is kept must be of these.
+    let texts = text_hashes(&session);
     let mut publishes = Vec::new();
     let mut config_errors = Vec::new();
     let apps = session.index.apps();
@@ -224,7 +226,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         && let Some(cache) = crate::index::cache::configured()
     {
         let (session, read) = (Arc::clone(&session), report.read);
-        let _ = tokio::task::spawn_blocking(move || keep_published(&session, &cache, read, generation, held.as_deref())).await;
+        let _ = tokio::task::spawn_blocking(move || keep_published(&session, &cache, read, &texts, held.as_deref())).await;
     }
     for message in config_errors {
         client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
@@ -240,17 +242,18 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
 
 /// Keeps what the index's first re-check published for the next start, when it was all worked out
 /// from what is on disk and every file read has a status that vouches for it: nothing changed since
-/// the index ended (`generation`), and every open document's text is its file's. When the last
+/// the index ended (every file's facts are of the text they were then: `texts`; a document opened since
+/// with the text on disk changes nothing), and every open document's text is its file's. When the last
 /// session's were `held` until now and say the same of the same files, they are left as they are.
 fn keep_published(
     session: &Session,
     cache: &crate::index::cache::Cache,
     read: Vec<(PathBuf, u64)>,
-    generation: u64,
+    texts: &HashMap<PathBuf, u64>,
     held: Option<&crate::index::published::Holding>,
 ) {
     use crate::index::published::{Published, save};
-    if read.is_empty() || session.index.generation() != generation {
+    if read.is_empty() || text_hashes(session) != *texts {
         return;
     }
     let started = Instant::now();
@@ -288,9 +291,14 @@ fn keep_published(
         .filter_map(|facts| Some((facts.path.to_str()?.to_owned(), facts.text_hash, session.published(&facts.path))))
         .collect();
     let apps = apps.iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect();
-    if session.index.generation() == generation && save(cache, &session.folders(), &Published { apps, read: vouched, files }) {
+    if text_hashes(session) == *texts && save(cache, &session.folders(), &Published { apps, read: vouched, files }) {
         tracing::debug!("this session's diagnostics kept in {:?}", started.elapsed());
     }
+}
+
+/// Every indexed file's text hash, by path.
+fn text_hashes(session: &Session) -> HashMap<PathBuf, u64> {
+    session.index.unordered().iter().map(|facts| (facts.path.clone(), facts.text_hash)).collect()
 }
 
 /// `1234` → `1,234`.
