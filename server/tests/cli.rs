@@ -600,3 +600,55 @@ fn the_pre_commit_hook_runs_the_check_on_the_files_it_reads() {
         assert!(!files.is_match(path), "{path}");
     }
 }
+
+/// A second `--check` of a folder where nothing changed prints what the first worked out, without
+/// reading the app again: the same output in every format and with `--rule`; any change (a file
+/// edited, a file added) and it reads the app again.
+#[test]
+fn a_second_check_of_an_unchanged_folder_prints_the_kept_findings() {
+    let app = std::env::temp_dir().join(format!("switchyard-cli-{}-kept", std::process::id()));
+    let _ = std::fs::remove_dir_all(&app);
+    copy_recursive(&repo_root().join("examples/blog"), &app);
+    let cache = app.with_extension("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+            .current_dir(repo_root())
+            .env("SWITCHYARD_CACHE_DIR", &cache)
+            .env("SWITCHYARD_LOG", "debug")
+            .arg("--check")
+            .arg(&app)
+            .args(args)
+            .output()
+            .unwrap();
+        let kept = text(&output.stderr).contains("the last run's findings of");
+        (output.status.code(), text(&output.stdout), kept)
+    };
+    let formats: [&[&str]; 5] =
+        [&[], &["--format", "json"], &["--format", "sarif"], &["--format", "github"], &["--rule", "model.validation-ignored"]];
+    // Just copied: nothing vouches for the files yet, nothing is kept.
+    let (_, _, kept) = run(&[]);
+    assert!(!kept);
+    std::thread::sleep(std::time::Duration::from_millis(3200));
+    let first: Vec<_> = formats.iter().map(|args| run(args)).collect();
+    let second: Vec<_> = formats.iter().map(|args| run(args)).collect();
+    for ((code, out, _), (again_code, again, kept)) in first.iter().zip(&second) {
+        assert!(kept, "the kept findings were used");
+        assert_eq!((code, out), (again_code, again));
+    }
+    assert!(first[0].1.contains("model.validation-ignored"), "{}", first[0].1);
+
+    // A file edited: read again, and its new finding is there.
+    std::fs::write(app.join("app/models/tag.rb"), "class Tag < ApplicationRecord\n  alias label name\nend\n").unwrap();
+    let (_, out, kept) = run(&[]);
+    assert!(!kept);
+    assert_ne!(out, first[0].1);
+    // A file added beside the others: read again.
+    std::thread::sleep(std::time::Duration::from_millis(3200));
+    run(&[]);
+    assert!(run(&[]).2);
+    std::fs::write(app.join("app/models/start_probe.rb"), "class StartProbe < ApplicationRecord\nend\n").unwrap();
+    assert!(!run(&[]).2, "a new file");
+    let _ = std::fs::remove_dir_all(&app);
+    let _ = std::fs::remove_dir_all(&cache);
+}

@@ -56,6 +56,117 @@ pub struct CheckOptions {
 }
 
 pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
+    check_with(path, options, !options.fix)
+}
+
+/// What a check reports on: every file of the apps it found, with its diagnostics before the apps'
+/// settings pick which to report. From the index, or from what the last run kept (`index` `None`:
+/// then a file's facts hold only its path and the hash of its text).
+struct Run {
+    index: Option<crate::index::Index>,
+    report: crate::index::IndexReport,
+    base: std::path::PathBuf,
+    scope: std::path::PathBuf,
+    apps: Vec<project::RailsApp>,
+    files: Vec<(std::sync::Arc<FileFacts>, Vec<Diagnostic>)>,
+}
+
+/// Indexes `path` and works out the diagnostics of its files; keeps them for the next run when they
+/// were all worked out from what is on disk, under statuses that vouch for it.
+fn indexed(path: &Path) -> Result<Run, String> {
+    let t0 = std::time::Instant::now();
+    let Loaded { index, report, base, scope } = load(path)?;
+    let snapshot = index.snapshot();
+    let apps = index.apps();
+    let mut derived = std::collections::HashMap::new();
+    let mut readings = std::collections::HashMap::new();
+    for app in &apps {
+        let context = AppContext::new(&index, &app.root, &snapshot);
+        derived.extend(app_diagnostics(&context));
+        readings.insert(app.root.clone(), context.reading);
+    }
+    tracing::debug!("whole-app checks done by {:?}", t0.elapsed());
+    let files: Vec<(std::sync::Arc<FileFacts>, Vec<Diagnostic>)> = {
+        use rayon::prelude::*;
+        snapshot
+            .par_iter()
+            .filter(|facts| facts.path.starts_with(&scope))
+            .map(|facts| {
+                let reading = index.app_for(&facts.path).and_then(|app| readings.get(&app.root));
+                let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), reading);
+                (std::sync::Arc::clone(facts), diagnostics)
+            })
+            .collect()
+    };
+    if files.len() == snapshot.len() {
+        keep(&scope, &apps, &report, &files);
+    }
+    std::mem::forget((snapshot, derived));
+    Ok(Run { index: Some(index), report, base, scope, apps, files })
+}
+
+/// Keeps a whole folder's run for the next (`index::published`, `Keeper::Check`).
+fn keep(
+    scope: &Path,
+    apps: &[project::RailsApp],
+    report: &crate::index::IndexReport,
+    files: &[(std::sync::Arc<FileFacts>, Vec<Diagnostic>)],
+) {
+    use crate::index::published::{Keeper, Published, save};
+    let Some(cache) = crate::index::cache::configured() else { return };
+    let vouched = report.errors.is_empty()
+        && !report.read.is_empty()
+        && report.read.iter().all(|(path, status)| *status != 0 && path.to_str().is_some());
+    if !vouched {
+        return;
+    }
+    let published = Published {
+        apps: apps.iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect(),
+        read: report.read.iter().filter_map(|(path, status)| Some((path.to_str()?.to_owned(), *status))).collect(),
+        files: files.iter().filter_map(|(facts, found)| Some((facts.path.to_str()?.to_owned(), facts.text_hash, found.clone()))).collect(),
+    };
+    save(&cache, Keeper::Check, &[scope.to_path_buf()], &published);
+}
+
+/// The last run's diagnostics of the folder at `path`, when they still hold.
+fn kept(path: &Path) -> Option<Run> {
+    let cache = crate::index::cache::configured()?;
+    let scope = std::fs::canonicalize(path).ok().filter(|scope| scope.is_dir())?;
+    let holding = crate::index::published::load(&cache, crate::index::published::Keeper::Check, std::slice::from_ref(&scope))?;
+    let apps: Vec<project::RailsApp> = holding.apps.iter().cloned().map(project::RailsApp::at).collect();
+    let mut files: Vec<(std::sync::Arc<FileFacts>, Vec<Diagnostic>)> = holding
+        .files
+        .into_iter()
+        .map(|(path, (text_hash, diagnostics))| {
+            let relative = project::owning_app(&path, &apps)
+                .map_or_else(|| path.to_string_lossy().into_owned(), |app| project::relative_path(&path, &app.root));
+            let language = project::language_of(&path).unwrap_or(crate::syntax::Language::Ruby);
+            let mut facts = FileFacts::empty(path, relative, None, language);
+            facts.text_hash = text_hash;
+            (std::sync::Arc::new(facts), diagnostics)
+        })
+        .collect();
+    files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    tracing::debug!("the last run's findings of {} files hold", files.len());
+    Some(Run { index: None, report: crate::index::IndexReport::default(), base: scope.clone(), scope, apps, files })
+}
+
+/// A file's facts with its lines, to place its findings: as they are from the index; read from disk
+/// for a kept run (`None` when its text is no longer the one its findings are of).
+fn placed(facts: std::sync::Arc<FileFacts>, from_index: bool) -> Option<std::sync::Arc<FileFacts>> {
+    if from_index {
+        return Some(facts);
+    }
+    let text = std::fs::read_to_string(&facts.path).ok()?;
+    if crate::rails::text_hash(&text) != facts.text_hash {
+        return None;
+    }
+    let mut facts = (*facts).clone();
+    facts.line_index = crate::syntax::LineIndex::new(&text);
+    Some(std::sync::Arc::new(facts))
+}
+
+fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Outcome, String> {
     for rule in &options.rules {
         if catalogue::rule(rule).is_none() {
             return Err(format!("no rule `{rule}` (`switchyard rules` lists them)"));
@@ -64,9 +175,15 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     let json = options.format == CheckFormat::Json;
     let fail_level = options.fail_level;
     let t0 = std::time::Instant::now();
-    let Loaded { index, report, base, scope } = load(path)?;
+    // The last run's findings when nothing they were worked out from has changed (`--fix` needs the
+    // files' facts), else the index's.
+    let run = match use_kept.then(|| kept(path)).flatten() {
+        Some(kept) => kept,
+        None => indexed(path)?,
+    };
+    let Run { index, report, base, scope, apps, files } = run;
     let mut configs = std::collections::HashMap::new();
-    for app in index.apps() {
+    for app in &apps {
         configs.insert(app.root.clone(), Config::load(&app.root)?.unwrap_or_default());
     }
     let no_config = Config::default();
@@ -88,42 +205,37 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
     let mut by_severity: BTreeMap<Severity, usize> = BTreeMap::new();
     let mut failing = false;
     let mut sarif_results: Vec<serde_json::Value> = Vec::new();
-    let snapshot = index.snapshot();
-    let mut derived = std::collections::HashMap::new();
-    let mut readings = std::collections::HashMap::new();
-    for app in index.apps() {
-        let context = AppContext::new(&index, &app.root, &snapshot);
-        derived.extend(app_diagnostics(&context));
-        readings.insert(app.root.clone(), context.reading);
-    }
-    tracing::debug!("whole-app checks done by {:?}", t0.elapsed());
     let mut fixed = (0, 0);
+    let checked = files.iter().filter(|(facts, _)| facts.path.starts_with(&scope)).count();
     // Each file's findings as its app's settings report them, in parallel; written in path order.
-    let found: Vec<(&std::sync::Arc<FileFacts>, Option<project::RailsApp>, Vec<Diagnostic>)> = {
+    let found: Vec<(std::sync::Arc<FileFacts>, Option<project::RailsApp>, Vec<Diagnostic>)> = {
         use rayon::prelude::*;
-        snapshot
+        files
             .par_iter()
-            .filter(|facts| facts.path.starts_with(&scope))
-            .filter_map(|facts| {
-                let app = index.app_for(&facts.path);
+            .filter(|(facts, _)| facts.path.starts_with(&scope))
+            .filter_map(|(facts, diagnostics)| {
+                let app = project::owning_app(&facts.path, &apps).cloned();
                 let config = app.as_ref().and_then(|app| configs.get(&app.root)).unwrap_or(&no_config);
                 if config.excludes(&facts.relative_path) {
                     return None;
                 }
-                let reading = app.as_ref().and_then(|app| readings.get(&app.root));
-                let diagnostics: Vec<Diagnostic> =
-                    file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), reading)
-                        .iter()
-                        .filter_map(|d| selected(config, d))
-                        .collect();
-                (!diagnostics.is_empty()).then_some((facts, app, diagnostics))
+                let diagnostics: Vec<Diagnostic> = diagnostics.iter().filter_map(|d| selected(config, d)).collect();
+                (!diagnostics.is_empty()).then(|| (std::sync::Arc::clone(facts), app, diagnostics))
             })
             .collect()
     };
-    for (facts, app, diagnostics) in found {
+    let from_index = index.is_some();
+    let Some(found) =
+        found.into_iter().map(|(facts, app, diagnostics)| Some((placed(facts, from_index)?, app, diagnostics))).collect::<Option<Vec<_>>>()
+    else {
+        // A file with findings changed after all: the index decides.
+        return check_with(path, options, false);
+    };
+    for (facts, app, diagnostics) in &found {
+        let facts = &**facts;
         if options.fix {
             let text = std::fs::read_to_string(&facts.path).map_err(|e| format!("{}: {e}", facts.path.display()))?;
-            let (new_text, applied) = crate::ide::fixes::apply_safe(&text, facts, &diagnostics);
+            let (new_text, applied) = crate::ide::fixes::apply_safe(&text, facts, diagnostics);
             if applied > 0 {
                 std::fs::write(&facts.path, new_text).map_err(|e| format!("cannot write {}: {e}", facts.path.display()))?;
                 fixed = (fixed.0 + applied, fixed.1 + 1);
@@ -133,7 +245,7 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         let app_root = app.as_ref().map(|a| app_relative_to(&a.root, &base)).unwrap_or_default();
         let app_root = if app_root.is_empty() { ".".to_owned() } else { app_root };
         let source = if json { None } else { std::fs::read_to_string(&facts.path).ok() };
-        for diagnostic in &diagnostics {
+        for diagnostic in diagnostics {
             *counts.entry(diagnostic.rule.as_str()).or_default() += 1;
             *by_severity.entry(diagnostic.severity).or_default() += 1;
             failing |= diagnostic.severity >= fail_level;
@@ -161,21 +273,25 @@ pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
         writeln!(std::io::stderr(), "switchyard: fixed {findings} finding{} in {files} file{}", plural(findings), plural(files))
             .map_err(super::write_failed)?;
         // What is left, read again from the fixed files.
-        return check(path, &CheckOptions { fix: false, rules: options.rules.clone(), targets: options.targets.clone(), ..*options });
+        return check_with(
+            path,
+            &CheckOptions { fix: false, rules: options.rules.clone(), targets: options.targets.clone(), ..*options },
+            false,
+        );
     }
     if options.format == CheckFormat::Sarif {
         serde_json::to_writer_pretty(&mut out, &sarif_log(sarif_results, &sarif_root)).map_err(super::json_failed)?;
         writeln!(out).map_err(super::write_failed)?;
     }
     if options.format == CheckFormat::Human {
-        let checked = if scope.is_file() { 1 } else { snapshot.iter().filter(|f| f.path.starts_with(&scope)).count() };
+        let checked = if scope.is_file() { 1 } else { checked };
         write_summary(&mut out, &counts, &by_severity, checked).map_err(super::write_failed)?;
     }
     drop(out);
     report_file_errors(&report, &base)?;
     // The process ends after the report: freeing every file's facts one by one would cost more than
     // a tenth of a warm run.
-    std::mem::forget((index, snapshot, derived));
+    std::mem::forget((index, files));
     Ok(if failing { Outcome::Findings } else { Outcome::Clean })
 }
 

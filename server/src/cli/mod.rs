@@ -43,7 +43,12 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
     let scope = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let base = if scope.is_file() { scope.parent().map(Path::to_path_buf).unwrap_or_else(|| scope.clone()) } else { scope.clone() };
     let index = Index::new();
-    index.use_cache(crate::index::cache::configured());
+    let cache = crate::index::cache::configured();
+    if cache.is_some() {
+        // What the walk and the index read vouches for the findings `--check` keeps.
+        index.record_reads();
+    }
+    index.use_cache(cache);
     let mut report = index.index_workspace(std::slice::from_ref(&base), &|_, _| {});
     if index.apps().is_empty() {
         // PATH may be inside an app: look upwards for its root.

@@ -8,8 +8,9 @@
 //! the walk, every indexed file (an open document's too, when its buffer is what the disk holds). It is
 //! used only when every one of those statuses is still the same: then the walk would find the same
 //! files, each with the same text, so the facts, the app's context and the diagnostics would all be
-//! the same. One file per set of workspace folders, `<cache dir>/<hash of the folders>.published`,
-//! stamped with the build like the index; anything unreadable or stale is ignored and logged.
+//! the same. One file per set of workspace folders and user (`Keeper`): `<cache dir>/<hash of the
+//! folders>.published` for the editor's server, `.checked` for `--check`; stamped with the build like
+//! the index; anything unreadable or stale is ignored and logged.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -53,15 +54,23 @@ impl Holding {
     }
 }
 
-fn key(folders: &[PathBuf]) -> Vec<PathBuf> {
+/// Who keeps them: the server's and `--check`'s work out each file's diagnostics along their own
+/// paths, so neither reads the other's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keeper {
+    Server,
+    Check,
+}
+
+fn file(cache: &Cache, keeper: Keeper, folders: &[PathBuf]) -> PathBuf {
     let mut folders = folders.to_vec();
     folders.sort();
-    folders
+    cache.file_named(&folders, if keeper == Keeper::Server { "published" } else { "checked" })
 }
 
 /// Writes what `published` says of `folders`; `false` (logged) when it could not.
-pub fn save(cache: &Cache, folders: &[PathBuf], published: &Published) -> bool {
-    let file = cache.file_named(&key(folders), "published");
+pub fn save(cache: &Cache, keeper: Keeper, folders: &[PathBuf], published: &Published) -> bool {
+    let file = file(cache, keeper, folders);
     let written =
         cache::stamped(MAGIC, published).map_err(|e| e.to_string()).and_then(|bytes| cache.write(&file, &bytes).map_err(|e| e.to_string()));
     if let Err(error) = &written {
@@ -72,13 +81,13 @@ pub fn save(cache: &Cache, folders: &[PathBuf], published: &Published) -> bool {
 
 /// What the last session published of `folders`, when it still holds: `None` when there is none,
 /// it cannot be read, or anything it was worked out from has changed (each said in the log).
-pub fn load(cache: &Cache, folders: &[PathBuf]) -> Option<Holding> {
-    load_at(cache, folders, std::time::SystemTime::now())
+pub fn load(cache: &Cache, keeper: Keeper, folders: &[PathBuf]) -> Option<Holding> {
+    load_at(cache, keeper, folders, std::time::SystemTime::now())
 }
 
 /// `load`, with statuses taken as at `now`.
-fn load_at(cache: &Cache, folders: &[PathBuf], now: std::time::SystemTime) -> Option<Holding> {
-    let file = cache.file_named(&key(folders), "published");
+fn load_at(cache: &Cache, keeper: Keeper, folders: &[PathBuf], now: std::time::SystemTime) -> Option<Holding> {
+    let file = file(cache, keeper, folders);
     let bytes = std::fs::read(&file).ok()?;
     let published: Published = match cache::unstamped(MAGIC, &bytes).and_then(cache::decode_whole) {
         Ok(published) => published,
@@ -131,37 +140,41 @@ mod tests {
         };
         let read =
             || vec![(dir.join("app").display().to_string(), status(&dir.join("app"))), (model.display().to_string(), status(&model))];
-        assert!(save(&cache, &folders, &published(read())));
-        let holding = load_at(&cache, &folders, later).expect("nothing changed");
+        assert!(save(&cache, Keeper::Server, &folders, &published(read())));
+        let holding = load_at(&cache, Keeper::Server, &folders, later).expect("nothing changed");
         assert_eq!(holding.diagnostics(&model, 7), Some(&[diagnostic.clone()][..]));
         assert_eq!(holding.diagnostics(&model, 8), None, "another text: not these diagnostics");
         assert!(holding.agrees_with(&model, 7));
         assert!(!holding.agrees_with(&model, 8));
         assert!(!holding.agrees_with(&dir.join("app/new.rb"), 1), "a document the last session did not index");
         assert!(holding.agrees_with(Path::new("/elsewhere/gem.rb"), 1), "outside every app");
-        assert!(load_at(&cache, &folders, SystemTime::now()).is_none(), "a file changed within the last seconds vouches for nothing");
-        assert!(save(&cache, &folders, &published(vec![(model.display().to_string(), 0)])));
-        assert!(load_at(&cache, &folders, later).is_none(), "nothing vouched for it");
+        assert!(
+            load_at(&cache, Keeper::Server, &folders, SystemTime::now()).is_none(),
+            "a file changed within the last seconds vouches for nothing"
+        );
+        assert!(save(&cache, Keeper::Server, &folders, &published(vec![(model.display().to_string(), 0)])));
+        assert!(load_at(&cache, Keeper::Server, &folders, later).is_none(), "nothing vouched for it");
 
         // A file changed, or one added to a folder read: the diagnostics no longer hold.
-        assert!(save(&cache, &folders, &published(read())));
+        assert!(save(&cache, Keeper::Server, &folders, &published(read())));
         std::thread::sleep(Duration::from_millis(20));
         std::fs::write(&model, "class Post < ApplicationRecord\nend\n").unwrap();
-        assert!(load_at(&cache, &folders, later).is_none(), "a file changed");
-        assert!(save(&cache, &folders, &published(read())));
-        assert!(load_at(&cache, &folders, later).is_some());
+        assert!(load_at(&cache, Keeper::Server, &folders, later).is_none(), "a file changed");
+        assert!(save(&cache, Keeper::Server, &folders, &published(read())));
+        assert!(load_at(&cache, Keeper::Server, &folders, later).is_some());
         std::thread::sleep(Duration::from_millis(20));
         std::fs::write(dir.join("app/comment.rb"), "class Comment\nend\n").unwrap();
-        assert!(load_at(&cache, &folders, later).is_none(), "a file added");
+        assert!(load_at(&cache, Keeper::Server, &folders, later).is_none(), "a file added");
 
         // A truncated file, or another kind's, is not read.
-        assert!(save(&cache, &folders, &published(read())));
-        let file = cache.file_named(&key(&folders), "published");
+        assert!(save(&cache, Keeper::Server, &folders, &published(read())));
+        assert!(load_at(&cache, Keeper::Check, &folders, later).is_none(), "--check keeps its own");
+        let file = file(&cache, Keeper::Server, &folders);
         let bytes = std::fs::read(&file).unwrap();
         std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
-        assert!(load_at(&cache, &folders, later).is_none());
+        assert!(load_at(&cache, Keeper::Server, &folders, later).is_none());
         std::fs::write(&file, [&b"SWYDIDX2"[..], &bytes[8..]].concat()).unwrap();
-        assert!(load_at(&cache, &folders, later).is_none());
+        assert!(load_at(&cache, Keeper::Server, &folders, later).is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -113,7 +113,7 @@ fn hold_last_published(session: &Session, folders: &[PathBuf]) {
         return;
     }
     let started = Instant::now();
-    let Some(holding) = crate::index::published::load(&cache, folders) else { return };
+    let Some(holding) = crate::index::published::load(&cache, crate::index::published::Keeper::Server, folders) else { return };
     session.index.add_apps(holding.apps.iter().cloned().map(crate::rails::project::RailsApp::at).collect());
     for root in &holding.apps {
         // Mistakes in it are said when the index ends.
@@ -252,7 +252,7 @@ fn keep_published(
     texts: &HashMap<PathBuf, u64>,
     held: Option<&crate::index::published::Holding>,
 ) {
-    use crate::index::published::{Published, save};
+    use crate::index::published::{Keeper, Published, save};
     if read.is_empty() || text_hashes(session) != *texts {
         return;
     }
@@ -291,7 +291,7 @@ fn keep_published(
         .filter_map(|facts| Some((facts.path.to_str()?.to_owned(), facts.text_hash, session.published(&facts.path))))
         .collect();
     let apps = apps.iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect();
-    if text_hashes(session) == *texts && save(cache, &session.folders(), &Published { apps, read: vouched, files }) {
+    if text_hashes(session) == *texts && save(cache, Keeper::Server, &session.folders(), &Published { apps, read: vouched, files }) {
         tracing::debug!("this session's diagnostics kept in {:?}", started.elapsed());
     }
 }
