@@ -374,4 +374,39 @@ mod tests {
         assert_eq!(template_parts("app/views/posts/show.erb").map(|t| t.1), Some(None));
         assert_eq!(template_parts("app/views/posts/notes.txt"), None);
     }
+
+    /// A recording walk lists what a later walk would have to find the same to find the same files:
+    /// every folder it listed (not those it skips) and every ignore file it obeyed, its own folder's
+    /// ancestors' included.
+    #[test]
+    fn a_recording_walk_lists_the_folders_and_ignore_files_it_read() {
+        let dir = std::env::temp_dir().join(format!("switchyard-walk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let app = dir.join("shop");
+        for folder in ["config", "app/models", "node_modules/pkg", "log"] {
+            std::fs::create_dir_all(app.join(folder)).unwrap();
+        }
+        std::fs::write(app.join("config/routes.rb"), "").unwrap();
+        std::fs::write(app.join("app/models/post.rb"), "class Post\nend\n").unwrap();
+        std::fs::write(app.join(".gitignore"), "/coverage\n").unwrap();
+        std::fs::write(app.join("app/.ignore"), "").unwrap();
+        std::fs::write(dir.join(".gitignore"), "").unwrap();
+        let found = discover_recording(&app, true);
+        let read: Vec<PathBuf> = found.read.iter().map(|(path, _)| path.clone()).collect();
+        for expected in [
+            app.clone(),
+            app.join("app"),
+            app.join("app/models"),
+            app.join("config"),
+            app.join(".gitignore"),
+            app.join("app/.ignore"),
+            dir.join(".gitignore"),
+        ] {
+            assert!(read.contains(&expected), "{} not among {read:?}", expected.display());
+        }
+        assert!(!read.iter().any(|p| p.starts_with(app.join("node_modules")) || p.starts_with(app.join("log"))), "{read:?}");
+        assert_eq!(found.files, discover(&app).1);
+        assert!(discover_recording(&app, false).read.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
