@@ -83,3 +83,39 @@ fn a_restart_shows_the_last_sessions_diagnostics_only_while_they_hold() {
 fn has_published(cache: &Path) -> bool {
     std::fs::read_dir(cache).into_iter().flatten().flatten().any(|e| e.path().extension().is_some_and(|x| x == "published"))
 }
+
+/// A session that edits the app and ends keeps its last diagnostics at shutdown: the next start holds
+/// them, with the edit's effect, not the start of the session's.
+#[test]
+fn a_session_that_edited_the_app_keeps_its_last_diagnostics_at_shutdown() {
+    let app = copy_dir(&repo_root().join("examples/blog"), "edited");
+    let cache = app.with_extension("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let parent = app.join("app/models/start_probe.rb");
+    std::fs::write(&parent, "class StartProbe < ApplicationRecord\nend\n").unwrap();
+    std::fs::write(app.join(CHILD), "class StartProbeChild < StartProbe\n  validates :name, presence: true\nend\n").unwrap();
+    std::thread::sleep(Duration::from_millis(3200));
+    let log = |n: u32| app.with_extension(format!("{n}.log"));
+    const HOLD: &str = "the last session's diagnostics of";
+
+    let mut client = Client::spawn_logging(&[("SWITCHYARD_CACHE_DIR", &cache)], Some(&log(1)));
+    client.initialize(&app);
+    client.wait_indexed();
+    let child = support::uri(&app.join(CHILD));
+    // The parent stops being a model, on disk: the child's finding goes.
+    std::fs::write(&parent, "class StartProbe\nend\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", serde_json::json!({"changes": [{"uri": support::uri(&parent), "type": 2}]}));
+    client.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == child.as_str()
+            && !codes(m["params"]["diagnostics"].as_array().unwrap()).contains(&DROPPED)
+    });
+    std::thread::sleep(Duration::from_millis(3200));
+    assert_eq!(client.shutdown().code(), Some(0));
+
+    let (first, said) = session(&app, &cache, &log(2));
+    assert!(said.contains(HOLD), "kept at shutdown: {said}");
+    assert!(!codes(&first).contains(&DROPPED), "the edit's effect: {first:?}");
+    let _ = std::fs::remove_dir_all(&app);
+    let _ = std::fs::remove_dir_all(&cache);
+}

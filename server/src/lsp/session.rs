@@ -77,6 +77,21 @@ pub struct Session {
     /// the index's first re-check has published, or until an open document or a file departs from
     /// what they were worked out from.
     last_published: Mutex<Option<Arc<crate::index::published::Holding>>>,
+    /// What the index read, with the status that vouched for it (`IndexReport::read`), by path: at
+    /// shutdown a file still at that status needs no reading to vouch for its facts.
+    pub read_at_index: Mutex<HashMap<PathBuf, u64>>,
+    /// Notifications that change facts and have not yet published what they changed (`changing`).
+    changes_in_flight: std::sync::atomic::AtomicUsize,
+}
+
+/// Held by a notification from before it changes facts until after it has published: while any is
+/// held, what was published may lag what the index holds.
+pub struct Changing<'a>(&'a Session);
+
+impl Drop for Changing<'_> {
+    fn drop(&mut self) {
+        self.0.changes_in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The context each app's requests last used, with the index generation it was built at: requests
@@ -114,6 +129,8 @@ impl ContextCache {
 struct Recheck {
     wanted: Arc<std::sync::atomic::AtomicU64>,
     running: bool,
+    /// The re-check the last finished pass was for.
+    done: u64,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -337,7 +354,25 @@ impl Session {
             return false;
         }
         recheck.running = false;
+        recheck.done = done;
         true
+    }
+
+    /// Marks a notification that changes facts as under way until the guard drops.
+    pub fn changing(&self) -> Changing<'_> {
+        self.changes_in_flight.fetch_add(1, Ordering::SeqCst);
+        Changing(self)
+    }
+
+    /// Whether no notification has changed facts it has not yet published.
+    pub fn no_changes_in_flight(&self) -> bool {
+        self.changes_in_flight.load(Ordering::SeqCst) == 0
+    }
+
+    /// Whether every app's newest wanted re-check has finished: what was published is then the
+    /// diagnostics of the current facts.
+    pub fn rechecks_settled(&self) -> bool {
+        lock(&self.rechecks).values().all(|r| !r.running && r.wanted.load(Ordering::SeqCst) == r.done)
     }
 
     /// Releases the app's re-checks (a worker that ended, however it ended).

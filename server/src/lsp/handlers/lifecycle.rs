@@ -221,6 +221,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         session.want_recheck(&app.root);
         claimed_recheck(Arc::clone(&session), client.clone(), app.root).await;
     }
+    *session.read_at_index.lock().unwrap_or_else(|e| e.into_inner()) = report.read.iter().cloned().collect();
     let held = session.take_last_published();
     if config_errors.is_empty()
         && let Some(cache) = crate::index::cache::configured()
@@ -316,5 +317,82 @@ pub fn thousands(n: usize) -> String {
 
 pub fn shutdown(backend: &Backend) -> Result<()> {
     backend.session.request_shutdown();
+    // A panic here loses what would have been kept, never the shutdown.
+    let session = &backend.session;
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| keep_at_shutdown(session))).is_err() {
+        tracing::error!("the diagnostics of this session were not kept (a panic; see above)");
+    }
     Ok(())
+}
+
+/// At shutdown, keeps what was last published for the next start (as the index's end does), when it
+/// is the diagnostics of what is on disk now: no index or re-check under way, nothing being
+/// published, every folder walked again with the same files, and every file either at the status the
+/// index read it at or read now with the text its facts are of. An edit-save-restart session then
+/// starts as fast as an unchanged one. Costs a walk and a `stat` per file (a read of each file changed
+/// during the session).
+fn keep_at_shutdown(session: &Session) {
+    use crate::index::published::{Keeper, Published, save};
+    use rayon::prelude::*;
+    let Some(cache) = crate::index::cache::configured() else { return };
+    let started = Instant::now();
+    let Ok(_publishing) = session.publishing.try_lock() else { return };
+    if session.is_indexing() || !session.rechecks_settled() || !session.no_changes_in_flight() {
+        return;
+    }
+    let indexed_at = session.read_at_index.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if indexed_at.is_empty() {
+        return;
+    }
+    let facts = session.index.unordered();
+    let mut walked = Vec::new();
+    let mut files = Vec::new();
+    for folder in session.folders() {
+        let found = crate::rails::project::discover_recording(&folder, true);
+        // A folder inside an app is indexed as the whole app: left to the index's end.
+        if found.apps.iter().any(|app| !app.root.starts_with(&folder)) || found.apps.is_empty() {
+            return;
+        }
+        walked.extend(found.read);
+        files.extend(found.files);
+    }
+    files.sort();
+    files.dedup();
+    let mut known: Vec<&std::path::Path> = facts.iter().map(|f| f.path.as_path()).collect();
+    known.sort();
+    if files.iter().map(PathBuf::as_path).ne(known.iter().copied()) || walked.iter().any(|(_, status)| *status == 0) {
+        tracing::debug!("this session's diagnostics are not kept: the files on disk are not the ones indexed");
+        return;
+    }
+    let now = std::time::SystemTime::now();
+    let statuses: Option<Vec<(PathBuf, u64)>> = facts
+        .par_iter()
+        .map(|facts| {
+            let status = crate::index::cache::status(&std::fs::metadata(&facts.path).ok()?, now);
+            if status == 0 {
+                return None;
+            }
+            if indexed_at.get(&facts.path) != Some(&status) {
+                let text = std::fs::read_to_string(&facts.path).ok()?;
+                if crate::rails::text_hash(&text) != facts.text_hash {
+                    return None;
+                }
+            }
+            Some((facts.path.clone(), status))
+        })
+        .collect();
+    let Some(statuses) = statuses else {
+        tracing::debug!("this session's diagnostics are not kept: a file is not what its facts were read from");
+        return;
+    };
+    let read: Option<Vec<(String, u64)>> =
+        walked.into_iter().chain(statuses).map(|(path, status)| Some((path.to_str()?.to_owned(), status))).collect();
+    let files: Option<Vec<(String, u64, Vec<crate::diagnostic::Diagnostic>)>> =
+        facts.iter().map(|f| Some((f.path.to_str()?.to_owned(), f.text_hash, session.published(&f.path)))).collect();
+    let apps = session.index.apps().iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect();
+    if let (Some(read), Some(files)) = (read, files)
+        && save(&cache, Keeper::Server, &session.folders(), &Published { apps, read, files })
+    {
+        tracing::debug!("this session's diagnostics kept at shutdown in {:?}", started.elapsed());
+    }
 }

@@ -22,6 +22,7 @@ fn language_for(path: &Path, language_id: &str) -> Language {
 }
 
 pub async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
+    let _changing = backend.session.changing();
     let session = &backend.session;
     let changes = guard::notification("textDocument/didOpen", || {
         let item = params.text_document;
@@ -35,6 +36,7 @@ pub async fn did_open(backend: &Backend, params: DidOpenTextDocumentParams) {
 }
 
 pub async fn did_change(backend: &Backend, params: DidChangeTextDocumentParams) {
+    let _changing = backend.session.changing();
     let session = &backend.session;
     let changes = guard::notification("textDocument/didChange", || apply_changes(session, params));
     publish(&backend.session, &backend.client, changes.unwrap_or_default()).await;
@@ -116,6 +118,7 @@ fn read_inside_app(session: &Session, path: &Path) -> Option<String> {
 /// `didSave`: the saved text is the editor's (the server asks for it), so a document that drifted out
 /// of sync is brought back to it; then the exact-preview compiler runs, when one is configured.
 pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
+    let _changing = backend.session.changing();
     let session = &backend.session;
     let changes = guard::notification("textDocument/didSave", || {
         let Some(path) = convert::path_of(&params.text_document.uri) else { return Vec::new() };
@@ -163,6 +166,7 @@ pub fn reindex_from_disk(session: &Session, path: &Path) -> Vec<Change> {
 }
 
 pub async fn did_close(backend: &Backend, params: DidCloseTextDocumentParams) {
+    let _changing = backend.session.changing();
     let session = &backend.session;
     let changes = guard::notification("textDocument/didClose", || {
         let Some(path) = convert::path_of(&params.text_document.uri) else { return Vec::new() };

@@ -14,6 +14,7 @@ use crate::lsp::{convert, guard};
 use crate::rails::project;
 
 pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatchedFilesParams) {
+    let _changing = backend.session.changing();
     let session = &backend.session;
     let mut new_app_folders: Vec<PathBuf> = Vec::new();
     let mut config_errors: Vec<String> = Vec::new();
@@ -73,6 +74,7 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
 }
 
 pub async fn did_change_workspace_folders(backend: &Backend, params: DidChangeWorkspaceFoldersParams) {
+    let _changing = backend.session.changing();
     let session = &backend.session;
     let mut publishes = Vec::new();
     for removed in &params.event.removed {
