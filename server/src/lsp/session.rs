@@ -80,6 +80,9 @@ pub struct Session {
     /// What the index read, with the status that vouched for it (`IndexReport::read`), by path: at
     /// shutdown a file still at that status needs no reading to vouch for its facts.
     pub read_at_index: Mutex<HashMap<PathBuf, u64>>,
+    /// The index generation the kept diagnostics are of (`0`: none kept this session): at
+    /// shutdown, nothing to keep again while it is the index's.
+    pub kept_generation: std::sync::atomic::AtomicU64,
     /// Notifications that change facts and have not yet published what they changed (`changing`).
     changes_in_flight: std::sync::atomic::AtomicUsize,
 }

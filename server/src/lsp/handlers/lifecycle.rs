@@ -264,6 +264,7 @@ fn keep_published(
         && snapshot.iter().all(|facts| held.diagnostics(&facts.path, facts.text_hash) == Some(session.published(&facts.path).as_slice()))
     {
         tracing::debug!("the last session's diagnostics still hold (compared in {:?})", started.elapsed());
+        session.kept_generation.store(session.index.generation(), std::sync::atomic::Ordering::SeqCst);
         return;
     }
     let now = std::time::SystemTime::now();
@@ -292,7 +293,9 @@ fn keep_published(
         .filter_map(|facts| Some((facts.path.to_str()?.to_owned(), facts.text_hash, session.published(&facts.path))))
         .collect();
     let apps = apps.iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect();
+    let generation = session.index.generation();
     if text_hashes(session) == *texts && save(cache, Keeper::Server, &session.folders(), &Published { apps, read: vouched, files }) {
+        session.kept_generation.store(generation, std::sync::atomic::Ordering::SeqCst);
         tracing::debug!("this session's diagnostics kept in {:?}", started.elapsed());
     }
 }
@@ -339,6 +342,9 @@ fn keep_at_shutdown(session: &Session) {
     let Ok(_publishing) = session.publishing.try_lock() else { return };
     if session.is_indexing() || !session.rechecks_settled() || !session.no_changes_in_flight() {
         return;
+    }
+    if session.kept_generation.load(std::sync::atomic::Ordering::SeqCst) == session.index.generation() {
+        return; // Nothing changed since they were kept.
     }
     let indexed_at = session.read_at_index.lock().unwrap_or_else(|e| e.into_inner()).clone();
     if indexed_at.is_empty() {
