@@ -27,20 +27,28 @@ fn session(app: &Path, cache: &Path, log: &Path) -> (Vec<Value>, String) {
     (first, std::fs::read_to_string(log).unwrap())
 }
 
+/// What the server logs when it holds the last session's diagnostics.
+const HOLD: &str = "the last session's diagnostics of";
+
+/// A copy of the example app with the two probe models, and an empty cache folder beside it.
+fn probe_app(name: &str) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let app = copy_dir(&repo_root().join("examples/blog"), name);
+    let cache = app.with_extension("cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let parent = app.join("app/models/start_probe.rb");
+    std::fs::write(&parent, "class StartProbe < ApplicationRecord\nend\n").unwrap();
+    std::fs::write(app.join(CHILD), "class StartProbeChild < StartProbe\n  validates :name, presence: true\nend\n").unwrap();
+    (app, cache, parent)
+}
+
 fn codes(diagnostics: &[Value]) -> Vec<&str> {
     diagnostics.iter().filter_map(|d| d["code"].as_str()).collect()
 }
 
 #[test]
 fn a_restart_shows_the_last_sessions_diagnostics_only_while_they_hold() {
-    let app = copy_dir(&repo_root().join("examples/blog"), "restart");
-    let cache = app.with_extension("cache");
-    let _ = std::fs::remove_dir_all(&cache);
-    let parent = app.join("app/models/start_probe.rb");
-    std::fs::write(&parent, "class StartProbe < ApplicationRecord\nend\n").unwrap();
-    std::fs::write(app.join(CHILD), "class StartProbeChild < StartProbe\n  validates :name, presence: true\nend\n").unwrap();
+    let (app, cache, parent) = probe_app("restart");
     let log = |n: u32| app.with_extension(format!("{n}.log"));
-    const HOLD: &str = "the last session's diagnostics of";
 
     // Files changed within the last seconds vouch for nothing: nothing is kept.
     let (_, said) = session(&app, &cache, &log(1));
@@ -88,15 +96,9 @@ fn has_published(cache: &Path) -> bool {
 /// them, with the edit's effect, not the start of the session's.
 #[test]
 fn a_session_that_edited_the_app_keeps_its_last_diagnostics_at_shutdown() {
-    let app = copy_dir(&repo_root().join("examples/blog"), "edited");
-    let cache = app.with_extension("cache");
-    let _ = std::fs::remove_dir_all(&cache);
-    let parent = app.join("app/models/start_probe.rb");
-    std::fs::write(&parent, "class StartProbe < ApplicationRecord\nend\n").unwrap();
-    std::fs::write(app.join(CHILD), "class StartProbeChild < StartProbe\n  validates :name, presence: true\nend\n").unwrap();
+    let (app, cache, parent) = probe_app("edited");
     std::thread::sleep(Duration::from_millis(3200));
     let log = |n: u32| app.with_extension(format!("{n}.log"));
-    const HOLD: &str = "the last session's diagnostics of";
 
     let mut client = Client::spawn_logging(&[("SWITCHYARD_CACHE_DIR", &cache)], Some(&log(1)));
     client.initialize(&app);
