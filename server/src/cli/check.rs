@@ -114,18 +114,13 @@ fn keep(
 ) {
     use crate::index::published::{Keeper, Published, save};
     let Some(cache) = crate::index::cache::configured() else { return };
-    let vouched = report.errors.is_empty()
-        && !report.read.is_empty()
-        && report.read.iter().all(|(path, status)| *status != 0 && path.to_str().is_some());
-    if !vouched {
+    if !report.errors.is_empty() || report.read.is_empty() {
         return;
     }
-    let published = Published {
-        apps: apps.iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect(),
-        read: report.read.iter().filter_map(|(path, status)| Some((path.to_str()?.to_owned(), *status))).collect(),
-        files: files.iter().filter_map(|(facts, found)| Some((facts.path.to_str()?.to_owned(), facts.text_hash, found.clone()))).collect(),
-    };
-    save(&cache, Keeper::Check, &[scope.to_path_buf()], &published);
+    let files = files.iter().map(|(facts, found)| (facts.path.as_path(), facts.text_hash, found.clone()));
+    if let Some(published) = Published::new(apps.iter().map(|app| app.root.as_path()), report.read.iter().cloned(), files) {
+        save(&cache, Keeper::Check, &[scope.to_path_buf()], &published);
+    }
 }
 
 /// The last run's diagnostics of the folder at `path`, when they still hold.

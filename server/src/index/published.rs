@@ -34,6 +34,32 @@ pub struct Published {
     pub files: Vec<(String, u64, Vec<Diagnostic>)>,
 }
 
+impl Published {
+    /// What to keep: the apps' roots, what was read with the status that vouched for it, and each
+    /// file's text hash and diagnostics; `None` when anything read has no status that vouches (`0`)
+    /// or a path is not UTF-8.
+    pub fn new<'a>(
+        apps: impl IntoIterator<Item = &'a Path>,
+        read: impl IntoIterator<Item = (PathBuf, u64)>,
+        files: impl IntoIterator<Item = (&'a Path, u64, Vec<Diagnostic>)>,
+    ) -> Option<Published> {
+        let text = |path: &Path| path.to_str().map(str::to_owned);
+        Some(Published {
+            apps: apps.into_iter().map(text).collect::<Option<_>>()?,
+            read: read.into_iter().map(|(path, status)| Some((text(&path)?, status)).filter(|_| status != 0)).collect::<Option<_>>()?,
+            files: files.into_iter().map(|(path, hash, found)| Some((text(path)?, hash, found))).collect::<Option<_>>()?,
+        })
+    }
+}
+
+/// The status of the file at `path` as of `now`, when it vouches for a text hashing to `text_hash`:
+/// it has settled, and reading it gives that text.
+pub fn status_of_text(path: &Path, text_hash: u64, now: std::time::SystemTime) -> Option<u64> {
+    let status = cache::status(&std::fs::metadata(path).ok()?, now);
+    let text = std::fs::read_to_string(path).ok()?;
+    (status != 0 && crate::rails::text_hash(&text) == text_hash).then_some(status)
+}
+
 /// A `Published` that still holds, by path: the text hash and the diagnostics of every file.
 #[derive(Debug, Default)]
 pub struct Holding {
@@ -152,6 +178,10 @@ mod tests {
             load_at(&cache, Keeper::Server, &folders, SystemTime::now()).is_none(),
             "a file changed within the last seconds vouches for nothing"
         );
+        let kept =
+            |status: u64| Published::new([dir.as_path()], [(model.clone(), status)], [(model.as_path(), 7, vec![diagnostic.clone()])]);
+        assert_eq!(kept(status(&model)), Some(published(vec![(model.display().to_string(), status(&model))])));
+        assert_eq!(kept(0), None, "a status that vouches for nothing is never kept");
         assert!(save(&cache, Keeper::Server, &folders, &published(vec![(model.display().to_string(), 0)])));
         assert!(load_at(&cache, Keeper::Server, &folders, later).is_none(), "nothing vouched for it");
 

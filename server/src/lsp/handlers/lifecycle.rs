@@ -253,7 +253,7 @@ fn keep_published(
     texts: &HashMap<PathBuf, u64>,
     held: Option<&crate::index::published::Holding>,
 ) {
-    use crate::index::published::{Keeper, Published, save};
+    use crate::index::published::{Keeper, Published, save, status_of_text};
     if read.is_empty() || text_hashes(session) != *texts {
         return;
     }
@@ -267,34 +267,27 @@ fn keep_published(
         session.kept_generation.store(session.index.generation(), std::sync::atomic::Ordering::SeqCst);
         return;
     }
+    // An open document's file was left unread by the index (status `0`): read now, it vouches when it
+    // holds the document's text.
     let now = std::time::SystemTime::now();
-    let mut vouched = Vec::with_capacity(read.len());
-    for (path, status) in read {
-        // An open document's file was left unread by the index: read now, it vouches when it holds
-        // the document's text.
-        let status = match status {
-            0 => session.index.get(&path).and_then(|facts| {
-                let status = crate::index::cache::status(&std::fs::metadata(&path).ok()?, now);
-                let text = std::fs::read_to_string(&path).ok()?;
-                (status != 0 && crate::rails::text_hash(&text) == facts.text_hash).then_some(status)
-            }),
-            status => Some(status),
-        };
-        let (Some(status), Some(path)) = (status, path.to_str()) else {
-            tracing::debug!("the diagnostics of this session are not kept: {} does not vouch for them", path.display());
-            return;
-        };
-        vouched.push((path.to_owned(), status));
-    }
+    let read = read.into_iter().map(|(path, status)| match status {
+        0 => {
+            let status = session.index.get(&path).and_then(|facts| status_of_text(&path, facts.text_hash, now)).unwrap_or(0);
+            (path, status)
+        }
+        _ => (path, status),
+    });
     let apps = session.index.apps();
     let files = snapshot
         .iter()
         .filter(|facts| apps.iter().any(|app| facts.path.starts_with(&app.root)))
-        .filter_map(|facts| Some((facts.path.to_str()?.to_owned(), facts.text_hash, session.published(&facts.path))))
-        .collect();
-    let apps = apps.iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect();
+        .map(|facts| (facts.path.as_path(), facts.text_hash, session.published(&facts.path)));
+    let Some(published) = Published::new(apps.iter().map(|app| app.root.as_path()), read, files) else {
+        tracing::debug!("the diagnostics of this session are not kept: not all they were worked out from vouches for them");
+        return;
+    };
     let generation = session.index.generation();
-    if text_hashes(session) == *texts && save(cache, Keeper::Server, &session.folders(), &Published { apps, read: vouched, files }) {
+    if text_hashes(session) == *texts && save(cache, Keeper::Server, &session.folders(), &published) {
         session.kept_generation.store(generation, std::sync::atomic::Ordering::SeqCst);
         tracing::debug!("this session's diagnostics kept in {:?}", started.elapsed());
     }
@@ -335,7 +328,7 @@ pub fn shutdown(backend: &Backend) -> Result<()> {
 /// starts as fast as an unchanged one. Costs a walk and a `stat` per file (a read of each file changed
 /// during the session).
 fn keep_at_shutdown(session: &Session) {
-    use crate::index::published::{Keeper, Published, save};
+    use crate::index::published::{Keeper, Published, save, status_of_text};
     use rayon::prelude::*;
     let Some(cache) = crate::index::cache::configured() else { return };
     let started = Instant::now();
@@ -371,6 +364,8 @@ fn keep_at_shutdown(session: &Session) {
         return;
     }
     let now = std::time::SystemTime::now();
+    // A file still at the status the index read it at vouches for its facts unread; one changed since
+    // is read. The first that does not vouch ends it.
     let statuses: Option<Vec<(PathBuf, u64)>> = facts
         .par_iter()
         .map(|facts| {
@@ -378,27 +373,20 @@ fn keep_at_shutdown(session: &Session) {
             if status == 0 {
                 return None;
             }
-            if indexed_at.get(&facts.path) != Some(&status) {
-                let text = std::fs::read_to_string(&facts.path).ok()?;
-                if crate::rails::text_hash(&text) != facts.text_hash {
-                    return None;
-                }
-            }
-            Some((facts.path.clone(), status))
+            let vouched =
+                if indexed_at.get(&facts.path) == Some(&status) { status } else { status_of_text(&facts.path, facts.text_hash, now)? };
+            Some((facts.path.clone(), vouched))
         })
         .collect();
-    let Some(statuses) = statuses else {
+    let apps = session.index.apps();
+    let files = facts.iter().map(|f| (f.path.as_path(), f.text_hash, session.published(&f.path)));
+    let Some(published) =
+        statuses.and_then(|statuses| Published::new(apps.iter().map(|app| app.root.as_path()), walked.into_iter().chain(statuses), files))
+    else {
         tracing::debug!("this session's diagnostics are not kept: a file is not what its facts were read from");
         return;
     };
-    let read: Option<Vec<(String, u64)>> =
-        walked.into_iter().chain(statuses).map(|(path, status)| Some((path.to_str()?.to_owned(), status))).collect();
-    let files: Option<Vec<(String, u64, Vec<crate::diagnostic::Diagnostic>)>> =
-        facts.iter().map(|f| Some((f.path.to_str()?.to_owned(), f.text_hash, session.published(&f.path)))).collect();
-    let apps = session.index.apps().iter().filter_map(|app| app.root.to_str().map(str::to_owned)).collect();
-    if let (Some(read), Some(files)) = (read, files)
-        && save(&cache, Keeper::Server, &session.folders(), &Published { apps, read, files })
-    {
+    if save(&cache, Keeper::Server, &session.folders(), &published) {
         tracing::debug!("this session's diagnostics kept at shutdown in {:?}", started.elapsed());
     }
 }
