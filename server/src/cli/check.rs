@@ -146,11 +146,12 @@ fn kept(path: &Path) -> Option<Run> {
     Some(Run { index: None, report: crate::index::IndexReport::default(), base: scope.clone(), scope, apps, files })
 }
 
-/// A file's facts with its lines, to place its findings: as they are from the index; read from disk
-/// for a kept run (`None` when its text is no longer the one its findings are of).
-fn placed(facts: std::sync::Arc<FileFacts>, from_index: bool) -> Option<std::sync::Arc<FileFacts>> {
+/// A file's facts with its lines, to place its findings: as they are from the index; for a kept run,
+/// read from disk (with the text read, when `wanted`: the human format quotes it), and `None` when its
+/// text is no longer the one its findings are of.
+fn placed(facts: std::sync::Arc<FileFacts>, from_index: bool, wanted: bool) -> Option<(std::sync::Arc<FileFacts>, Option<String>)> {
     if from_index {
-        return Some(facts);
+        return Some((facts, None));
     }
     let text = std::fs::read_to_string(&facts.path).ok()?;
     if crate::rails::text_hash(&text) != facts.text_hash {
@@ -158,7 +159,7 @@ fn placed(facts: std::sync::Arc<FileFacts>, from_index: bool) -> Option<std::syn
     }
     let mut facts = (*facts).clone();
     facts.line_index = crate::syntax::LineIndex::new(&text);
-    Some(std::sync::Arc::new(facts))
+    Some((std::sync::Arc::new(facts), wanted.then_some(text)))
 }
 
 fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Outcome, String> {
@@ -220,13 +221,15 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
             .collect()
     };
     let from_index = index.is_some();
-    let Some(found) =
-        found.into_iter().map(|(facts, app, diagnostics)| Some((placed(facts, from_index)?, app, diagnostics))).collect::<Option<Vec<_>>>()
+    let Some(found) = found
+        .into_iter()
+        .map(|(facts, app, diagnostics)| Some((placed(facts, from_index, !json)?, app, diagnostics)))
+        .collect::<Option<Vec<_>>>()
     else {
         // A file with findings changed after all: the index decides.
         return check_with(path, options, false);
     };
-    for (facts, app, diagnostics) in &found {
+    for ((facts, text), app, diagnostics) in &found {
         let facts = &**facts;
         if options.fix {
             let text = std::fs::read_to_string(&facts.path).map_err(|e| format!("{}: {e}", facts.path.display()))?;
@@ -239,7 +242,9 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
         }
         let app_root = app.as_ref().map(|a| app_relative_to(&a.root, &base)).unwrap_or_default();
         let app_root = if app_root.is_empty() { ".".to_owned() } else { app_root };
-        let source = if json { None } else { std::fs::read_to_string(&facts.path).ok() };
+        // The text a kept run read already, else read now, one file at a time (not for JSON).
+        let read_now = if text.is_none() && !json { std::fs::read_to_string(&facts.path).ok() } else { None };
+        let source = text.as_deref().or(read_now.as_deref());
         for diagnostic in diagnostics {
             *counts.entry(diagnostic.rule.as_str()).or_default() += 1;
             *by_severity.entry(diagnostic.severity).or_default() += 1;
@@ -255,7 +260,7 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
                 write_github(&mut out, facts, diagnostic, &shown_path)
             } else {
                 let shown_path = display_path(&shown_base, &project::relative_path(&facts.path, &base));
-                write_human(&mut out, facts, diagnostic, &shown_path, source.as_deref().unwrap_or(""), color)
+                write_human(&mut out, facts, diagnostic, &shown_path, source.unwrap_or(""), color)
             };
             written.map_err(super::write_failed)?;
         }
