@@ -438,12 +438,7 @@ impl Session {
     }
 
     /// Stops using the last session's diagnostics (the index's own have been published, or a file
-    /// changed on disk).
-    pub fn forget_last_published(&self) {
-        *lock(&self.last_published) = None;
-    }
-
-    /// Stops using the last session's diagnostics, returning them if they were held until now.
+    /// changed on disk), returning them if they were held until now.
     pub fn take_last_published(&self) -> Option<Arc<crate::index::published::Holding>> {
         lock(&self.last_published).take()
     }

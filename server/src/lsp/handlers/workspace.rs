@@ -20,7 +20,7 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
     let mut config_errors: Vec<String> = Vec::new();
     let changes = guard::notification("workspace/didChangeWatchedFiles", || {
         // What the last session's diagnostics were worked out from is no longer all on disk.
-        session.forget_last_published();
+        session.take_last_published();
         let mut changes = Vec::new();
         for change in &params.changes {
             let Some(path) = convert::path_of(&change.uri) else { continue };
