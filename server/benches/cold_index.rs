@@ -1,6 +1,7 @@
 //! Cold index time and peak RSS, against the raw tree-sitter parse time of the same files.
 //!
 //!     cargo bench --bench cold_index
+//!     SWITCHYARD_BENCH_APP=path/to/app cargo bench --bench cold_index
 //!
 //! Prints, for the bundled example and a synthetic app of ~2,000 files (written by
 //! `scripts/gen-synthetic-app.py` when missing; `SWITCHYARD_SYNTHETIC=2500` for ~20,000): the median of 5 runs of (a) parsing every file with
@@ -102,8 +103,14 @@ fn ms(d: Duration) -> f64 {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    let synthetic = support::synthetic_app();
     println!("median of {RUNS} runs, {} threads", rayon::current_num_threads());
+    // A real app in place of the synthetic one: its parse, extraction and index alone.
+    if let Some(app) = std::env::var_os("SWITCHYARD_BENCH_APP") {
+        let app = std::path::absolute(PathBuf::from(app)).unwrap();
+        bench(&app.file_name().unwrap_or_default().to_string_lossy(), &app);
+        return;
+    }
+    let synthetic = support::synthetic_app();
     bench("blog", &root.join("examples/blog"));
     bench("synthetic", &synthetic);
     // The whole CI job on the synthetic app: `switchyard --check` end to end, process start included;

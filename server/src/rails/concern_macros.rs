@@ -8,7 +8,7 @@
 //! bound to the parameters. Otherwise the call is kept as an unknown statement and its effect is
 //! lost (`controller.concern-macro-not-expanded`).
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use crate::syntax::outline::{Item, MethodDef, Namespace, NamespaceKind};
 use tree_sitter::Node;
 use tree_sitter::Tree;
@@ -174,7 +174,7 @@ fn params(method: Node<'_>, text: &str) -> Vec<Param> {
     list.named_children(&mut cursor)
         .filter_map(|p| {
             let name = p.field("name").map_or_else(|| source(p, text), |n| source(n, text)).to_owned();
-            let omitted = match p.kind() {
+            let omitted = match p.kind_name() {
                 "optional_parameter" | "keyword_parameter" => p.field("value").map_or(Arg::Other("nil".to_owned()), |v| arg(v, text, &[])),
                 "splat_parameter" => Arg::Other("[]".to_owned()),
                 "hash_splat_parameter" => Arg::Hash { guarded: false, splats: Vec::new() },
@@ -191,7 +191,7 @@ fn body(method: Node<'_>, text: &str) -> Body {
     let Some(body) = method.field("body") else { return Body::Empty };
     let mut statements = Vec::new();
     let mut cursor = body.walk();
-    for statement in body.named_children(&mut cursor).filter(|n| n.kind() != "comment") {
+    for statement in body.named_children(&mut cursor).filter(|n| n.kind_name() != "comment") {
         match filter_args(statement, text, &names) {
             Some(args) => statements.push(args),
             None => return Body::Other(source(statement, text).lines().next().unwrap_or("").trim().to_owned()),
@@ -202,7 +202,7 @@ fn body(method: Node<'_>, text: &str) -> Body {
 
 /// The arguments of a receiver-less, block-less filter call; `None` for any other statement.
 fn filter_args(statement: Node<'_>, text: &str, params: &[String]) -> Option<Vec<Arg>> {
-    if statement.kind() != "call" || statement.field("receiver").is_some() || statement.field("block").is_some() {
+    if statement.kind_name() != "call" || statement.field("receiver").is_some() || statement.field("block").is_some() {
         return None;
     }
     let method = statement.field("method")?;
@@ -214,7 +214,7 @@ fn filter_args(statement: Node<'_>, text: &str, params: &[String]) -> Option<Vec
     let mut trailing: Option<(bool, Vec<String>)> = None;
     let mut cursor = list.walk();
     for child in list.named_children(&mut cursor) {
-        match child.kind() {
+        match child.kind_name() {
             "pair" | "hash_splat_argument" => {
                 let entry = trailing.get_or_insert((false, Vec::new()));
                 hash_entry(child, text, entry);
@@ -230,7 +230,7 @@ fn filter_args(statement: Node<'_>, text: &str, params: &[String]) -> Option<Vec
 }
 
 fn hash_entry(entry: Node<'_>, text: &str, (guarded, splats): &mut (bool, Vec<String>)) {
-    if entry.kind() == "hash_splat_argument" {
+    if entry.kind_name() == "hash_splat_argument" {
         let mut cursor = entry.walk();
         if let Some(name) = entry.named_children(&mut cursor).next() {
             splats.push(source(name, text).to_owned());
@@ -245,7 +245,7 @@ fn hash_entry(entry: Node<'_>, text: &str, (guarded, splats): &mut (bool, Vec<St
 }
 
 fn arg(node: Node<'_>, text: &str, params: &[String]) -> Arg {
-    match node.kind() {
+    match node.kind_name() {
         "simple_symbol" | "delimited_symbol" => Arg::Symbol,
         "hash" => {
             let mut entry = (false, Vec::new());

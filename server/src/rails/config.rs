@@ -2,7 +2,7 @@
 //! `config/initializers/**`: config assignments, inflection rules, reopened classes and patches, and
 //! time formats, each with its span.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use serde::Serialize;
 use tree_sitter::Node;
 
@@ -90,20 +90,20 @@ const PARTS: &[&str] = &[
 fn shapes<'t>(root: Node<'t>, text: &str) -> Vec<Match<'t>> {
     let mut out = Vec::new();
     crate::syntax::for_each_node(root, |node| {
-        if !matches!(node.kind(), "assignment" | "operator_assignment") {
+        if !matches!(node.kind_name(), "assignment" | "operator_assignment") {
             return;
         }
         let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else { return };
-        if left.kind() == "call" {
+        if left.kind_name() == "call" {
             let target = text_of(left, text);
             if target.strip_prefix("Rails.application.").unwrap_or(target).starts_with("config.") {
                 out.push(vec![("config.target", left), ("config.value", right), ("config.assignment", node)]);
             }
-        } else if left.kind() == "element_reference" && node.kind() == "assignment" {
+        } else if left.kind_name() == "element_reference" && node.kind_name() == "assignment" {
             let mut cursor = left.walk();
             let parts: Vec<Node<'t>> = left.named_children(&mut cursor).collect();
             if let [owner, name, ..] = parts.as_slice()
-                && owner.kind() == "scope_resolution"
+                && owner.kind_name() == "scope_resolution"
                 && matches!(
                     text_of(*owner, text).trim_start_matches("::"),
                     "Time::DATE_FORMATS" | "Date::DATE_FORMATS" | "DateTime::DATE_FORMATS"
@@ -129,7 +129,7 @@ pub fn extract(outline: &Outline, root: Node<'_>, text: &str, is_initializer: bo
         {
             let target_text = text_of(target, text);
             let key = target_text.trim_start_matches("Rails.application.").trim_start_matches("config.").to_owned();
-            let operator = if whole.kind() == "assignment" {
+            let operator = if whole.kind_name() == "assignment" {
                 "=".to_owned()
             } else {
                 text_of(whole, text).get(target_text.len()..).unwrap_or("").split_whitespace().next().unwrap_or("=").to_owned()

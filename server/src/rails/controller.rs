@@ -1,7 +1,7 @@
 //! Controllers: actions (public instance methods), private and protected methods, filters with their
 //! `only/except/if/unless`, `layout`, included concerns and every other class-body macro.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use serde::Serialize;
 
 use super::{Macro, MethodSummary};
@@ -132,16 +132,16 @@ pub fn filter_of(call: &crate::syntax::outline::Call) -> Filter {
 pub fn calls_in(tree: &tree_sitter::Tree, text: &str, span: Span) -> Vec<String> {
     let Some(method) = crate::syntax::enclosing(tree, span, &["method"]) else { return Vec::new() };
     let mut out = Vec::new();
-    crate::syntax::for_each_node(method, |node| match node.kind() {
+    crate::syntax::for_each_node(method, |node| match node.kind_name() {
         "call" if node.field("receiver").is_none() => {
             if let Some(name) = node.field("method").and_then(|m| text.get(m.byte_range())) {
                 out.push(name.to_owned());
             }
         }
-        "identifier" if node.parent().is_some_and(|p| p.kind() != "call" && p.kind() != "method") => {
+        "identifier" if node.parent().is_some_and(|p| p.kind_name() != "call" && p.kind_name() != "method") => {
             out.extend(text.get(node.byte_range()).map(str::to_owned));
         }
-        "super" | "yield" => out.push(node.kind().to_owned()),
+        "super" | "yield" => out.push(node.kind_name().to_owned()),
         _ => {}
     });
     out.sort();

@@ -3,7 +3,7 @@
 //! it every call without a receiver. `create_table`, `drop_table` and `rename_table` change which
 //! tables exist; the verbs the fold cannot replay (`change_table`, `execute`, …) stop it.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use tree_sitter::Node;
 
 use crate::syntax::value::Value;
@@ -32,12 +32,13 @@ pub fn extract(root: Node<'_>, text: &str) -> Migration {
     let Some(class) = first_class(root) else { return migration };
     let Some(body) = class.field("body") else { return migration };
     let mut cursor = body.walk();
-    let methods: Vec<Node<'_>> = body.named_children(&mut cursor).filter(|n| matches!(n.kind(), "method" | "singleton_method")).collect();
+    let methods: Vec<Node<'_>> =
+        body.named_children(&mut cursor).filter(|n| matches!(n.kind_name(), "method" | "singleton_method")).collect();
     let named = |name: &str| methods.iter().find(|m| m.field("name").is_some_and(|n| text_of(n, text) == name)).copied();
     let Some(method) = named("change").or_else(|| named("up")) else { return migration };
     let mut calls = Vec::new();
     crate::syntax::for_each_node(method, |node| {
-        if node.kind() == "call" && node.field("receiver").is_none() {
+        if node.kind_name() == "call" && node.field("receiver").is_none() {
             calls.push(node);
         }
     });
@@ -88,7 +89,7 @@ pub fn fold<'a>(migrations: impl IntoIterator<Item = &'a Migration>) -> Vec<Stri
 fn first_class(root: Node<'_>) -> Option<Node<'_>> {
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        if node.kind() == "class" {
+        if node.kind_name() == "class" {
             return Some(node);
         }
         let mut cursor = node.walk();

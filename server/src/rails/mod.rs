@@ -17,6 +17,7 @@ pub mod routes;
 pub mod schema;
 pub mod structure_sql;
 
+use crate::syntax::NodeExt;
 use std::path::PathBuf;
 
 use serde::{Serialize, Serializer, ser::SerializeMap};
@@ -392,13 +393,13 @@ fn strict_locals(text: &str, line_index: &LineIndex) -> Option<StrictLocals> {
     let parsed = ParsedFile::parse(Language::Ruby, &source);
     let tree = parsed.ruby.as_ref()?;
     // The source is one `def`: the program's first statement.
-    let parameters = tree.root_node().named_child(0).and_then(|m| crate::syntax::FieldExt::field(&m, "parameters"))?;
+    let parameters = tree.root_node().named_child(0).and_then(|m| crate::syntax::NodeExt::field(&m, "parameters"))?;
     let mut locals = StrictLocals { required: Vec::new(), optional: Vec::new(), any: false, span: line_index.span(open..close + 1) };
     let mut cursor = parameters.walk();
     for parameter in parameters.named_children(&mut cursor) {
-        let name = crate::syntax::FieldExt::field(&parameter, "name").map(|n| crate::syntax::text_of(n, &source).to_owned());
-        match (parameter.kind(), name) {
-            ("keyword_parameter", Some(name)) => match crate::syntax::FieldExt::field(&parameter, "value") {
+        let name = crate::syntax::NodeExt::field(&parameter, "name").map(|n| crate::syntax::text_of(n, &source).to_owned());
+        match (parameter.kind_name(), name) {
+            ("keyword_parameter", Some(name)) => match crate::syntax::NodeExt::field(&parameter, "value") {
                 Some(value) => locals.optional.push((name, crate::syntax::text_of(value, &source).to_owned())),
                 None => locals.required.push(name),
             },
@@ -431,6 +432,19 @@ pub fn text_hash(text: &str) -> u64 {
 }
 
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
+    extract_walking(path, relative_path, kind, text, parsed, &mut |_, _| {})
+}
+
+/// `extract`, handing every node of its Ruby tree to `along` as its walk of the whole tree passes
+/// (`references::extract_walking`).
+pub fn extract_walking<'t>(
+    path: PathBuf,
+    relative_path: String,
+    kind: Option<FileKind>,
+    text: &str,
+    parsed: &'t ParsedFile,
+    along: &mut dyn FnMut(tree_sitter::Node<'t>, usize),
+) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     if let Some(Skipped::TooLarge { len }) = parsed.skipped {
         // Nothing of it is read, not even its lines.
@@ -480,7 +494,7 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
     }
     let outline = Outline::new(tree, ruby_text);
-    let references = references::extract(tree.root_node(), ruby_text);
+    let references = references::extract_walking(tree.root_node(), ruby_text, along);
     facts.route_helper_calls = references.route_helpers;
     facts.constants = references.constants;
     facts.sqlite3_uses = references.sqlite3_uses;

@@ -3,7 +3,7 @@
 //! class-body macros, each with its span. Table names and AR-ness through STI are resolved by the
 //! index, which sees every model.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use serde::Serialize;
 
 use super::{Macro, MethodSummary, method_summaries};
@@ -189,7 +189,7 @@ pub fn table_name_prefixes(namespaces: &[&Namespace], tree: &tree_sitter::Tree, 
             let mut cursor = def.walk();
             let body: Vec<_> = def.field("body").map(|b| b.named_children(&mut cursor).collect()).unwrap_or_default();
             if let [string] = body.as_slice()
-                && string.kind() == "string"
+                && string.kind_name() == "string"
                 && let Value::String(prefix) = Value::from_node(*string, text)
             {
                 out.push((namespace.name.clone(), prefix));

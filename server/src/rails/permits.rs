@@ -4,7 +4,7 @@
 //! of each controller class, without entering `case`, loops, `begin`/`rescue`, `||=`, `raise`, `yield`
 //! or `super`. Methods spliced in from included concerns are not followed.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use serde::Serialize;
 use tree_sitter::Node;
 
@@ -26,7 +26,7 @@ pub fn extract(root: Node<'_>, text: &str, controllers: &[(String, std::ops::Ran
     let mut in_methods = Vec::new();
     // Methods directly in a controller class body, in order.
     while let Some(node) = stack.pop() {
-        if node.kind() == "method" {
+        if node.kind_name() == "method" {
             in_methods.push(node);
             continue;
         }
@@ -45,10 +45,10 @@ const OPAQUE: &[&str] =
     &["case", "case_match", "while", "until", "for", "begin", "rescue_modifier", "operator_assignment", "yield", "super"];
 
 fn walk(node: Node<'_>, text: &str, controller: &str, out: &mut Vec<PermitList>) {
-    if OPAQUE.contains(&node.kind()) || (node.kind() == "method" && node.field("body").is_some_and(has_rescue)) {
+    if OPAQUE.contains(&node.kind_name()) || (node.kind_name() == "method" && node.field("body").is_some_and(has_rescue)) {
         return;
     }
-    if node.kind() == "call" && text_of(node.field("method").unwrap_or(node), text) == "raise" {
+    if node.kind_name() == "call" && text_of(node.field("method").unwrap_or(node), text) == "raise" {
         return;
     }
     if let Some((resource, fields)) = match_permit(node, text) {
@@ -63,15 +63,15 @@ fn walk(node: Node<'_>, text: &str, controller: &str, out: &mut Vec<PermitList>)
 
 fn has_rescue(body: Node<'_>) -> bool {
     let mut cursor = body.walk();
-    body.named_children(&mut cursor).any(|c| matches!(c.kind(), "rescue" | "ensure"))
+    body.named_children(&mut cursor).any(|c| matches!(c.kind_name(), "rescue" | "ensure"))
 }
 
 fn is_params(node: Node<'_>, text: &str) -> bool {
-    matches!(node.kind(), "identifier" | "instance_variable") && matches!(text_of(node, text), "params" | "@params")
+    matches!(node.kind_name(), "identifier" | "instance_variable") && matches!(text_of(node, text), "params" | "@params")
 }
 
 fn symbol(node: Node<'_>, text: &str) -> Option<String> {
-    match node.kind() {
+    match node.kind_name() {
         "simple_symbol" => Some(text_of(node, text).trim_start_matches(':').to_owned()),
         // `%i[name handle]`'s elements.
         "hash_key_symbol" | "bare_symbol" => Some(text_of(node, text).to_owned()),
@@ -83,7 +83,7 @@ fn arguments(call: Node<'_>) -> Vec<Node<'_>> {
     call.field("arguments")
         .map(|a| {
             let mut cursor = a.walk();
-            a.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect()
+            a.named_children(&mut cursor).filter(|n| n.kind_name() != "comment").collect()
         })
         .unwrap_or_default()
 }
@@ -96,7 +96,7 @@ fn symbol_list(elements: &[Node<'_>], text: &str) -> Option<Vec<String>> {
     for element in elements {
         if let Some(name) = symbol(*element, text).filter(|_| !nested) {
             fields.push(name);
-        } else if matches!(element.kind(), "pair" | "hash") && all_array_values(*element) {
+        } else if matches!(element.kind_name(), "pair" | "hash") && all_array_values(*element) {
             nested = true;
         } else {
             return None;
@@ -106,22 +106,22 @@ fn symbol_list(elements: &[Node<'_>], text: &str) -> Option<Vec<String>> {
 }
 
 fn all_array_values(node: Node<'_>) -> bool {
-    let pairs: Vec<Node<'_>> = if node.kind() == "pair" {
+    let pairs: Vec<Node<'_>> = if node.kind_name() == "pair" {
         vec![node]
     } else {
         let mut cursor = node.walk();
         node.named_children(&mut cursor).collect()
     };
-    pairs.iter().all(|p| p.kind() == "pair" && p.field("value").is_some_and(is_array))
+    pairs.iter().all(|p| p.kind_name() == "pair" && p.field("value").is_some_and(is_array))
 }
 
 /// `[:a, :b]` or `%i[a b]`.
 fn is_array(node: Node<'_>) -> bool {
-    matches!(node.kind(), "array" | "symbol_array")
+    matches!(node.kind_name(), "array" | "symbol_array")
 }
 
 fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
-    if node.kind() != "call" {
+    if node.kind_name() != "call" {
         return None;
     }
     let method = text_of(node.field("method")?, text);
@@ -130,7 +130,7 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
         "merge" => {
             let (resource, mut fields) = match_permit(receiver?, text)?;
             for pair in arguments(node) {
-                if pair.kind() == "pair" {
+                if pair.kind_name() == "pair" {
                     fields.extend(pair.field("key").and_then(|k| symbol(k, text)));
                 }
             }
@@ -146,7 +146,7 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
             Some((key, symbol_list(&elements, text)?))
         }
         "permit" => {
-            let require = receiver.filter(|r| r.kind() == "call")?;
+            let require = receiver.filter(|r| r.kind_name() == "call")?;
             if text_of(require.field("method")?, text) != "require" || !require.field("receiver").is_some_and(|r| is_params(r, text)) {
                 return None;
             }
@@ -161,7 +161,7 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
                     let elements: Vec<Node<'_>> = array.named_children(&mut cursor).collect();
                     symbol_list(&elements, text)?
                 }
-                [hash] if matches!(hash.kind(), "hash" | "pair") && all_array_values(*hash) => Vec::new(),
+                [hash] if matches!(hash.kind_name(), "hash" | "pair") && all_array_values(*hash) => Vec::new(),
                 _ => symbol_list(&args, text)?,
             };
             Some((resource, fields))

@@ -6,7 +6,7 @@
 //! it cost 17% of the cold index on the synthetic benchmark app, where the walk costs a
 //! fraction of that (BENCHMARKS.md).
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -323,7 +323,7 @@ const ATTRIBUTE_WRITERS: &[&str] = &["update", "update!", "assign_attributes", "
 
 /// `update!(settings: { … })` → `settings`; `x.settings = { … }` → `settings`.
 fn hash_writes(node: Node<'_>, text: &str, out: &mut Vec<(String, Span)>) {
-    match node.kind() {
+    match node.kind_name() {
         "call" => {
             let Some(method) = node.field("method").map(|m| text_of(m, text)) else { return };
             if !ATTRIBUTE_WRITERS.contains(&method) {
@@ -331,9 +331,9 @@ fn hash_writes(node: Node<'_>, text: &str, out: &mut Vec<(String, Span)>) {
             }
             let Some(arguments) = node.field("arguments") else { return };
             let mut cursor = arguments.walk();
-            for pair in arguments.named_children(&mut cursor).filter(|p| p.kind() == "pair") {
+            for pair in arguments.named_children(&mut cursor).filter(|p| p.kind_name() == "pair") {
                 if let (Some(key), Some(value)) = (pair.field("key"), pair.field("value"))
-                    && value.kind() == "hash"
+                    && value.kind_name() == "hash"
                 {
                     out.push((text_of(key, text).trim_start_matches(':').trim_end_matches(':').to_owned(), Span::of(pair)));
                 }
@@ -341,8 +341,8 @@ fn hash_writes(node: Node<'_>, text: &str, out: &mut Vec<(String, Span)>) {
         }
         "assignment" => {
             if let (Some(left), Some(right)) = (node.field("left"), node.field("right"))
-                && left.kind() == "call"
-                && right.kind() == "hash"
+                && left.kind_name() == "call"
+                && right.kind_name() == "hash"
                 && let Some(name) = left.field("method")
             {
                 out.push((text_of(name, text).to_owned(), Span::of(node)));
@@ -363,11 +363,11 @@ fn association_load(call: Node<'_>, text: &str) -> Option<AssociationLoad> {
     }
     let mut chain = Vec::new();
     let mut receiver = call.field("receiver")?;
-    while receiver.kind() == "call" {
+    while receiver.kind_name() == "call" {
         chain.push(text_of(receiver.field("method")?, text).to_owned());
         receiver = receiver.field("receiver")?;
     }
-    if !matches!(receiver.kind(), "constant" | "scope_resolution") {
+    if !matches!(receiver.kind_name(), "constant" | "scope_resolution") {
         return None;
     }
     chain.reverse();
@@ -375,18 +375,18 @@ fn association_load(call: Node<'_>, text: &str) -> Option<AssociationLoad> {
     let mut names = Vec::new();
     let mut cursor = arguments.walk();
     for argument in arguments.named_children(&mut cursor) {
-        match argument.kind() {
+        match argument.kind_name() {
             "simple_symbol" => names.push((text_of(argument, text).trim_start_matches(':').to_owned(), Span::of(argument))),
             "pair" => {
                 let key = argument.field("key")?;
-                if matches!(key.kind(), "hash_key_symbol" | "simple_symbol") {
+                if matches!(key.kind_name(), "hash_key_symbol" | "simple_symbol") {
                     names.push((text_of(key, text).trim_start_matches(':').to_owned(), Span::of(key)));
                 }
             }
             "hash" => {
                 let mut inner = argument.walk();
-                for pair in argument.named_children(&mut inner).filter(|p| p.kind() == "pair") {
-                    if let Some(key) = pair.field("key").filter(|k| matches!(k.kind(), "hash_key_symbol" | "simple_symbol")) {
+                for pair in argument.named_children(&mut inner).filter(|p| p.kind_name() == "pair") {
+                    if let Some(key) = pair.field("key").filter(|k| matches!(k.kind_name(), "hash_key_symbol" | "simple_symbol")) {
                         names.push((text_of(key, text).trim_start_matches(':').to_owned(), Span::of(key)));
                     }
                 }
@@ -426,7 +426,7 @@ impl Locals {
         while self.stack.last().is_some_and(|(end, ..)| *end <= node.start_byte()) {
             self.stack.pop();
         }
-        match node.kind() {
+        match node.kind_name() {
             "method" | "singleton_method" | "class" | "module" | "singleton_class" => {
                 self.stack.push((node.end_byte(), false, Default::default()));
             }
@@ -447,12 +447,12 @@ impl Locals {
     /// Whether this identifier is a name being bound: a parameter, an assignment's target, `=> e`.
     fn binds(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
         let Some(parent) = parent else { return false };
-        match parent.kind() {
+        match parent.kind_name() {
             // `def f(url = root_url, back: home_url)`: the name binds, the default is a value.
             kind if PARAMETER_KINDS.contains(&kind) => parent.field("name").is_none_or(|name| name == node),
             "assignment" | "operator_assignment" => parent.field("left") == Some(node),
             "left_assignment_list" | "rest_assignment" | "exception_variable" | "for" => {
-                parent.kind() != "for" || parent.field("pattern") == Some(node)
+                parent.kind_name() != "for" || parent.field("pattern") == Some(node)
             }
             _ => false,
         }
@@ -472,6 +472,12 @@ impl Locals {
 }
 
 pub fn extract(root: Node<'_>, text: &str) -> References {
+    extract_walking(root, text, &mut |_, _| {})
+}
+
+/// `extract`, handing every node of its walk (in document order, with its depth below `root`) to
+/// `along`: a reader of the whole tree rides on this walk instead of walking it again.
+pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Node<'t>, usize)) -> References {
     let mut references = References::default();
     let mut read = BTreeSet::new();
     let mut helpers = BTreeSet::new();
@@ -482,24 +488,30 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut lets: BTreeSet<String> = BTreeSet::new();
     // Methods the file defines, wherever (`def stub_current_path(path)` inside an RSpec `describe`).
     let mut defined: BTreeSet<String> = BTreeSet::new();
-    crate::syntax::for_each_node_with_parent(root, |node, parent| {
+    crate::syntax::for_each_node_with_parent(root, |node, parent, depth| {
+        along(node, depth);
+        // Every kind read below is a named node's; the tokens between (`(`, `,`, `do`, `end`) are
+        // half of a tree and bind or use nothing.
+        if !node.is_named() {
+            return;
+        }
         locals.visit(node, parent, text);
         hash_writes(node, text, &mut references.hash_writes);
-        if node.kind() == "method"
+        if node.kind_name() == "method"
             && let Some(name) = node.field("name")
         {
             defined.insert(text_of(name, text).to_owned());
         }
-        match node.kind() {
+        match node.kind_name() {
             "call" if node.field("receiver").is_none() => {
-                if let Some(method) = node.field("method").filter(|m| m.kind() == "identifier") {
+                if let Some(method) = node.field("method").filter(|m| m.kind_name() == "identifier") {
                     let name = text_of(method, text);
                     if name == "render" {
                         references.renders.extend(render_call(node, text));
                     }
                     if matches!(name, "let" | "let!" | "subject")
                         && let Some(first) = node.field("arguments").and_then(|a| a.named_child(0))
-                        && first.kind() == "simple_symbol"
+                        && first.kind_name() == "simple_symbol"
                     {
                         lets.insert(text_of(first, text).trim_start_matches(':').to_owned());
                     }
@@ -540,7 +552,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                 if !assigned {
                     read.insert(text_of(node, text).to_owned());
                 }
-                let compound = assigned && parent.is_some_and(|p| p.kind() == "operator_assignment");
+                let compound = assigned && parent.is_some_and(|p| p.kind_name() == "operator_assignment");
                 references.uses.ivars.push(IvarUse {
                     name: text_of(node, text).to_owned(),
                     span: Span::of(node),
@@ -548,13 +560,13 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                     compound,
                 });
             }
-            "constant" | "scope_resolution" if parent.is_none_or(|p| p.kind() != "scope_resolution") => {
+            "constant" | "scope_resolution" if parent.is_none_or(|p| p.kind_name() != "scope_resolution") => {
                 let name = text_of(node, text).trim_start_matches("::");
                 if name == "SQLite3" || name.starts_with("SQLite3::") {
                     references.sqlite3_uses.push(Reference { name: name.to_owned(), span: Span::of(node) });
                 }
                 // A constant's own definition (`class Post`) is no use of it.
-                if parent.is_none_or(|p| !matches!(p.kind(), "class" | "module") || p.field("name") != Some(node)) {
+                if parent.is_none_or(|p| !matches!(p.kind_name(), "class" | "module") || p.field("name") != Some(node)) {
                     references.uses.constants.push(Reference { name: name.to_owned(), span: Span::of(node) });
                 }
                 constants.insert(name.to_owned());
@@ -573,7 +585,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
 
 /// A receiver's name (`post.comments` → `post`): a call on a method's result, never a local here.
 fn is_receiver(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
-    parent.is_some_and(|p| p.kind() == "call" && p.field("receiver") == Some(node))
+    parent.is_some_and(|p| p.kind_name() == "call" && p.field("receiver") == Some(node))
 }
 
 /// What a call with a receiver uses: `I18n.t("key")`, `post.comments`, `Post.where(title: …)`,
@@ -581,11 +593,11 @@ fn is_receiver(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
 fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
     let (Some(receiver), Some(method)) = (node.field("receiver"), node.field("method")) else { return };
     let name = text_of(method, text);
-    match receiver.kind() {
+    match receiver.kind_name() {
         "constant" if matches!(name, "t" | "translate") && text_of(receiver, text) == "I18n" => {
             uses.translations.extend(translation(node, text));
         }
-        "identifier" | "instance_variable" if method.kind() == "identifier" => {
+        "identifier" | "instance_variable" if method.kind_name() == "identifier" => {
             let receiver_name = text_of(receiver, text).trim_start_matches('@').to_owned();
             if receiver_name == "params" {
                 if name == "expect" {
@@ -598,13 +610,13 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
         _ => {}
     }
     // `where.not(title: nil)`, `Post.where.not(…)`: the columns of the relation `where` is called on.
-    let bare_where = |n: Node<'_>| match n.kind() {
+    let bare_where = |n: Node<'_>| match n.kind_name() {
         "identifier" => text_of(n, text) == "where",
         "call" => n.field("method").is_some_and(|m| text_of(m, text) == "where") && n.field("arguments").is_none(),
         _ => false,
     };
     if name == "not" && bare_where(receiver) {
-        let start = if receiver.kind() == "call" { receiver.field("receiver") } else { None };
+        let start = if receiver.kind_name() == "call" { receiver.field("receiver") } else { None };
         let relation = match start {
             None => Some(ColumnReceiver::OwnClass { chain: Vec::new() }),
             Some(start) => relation_start(start, text),
@@ -615,7 +627,7 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
         return;
     }
     if name == "permit"
-        && receiver.kind() == "call"
+        && receiver.kind_name() == "call"
         && receiver.field("method").is_some_and(|m| matches!(text_of(m, text), "require" | "fetch"))
         && receiver.field("receiver").is_some_and(|r| text_of(r, text) == "params")
         && let Some(key) = receiver.field("arguments").and_then(|a| a.named_child(0)).and_then(|k| symbol_or_string(k, text))
@@ -634,7 +646,7 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
 /// the model's scopes are known.
 fn relation_start(mut receiver: Node<'_>, text: &str) -> Option<ColumnReceiver> {
     let mut chain = Vec::new();
-    while receiver.kind() == "call" {
+    while receiver.kind_name() == "call" {
         let method = text_of(receiver.field("method")?, text);
         // `where.not(…)` keeps the relation; any other call with a block does not.
         if receiver.field("block").is_some() {
@@ -653,7 +665,7 @@ fn relation_start(mut receiver: Node<'_>, text: &str) -> Option<ColumnReceiver> 
         chain.reverse();
         Some(ColumnReceiver::OwnClass { chain })
     };
-    match receiver.kind() {
+    match receiver.kind_name() {
         "constant" | "scope_resolution" => {
             chain.reverse();
             Some(ColumnReceiver::Constant { name: text_of(receiver, text).trim_start_matches("::").to_owned(), chain })
@@ -682,8 +694,8 @@ fn symbol_or_string(node: Node<'_>, text: &str) -> Option<String> {
 fn column_uses(node: Node<'_>, method: &str, receiver: ColumnReceiver, text: &str, out: &mut Vec<ColumnUse>) {
     let Some(arguments) = node.field("arguments") else { return };
     // `where("title = :t", t: x)`: after a SQL fragment, the hash holds bind values, not columns.
-    let leading = arguments.named_child(0).filter(|a| a.kind() != "comment");
-    if leading.is_some_and(|a| !matches!(a.kind(), "pair" | "hash" | "simple_symbol")) {
+    let leading = arguments.named_child(0).filter(|a| a.kind_name() != "comment");
+    if leading.is_some_and(|a| !matches!(a.kind_name(), "pair" | "hash" | "simple_symbol")) {
         return;
     }
     let mut push = |name: String, span: Span| {
@@ -693,23 +705,23 @@ fn column_uses(node: Node<'_>, method: &str, receiver: ColumnReceiver, text: &st
     };
     let mut cursor = arguments.walk();
     for argument in arguments.named_children(&mut cursor) {
-        match argument.kind() {
+        match argument.kind_name() {
             "simple_symbol" if method != "where" && method != "rewhere" && !method.starts_with("find") => {
                 push(text_of(argument, text).trim_start_matches(':').to_owned(), Span::of(argument));
             }
             "pair" | "hash" => {
-                let pairs: Vec<Node<'_>> = if argument.kind() == "pair" {
+                let pairs: Vec<Node<'_>> = if argument.kind_name() == "pair" {
                     vec![argument]
                 } else {
                     let mut inner = argument.walk();
-                    argument.named_children(&mut inner).filter(|p| p.kind() == "pair").collect()
+                    argument.named_children(&mut inner).filter(|p| p.kind_name() == "pair").collect()
                 };
                 for pair in pairs {
                     let (Some(key), Some(value)) = (pair.field("key"), pair.field("value")) else { continue };
-                    if !matches!(key.kind(), "hash_key_symbol" | "simple_symbol") {
+                    if !matches!(key.kind_name(), "hash_key_symbol" | "simple_symbol") {
                         continue;
                     }
-                    if value.kind() == "hash" && method != "permit" {
+                    if value.kind_name() == "hash" && method != "permit" {
                         continue;
                     }
                     let name = text_of(key, text).trim_start_matches(':').trim_end_matches(':').to_owned();
@@ -725,16 +737,16 @@ fn column_uses(node: Node<'_>, method: &str, receiver: ColumnReceiver, text: &st
 fn params_expect(node: Node<'_>, text: &str, out: &mut Vec<ColumnUse>) {
     let Some(arguments) = node.field("arguments") else { return };
     let mut cursor = arguments.walk();
-    let pairs: Vec<Node<'_>> = arguments.named_children(&mut cursor).filter(|p| p.kind() == "pair").collect();
+    let pairs: Vec<Node<'_>> = arguments.named_children(&mut cursor).filter(|p| p.kind_name() == "pair").collect();
     for pair in pairs {
         let (Some(key), Some(value)) = (pair.field("key"), pair.field("value")) else { continue };
-        if !matches!(key.kind(), "hash_key_symbol" | "simple_symbol") || value.kind() != "array" {
+        if !matches!(key.kind_name(), "hash_key_symbol" | "simple_symbol") || value.kind_name() != "array" {
             continue;
         }
         let resource = text_of(key, text).trim_start_matches(':').trim_end_matches(':').to_owned();
         let mut inner = value.walk();
         for item in value.named_children(&mut inner) {
-            match item.kind() {
+            match item.kind_name() {
                 "simple_symbol" => out.push(ColumnUse {
                     method: "expect".to_owned(),
                     receiver: ColumnReceiver::Params(resource.clone()),
@@ -742,7 +754,7 @@ fn params_expect(node: Node<'_>, text: &str, out: &mut Vec<ColumnUse>) {
                     span: Span::of(item),
                 }),
                 "pair" => {
-                    if let Some(k) = item.field("key").filter(|k| matches!(k.kind(), "hash_key_symbol" | "simple_symbol")) {
+                    if let Some(k) = item.field("key").filter(|k| matches!(k.kind_name(), "hash_key_symbol" | "simple_symbol")) {
                         out.push(ColumnUse {
                             method: "expect".to_owned(),
                             receiver: ColumnReceiver::Params(resource.clone()),
@@ -761,7 +773,7 @@ fn params_expect(node: Node<'_>, text: &str, out: &mut Vec<ColumnUse>) {
 fn translation(node: Node<'_>, text: &str) -> Option<Translation> {
     let arguments = node.field("arguments")?;
     let first = arguments.named_child(0)?;
-    if !matches!(first.kind(), "string" | "simple_symbol" | "delimited_symbol") {
+    if !matches!(first.kind_name(), "string" | "simple_symbol" | "delimited_symbol") {
         return None;
     }
     let key = symbol_or_string(first, text)?;
@@ -804,7 +816,7 @@ fn is_route_helper(name: &str) -> bool {
 /// not a method name, a parameter or an assignment target.
 fn is_value_position(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
     let Some(parent) = parent else { return false };
-    match parent.kind() {
+    match parent.kind_name() {
         "argument_list"
         | "program"
         | "body_statement"
@@ -826,7 +838,7 @@ fn is_value_position(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
 
 /// `@post = …`, `@posts ||= …`: the variable is written there, not read.
 fn is_assigned(node: Node<'_>, parent: Option<Node<'_>>) -> bool {
-    parent.is_some_and(|p| match p.kind() {
+    parent.is_some_and(|p| match p.kind_name() {
         "assignment" | "operator_assignment" => p.field("left") == Some(node),
         // `@a, @b = pair`, `@head, *@rest = list`.
         "left_assignment_list" | "rest_assignment" | "destructured_left_assignment" => true,
@@ -891,7 +903,7 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
     let arguments = node.field("arguments");
     let first_argument = arguments.and_then(|a| {
         let mut cursor = a.walk();
-        a.named_children(&mut cursor).find(|c| c.kind() != "comment")
+        a.named_children(&mut cursor).find(|c| c.kind_name() != "comment")
     });
     let target_span = match (&named, first_argument) {
         (Some((key, _)), Some(first)) if key.is_empty() => Some(Span::of(first)),
@@ -922,13 +934,13 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
     let as_local = call.option("as").and_then(|v| v.as_name()).map(str::to_owned);
     let splat = arguments.is_some_and(|a| {
         let mut cursor = a.walk();
-        a.named_children(&mut cursor).any(|c| c.kind() == "hash_splat_argument")
+        a.named_children(&mut cursor).any(|c| c.kind_name() == "hash_splat_argument")
     });
     let locals_known = !splat
         && match call.option("locals") {
             Some(crate::syntax::value::Value::Hash(_)) | None => arguments.and_then(|a| option_value(a, "locals", text)).is_none_or(|v| {
                 let mut cursor = v.walk();
-                v.kind() == "hash" && !v.named_children(&mut cursor).any(|c| c.kind() == "hash_splat_argument")
+                v.kind_name() == "hash" && !v.named_children(&mut cursor).any(|c| c.kind_name() == "hash_splat_argument")
             }),
             Some(_) => false,
         };
@@ -955,14 +967,14 @@ fn option_value<'t>(arguments: Node<'t>, key: &str, text: &str) -> Option<Node<'
     let pairs: Vec<Node<'t>> = arguments
         .named_children(&mut cursor)
         .flat_map(|c| {
-            if c.kind() == "hash" {
+            if c.kind_name() == "hash" {
                 let mut inner = c.walk();
                 c.named_children(&mut inner).collect::<Vec<_>>()
             } else {
                 vec![c]
             }
         })
-        .filter(|c| c.kind() == "pair")
+        .filter(|c| c.kind_name() == "pair")
         .collect();
     pairs.into_iter().find_map(|pair| {
         let k = pair.field("key")?;

@@ -11,6 +11,7 @@
 //! keywords, `do`, `end` and brackets of each tag give its net nesting, and an output block ends at
 //! the tag that brings the nesting back to where it was before the block opened.
 
+use crate::syntax::NodeExt;
 use crate::syntax::{ParsedFile, Span};
 
 /// Roundhouse's opener keywords for a code tag.
@@ -91,13 +92,13 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Mispairing> {
     let root = erb.root_node();
     let mut cursor = root.walk();
     for node in root.children(&mut cursor) {
-        let output = match node.kind() {
+        let output = match node.kind_name() {
             "output_directive" => true,
             "directive" => false,
             _ => continue,
         };
         let mut inner = node.walk();
-        let Some(code) = node.children(&mut inner).find(|c| c.kind() == "code") else { continue };
+        let Some(code) = node.children(&mut inner).find(|c| c.kind_name() == "code") else { continue };
         tags.push(Tag {
             output,
             code: text.get(code.byte_range()).unwrap_or("").to_owned(),
@@ -199,8 +200,8 @@ fn nesting_events(root: tree_sitter::Node<'_>, tags: &mut [Tag]) {
 
 /// +1 for a token that opens a nesting level in Ruby, -1 for one that closes one.
 fn nesting_delta(leaf: tree_sitter::Node<'_>) -> Option<i32> {
-    let parent = leaf.parent().map_or("", |p| p.kind());
-    let kind = leaf.kind();
+    let parent = leaf.parent().map_or("", |p| p.kind_name());
+    let kind = leaf.kind_name();
     match kind {
         "end" | ")" | "]" | "}" => Some(-1),
         "(" | "[" | "{" | "#{" => Some(1),
@@ -212,7 +213,7 @@ fn nesting_delta(leaf: tree_sitter::Node<'_>) -> Option<i32> {
             // An endless method (`def f = x`) has no `end`.
             let method = leaf.parent()?;
             let mut cursor = method.walk();
-            let has_end = method.children(&mut cursor).any(|c| c.kind() == "end");
+            let has_end = method.children(&mut cursor).any(|c| c.kind_name() == "end");
             has_end.then_some(1)
         }
         _ if kind.starts_with('%') && kind.ends_with(['(', '[', '{']) => Some(1),

@@ -14,7 +14,7 @@
 //!
 //! It reads top-level statements only: what is inside a dropped statement is dropped with it.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use tree_sitter::{Node, Tree};
 
 use crate::diagnostic::Diagnostic;
@@ -36,13 +36,13 @@ pub fn statements(tree: &Tree, text: &str) -> Vec<(Span, String, Fate)> {
     let root = tree.root_node();
     let mut cursor = root.walk();
     root.named_children(&mut cursor)
-        .filter(|n| n.kind() != "comment")
+        .filter(|n| n.kind_name() != "comment")
         .map(|n| (Span::of(n), text_of(n, text).to_owned(), fate(n, text)))
         .collect()
 }
 
 fn fate(node: Node<'_>, text: &str) -> Fate {
-    if node.kind() != "call" || node.field("receiver").is_none_or(|r| text_of(r, text) != "json") {
+    if node.kind_name() != "call" || node.field("receiver").is_none_or(|r| text_of(r, text) != "json") {
         return Fate::Dropped;
     }
     let method = node.field("method").map_or("", |m| text_of(m, text));
@@ -51,12 +51,12 @@ fn fate(node: Node<'_>, text: &str) -> Fate {
         .field("arguments")
         .map(|a| {
             let mut c = a.walk();
-            a.named_children(&mut c).filter(|n| n.kind() != "comment").collect()
+            a.named_children(&mut c).filter(|n| n.kind_name() != "comment").collect()
         })
         .unwrap_or_default();
     let has_option = |key: &str| {
         arguments.iter().any(|a| {
-            a.kind() == "pair" && a.field("key").is_some_and(|k| text_of(k, text).trim_end_matches(':').trim_start_matches(':') == key)
+            a.kind_name() == "pair" && a.field("key").is_some_and(|k| text_of(k, text).trim_end_matches(':').trim_start_matches(':') == key)
         })
     };
     match method {
@@ -65,7 +65,7 @@ fn fate(node: Node<'_>, text: &str) -> Fate {
         "array!" | "set!" | "child!" => Fate::Dropped,
         m if m.ends_with('!') && !arguments.is_empty() => Fate::KeyOfCall(m.to_owned()),
         m if m.ends_with('!') => Fate::Dropped,
-        _ if arguments.len() == 1 && !block && arguments[0].kind() != "pair" => Fate::Kept,
+        _ if arguments.len() == 1 && !block && arguments[0].kind_name() != "pair" => Fate::Kept,
         m if arguments.len() == 1 && block => Fate::BlockLost(m.to_owned()),
         _ => Fate::Dropped,
     }

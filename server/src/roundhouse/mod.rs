@@ -30,7 +30,7 @@ use crate::syntax::{Language, ParsedFile};
 /// Every per-file finding of `facts`' file (no other file needed): the `syntax.*` rules on its Ruby,
 /// the template rules, and the rules read off its facts. `schema.migration-verb` findings go to
 /// `facts.migration_verbs` (they hold only in an app without `db/schema.rb`).
-pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
+pub fn check_file<'t>(facts: &mut FileFacts, text: &str, parsed: &'t ParsedFile, shapes: syntax_rules::Shapes<'t>) {
     let kind = facts.kind;
     let mut found = Vec::new();
     // Template text rules hold for a template with no Ruby at all (`#{` in plain HTML).
@@ -39,7 +39,7 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
     }
     // The syntax rules cost a walk of the tree: only for code Roundhouse may compile.
     if let Some(tree) = parsed.ruby.as_ref().filter(|_| ingest::reading(facts, None).compiles_code()) {
-        found.extend(syntax_rules::check(tree, parsed.ruby_text(text), facts));
+        found.extend(syntax_rules::check_shapes(tree, parsed.ruby_text(text), facts, shapes));
         if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
             found.extend(jbuilder::check(tree, parsed.ruby_text(text)));
         }

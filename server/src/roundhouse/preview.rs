@@ -16,6 +16,7 @@ use crate::rails::model::Model;
 use crate::rails::route_table::{Route, RouteKind};
 use crate::rails::schema::{Schema, Table};
 use crate::rails::{FileFacts, inflect};
+use crate::syntax::NodeExt;
 use crate::syntax::value::Value;
 
 pub struct Preview {
@@ -473,10 +474,10 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
             let line = node.start_position().row as u32;
             let code = || {
                 let mut inner = node.walk();
-                let code_node = node.children(&mut inner).find(|c| c.kind() == "code");
+                let code_node = node.children(&mut inner).find(|c| c.kind_name() == "code");
                 code_node.and_then(|c| text.get(c.byte_range())).unwrap_or("").trim().to_owned()
             };
-            match node.kind() {
+            match node.kind_name() {
                 "content" => {
                     let content = text.get(node.byte_range()).unwrap_or("");
                     if !content.is_empty() {

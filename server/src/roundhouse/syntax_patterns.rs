@@ -4,7 +4,7 @@
 //! are plain matches on node kinds and fields now. `tests/queries/ruby/rules/syntax.rb` still holds
 //! them with caret assertions, as a query's fixture would.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use std::sync::LazyLock;
 
 use tree_sitter::Node;
@@ -60,29 +60,29 @@ fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 }
 
 fn operator_is(node: Node<'_>, operator: &str) -> bool {
-    field(node, "operator").is_some_and(|o| o.kind() == operator)
+    field(node, "operator").is_some_and(|o| o.kind_name() == operator)
 }
 
 /// The rule findings `node` itself makes, each with the node to report.
 pub fn at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
     let mut found = |rule: RuleId, at: Node<'t>| out.push((rule, at));
-    match node.kind() {
+    match node.kind_name() {
         "subshell" => found(rule!("syntax.backtick-command"), node),
         "for" => found(rule!("syntax.for-loop"), node),
         "case_match" | "test_pattern" | "match_pattern" => found(rule!("syntax.pattern-matching"), node),
         // `/(?<y>\d+)/ =~ s` writes locals from named captures.
         "binary" if operator_is(node, "=~") => {
-            if let Some(regex) = field(node, "left").filter(|l| l.kind() == "regex")
+            if let Some(regex) = field(node, "left").filter(|l| l.kind_name() == "regex")
                 && text_of(regex, text).split("(?<").skip(1).any(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
             {
                 found(rule!("syntax.regex-named-capture"), regex);
             }
         }
         // `begin … end while c` runs its body before testing.
-        "while_modifier" | "until_modifier" if field(node, "body").is_some_and(|b| b.kind() == "begin") => {
+        "while_modifier" | "until_modifier" if field(node, "body").is_some_and(|b| b.kind_name() == "begin") => {
             found(rule!("syntax.do-while"), node)
         }
-        "assignment" | "operator_assignment" if field(node, "left").is_some_and(|l| l.kind() == "global_variable") => {
+        "assignment" | "operator_assignment" if field(node, "left").is_some_and(|l| l.kind_name() == "global_variable") => {
             found(rule!("syntax.global-variable-write"), node)
         }
         "alias" => found(rule!("syntax.alias-keyword"), node),
@@ -92,8 +92,8 @@ pub fn at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
         // `class (expr)::Foo`
         "class" => {
             if let Some(name) = field(node, "name").filter(|n| {
-                n.kind() == "scope_resolution"
-                    && field(*n, "scope").is_some_and(|s| matches!(s.kind(), "parenthesized_statements" | "call"))
+                n.kind_name() == "scope_resolution"
+                    && field(*n, "scope").is_some_and(|s| matches!(s.kind_name(), "parenthesized_statements" | "call"))
             }) {
                 found(rule!("syntax.dynamic-class-name"), name);
             }
@@ -102,26 +102,28 @@ pub fn at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
         // Only the forwarding is rejected: an anonymous `**` parameter that is never passed on compiles.
         "hash_splat_argument" if text_of(node, text) == "**" => found(rule!("syntax.anonymous-keyword-forwarding"), node),
         // `&method(:f)`, `&proc { }`, `&self.blk`: only `&:sym` and `&local` survive.
-        "block_argument" if named_children(node).iter().any(|c| c.kind() == "call") => found(rule!("syntax.block-argument-form"), node),
+        "block_argument" if named_children(node).iter().any(|c| c.kind_name() == "call") => {
+            found(rule!("syntax.block-argument-form"), node)
+        }
         "block_parameters" => {
-            for parameter in named_children(node).into_iter().filter(|p| BLOCK_PARAMETER_FORMS.contains(&p.kind())) {
+            for parameter in named_children(node).into_iter().filter(|p| BLOCK_PARAMETER_FORMS.contains(&p.kind_name())) {
                 found(rule!("syntax.block-parameter-form"), parameter);
             }
         }
         "left_assignment_list" => {
             let targets = named_children(node);
             // `a.b, c = 1, 2`
-            for call in targets.iter().filter(|t| t.kind() == "call") {
+            for call in targets.iter().filter(|t| t.kind_name() == "call") {
                 found(rule!("syntax.multi-assign-target"), *call);
             }
             // `a, *b, c = arr`, `*a, b = arr`: a target after the splat.
-            if targets.iter().position(|t| t.kind() == "rest_assignment").is_some_and(|i| i + 1 < targets.len()) {
+            if targets.iter().position(|t| t.kind_name() == "rest_assignment").is_some_and(|i| i + 1 < targets.len()) {
                 found(rule!("syntax.multi-assign-target"), node);
             }
         }
         // `m[i, j] += 1`
         "operator_assignment" => {
-            if let Some(left) = field(node, "left").filter(|l| l.kind() == "element_reference" && named_children(*l).len() >= 3) {
+            if let Some(left) = field(node, "left").filter(|l| l.kind_name() == "element_reference" && named_children(*l).len() >= 3) {
                 found(rule!("syntax.multi-index-assign"), left);
             }
         }
@@ -137,9 +139,9 @@ pub fn at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
         // name or an instance variable is supported (`!x` and `not x` are unary too: the operator decides).
         "unary" if operator_is(node, "defined?") => {
             let operand = field(node, "operand");
-            let super_or_yield = |n: Node<'_>| matches!(n.kind(), "super" | "yield");
+            let super_or_yield = |n: Node<'_>| matches!(n.kind_name(), "super" | "yield");
             let of_super_or_yield = operand.is_some_and(|o| {
-                super_or_yield(o) || (o.kind() == "parenthesized_statements" && named_children(o).into_iter().any(super_or_yield))
+                super_or_yield(o) || (o.kind_name() == "parenthesized_statements" && named_children(o).into_iter().any(super_or_yield))
             });
             if of_super_or_yield || !DEFINED_SUPPORTED.is_match(text_of(node, text)) {
                 found(rule!("syntax.defined-path"), node);
@@ -148,13 +150,13 @@ pub fn at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
         _ => {}
     }
     // `if (a == 1)..(b == 2)`: a range as a condition is a flip-flop, with hidden state between tests.
-    if CONDITIONALS.contains(&node.kind())
+    if CONDITIONALS.contains(&node.kind_name())
         && let Some(condition) = field(node, "condition")
     {
-        if condition.kind() == "range" {
+        if condition.kind_name() == "range" {
             found(rule!("syntax.flip-flop"), condition);
-        } else if condition.kind() == "parenthesized_statements" && PARENTHESIZED_CONDITIONALS.contains(&node.kind()) {
-            for range in named_children(condition).into_iter().filter(|c| c.kind() == "range") {
+        } else if condition.kind_name() == "parenthesized_statements" && PARENTHESIZED_CONDITIONALS.contains(&node.kind_name()) {
+            for range in named_children(condition).into_iter().filter(|c| c.kind_name() == "range") {
                 found(rule!("syntax.flip-flop"), range);
             }
         }

@@ -4,7 +4,7 @@
 //! dispatch. One walk finds them all; each finding is then judged by where it sits (`site`). They run
 //! on `.rb` files and on the Ruby inside templates.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use std::collections::HashMap;
 
 use tree_sitter::{Node, Tree};
@@ -113,13 +113,13 @@ fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usi
     let mut outer = node;
     let mut current = node;
     while let Some(parent) = current.parent() {
-        match parent.kind() {
+        match parent.kind_name() {
             "method" | "singleton_method" => in_method = true,
             namespace if NAMESPACES.contains(&namespace) => {
                 // `class << self` reads like the class around it.
                 let owner = if namespace == "singleton_class" {
                     let mut up = parent.parent();
-                    while let Some(n) = up.filter(|n| !matches!(n.kind(), "class" | "module")) {
+                    while let Some(n) = up.filter(|n| !matches!(n.kind_name(), "class" | "module")) {
                         up = n.parent();
                     }
                     up
@@ -147,7 +147,7 @@ fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usi
             }
             _ => {}
         }
-        if parent.kind() == "body_statement" {
+        if parent.kind_name() == "body_statement" {
             if !in_method {
                 statement = current;
             }
@@ -168,13 +168,13 @@ fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usi
 
 /// A class-body statement of a library class or module (`Body::Library` says which are read).
 fn library_statement(statement: Node<'_>, node: Node<'_>) -> Site {
-    match statement.kind() {
+    match statement.kind_name() {
         "alias" if statement == node => Site::AliasDropped,
         "alias" => Site::Compiled,
         "call" if statement.field("receiver").is_some() => Site::NotRead,
         // `included do … end`, `attr_accessor …`, a gem's macro: read one by one.
         "call" | "identifier" => Site::StatementDropped,
-        "assignment" if statement.field("left").is_some_and(|l| matches!(l.kind(), "constant" | "class_variable")) => Site::Compiled,
+        "assignment" if statement.field("left").is_some_and(|l| matches!(l.kind_name(), "constant" | "class_variable")) => Site::Compiled,
         // Definitions (their bodies are reached through `in_method`) and nested namespaces.
         "method" | "singleton_method" | "class" | "module" | "singleton_class" => Site::Compiled,
         _ => Site::NotRead,
@@ -183,11 +183,11 @@ fn library_statement(statement: Node<'_>, node: Node<'_>) -> Site {
 
 /// A class-body call with a block, other than `class_methods do`.
 fn is_dropped_block(statement: Node<'_>, text: &str) -> bool {
-    statement.kind() == "call" && statement.field("block").is_some() && !is_call_of(statement, text, &["class_methods"])
+    statement.kind_name() == "call" && statement.field("block").is_some() && !is_call_of(statement, text, &["class_methods"])
 }
 
 fn is_call_of(statement: Node<'_>, text: &str, methods: &[&str]) -> bool {
-    statement.kind() == "call"
+    statement.kind_name() == "call"
         && statement.field("receiver").is_none()
         && statement.field("method").is_some_and(|m| methods.contains(&text_of(m, text)))
 }
@@ -221,6 +221,11 @@ fn at_site(mut finding: Diagnostic, site: Site, node: Node<'_>, text: &str) -> O
 /// Every `syntax.*` finding of a file's Ruby (`text` is the Ruby: a template's masked copy), each as
 /// true as its place in the file makes it (`site`).
 pub fn check(tree: &Tree, text: &str, facts: &FileFacts) -> Vec<Diagnostic> {
+    check_shapes(tree, text, facts, Shapes::of(tree.root_node(), text))
+}
+
+/// `check`, with the tree's shapes gathered on a walk already made.
+pub fn check_shapes<'t>(tree: &'t Tree, text: &str, facts: &FileFacts, shapes: Shapes<'t>) -> Vec<Diagnostic> {
     let bodies = super::ingest::bodies(facts);
     let top_level_read = super::ingest::top_level_read(facts);
     let kind = facts.kind;
@@ -230,9 +235,7 @@ pub fn check(tree: &Tree, text: &str, facts: &FileFacts) -> Vec<Diagnostic> {
             out.push(finding);
         }
     };
-    let mut found = Vec::new();
-    ancestry_checks(tree.root_node(), text, false, &mut found);
-    for (finding, node) in found {
+    for (finding, node) in shapes.found {
         if (!finding.rule.starts_with("spinel.") || kind.is_some_and(FileKind::is_app_code))
             && !out.iter().any(|d: &Diagnostic| d.rule == finding.rule && d.span.start_byte == finding.span.start_byte)
         {
@@ -263,45 +266,72 @@ const DYNAMIC_DISPATCH: &[&str] = &[
 
 /// Every node's own shapes (`syntax_patterns`); class variables written and classes defined inside a
 /// `def`; magic constants; dynamic dispatch (`send`, `define_method`, `Thread.new`, `def method_missing`).
-fn ancestry_checks<'t>(node: Node<'t>, text: &str, in_method: bool, out: &mut Vec<(Diagnostic, Node<'t>)>) {
-    let mut cursor = node.walk();
-    let mut shapes = Vec::new();
-    for child in node.named_children(&mut cursor) {
-        let kind = child.kind();
-        super::syntax_patterns::at(child, text, &mut shapes);
-        out.extend(shapes.drain(..).map(|(rule, at)| (diagnostic(rule, at, text), at)));
-        if kind == "identifier" && matches!(text_of(child, text), "__FILE__" | "__LINE__" | "__ENCODING__") {
-            out.push((diagnostic(rule!("syntax.magic-constant"), child, text), child));
+/// Gathered node by node along a walk of the whole tree in document order: extraction's own
+/// (`rails::extract_walking`), so the tree is walked once for both (`index::analyze`).
+#[derive(Default)]
+pub struct Shapes<'t> {
+    /// The depths of the `def`s around the node being visited.
+    methods: Vec<usize>,
+    patterns: Vec<(crate::diagnostic::RuleId, Node<'t>)>,
+    found: Vec<(Diagnostic, Node<'t>)>,
+}
+
+impl<'t> Shapes<'t> {
+    /// Every node below `root`, in a walk of its own.
+    pub fn of(root: Node<'t>, text: &str) -> Shapes<'t> {
+        let mut shapes = Shapes::default();
+        crate::syntax::for_each_node_with_parent(root, |node, _, depth| shapes.visit(node, depth, text));
+        shapes
+    }
+
+    /// `node`, `depth` below the root (which is not read: a program's shapes are its statements').
+    pub fn visit(&mut self, node: Node<'t>, depth: usize, text: &str) {
+        if depth == 0 || !node.is_named() {
+            return;
         }
-        if let Some(dispatch) = dynamic_dispatch(child, text) {
+        while self.methods.last().is_some_and(|&d| d >= depth) {
+            self.methods.pop();
+        }
+        let in_method = !self.methods.is_empty();
+        let kind = node.kind_name();
+        let out = &mut self.found;
+        super::syntax_patterns::at(node, text, &mut self.patterns);
+        out.extend(self.patterns.drain(..).map(|(rule, at)| (diagnostic(rule, at, text), at)));
+        if kind == "identifier" && matches!(text_of(node, text), "__FILE__" | "__LINE__" | "__ENCODING__") {
+            out.push((diagnostic(rule!("syntax.magic-constant"), node, text), node));
+        }
+        if let Some(dispatch) = dynamic_dispatch(node, text) {
             out.push((diagnostic(rule!("spinel.dynamic-dispatch"), dispatch, text), dispatch));
         }
         if in_method {
-            if matches!(kind, "assignment" | "operator_assignment") && child.field("left").is_some_and(|l| l.kind() == "class_variable") {
-                out.push((diagnostic(rule!("syntax.class-variable-in-method"), child, text), child));
+            if matches!(kind, "assignment" | "operator_assignment") && node.field("left").is_some_and(|l| l.kind_name() == "class_variable")
+            {
+                out.push((diagnostic(rule!("syntax.class-variable-in-method"), node, text), node));
             }
             if NAMESPACES.contains(&kind) {
-                out.push((diagnostic(rule!("syntax.nested-definition"), child, text), child));
+                out.push((diagnostic(rule!("syntax.nested-definition"), node, text), node));
             }
         }
-        ancestry_checks(child, text, in_method || matches!(kind, "method" | "singleton_method"), out);
+        if matches!(kind, "method" | "singleton_method") {
+            self.methods.push(depth);
+        }
     }
 }
 
 /// The node to report when `node` dispatches dynamically: the method of `x.send(…)`, `define_method`…;
 /// a whole `Thread.new` / `Mutex.new`; the name of a `def method_missing`.
 fn dynamic_dispatch<'t>(node: Node<'t>, text: &str) -> Option<Node<'t>> {
-    match node.kind() {
+    match node.kind_name() {
         "call" => {
-            let method = node.field("method").filter(|m| m.kind() == "identifier")?;
+            let method = node.field("method").filter(|m| m.kind_name() == "identifier")?;
             let name = text_of(method, text);
             if DYNAMIC_DISPATCH.contains(&name) {
                 return Some(method);
             }
-            let receiver = node.field("receiver").filter(|r| r.kind() == "constant")?;
+            let receiver = node.field("receiver").filter(|r| r.kind_name() == "constant")?;
             (name == "new" && matches!(text_of(receiver, text), "Thread" | "Mutex")).then_some(node)
         }
-        "method" => node.field("name").filter(|n| n.kind() == "identifier" && text_of(*n, text) == "method_missing"),
+        "method" => node.field("name").filter(|n| n.kind_name() == "identifier" && text_of(*n, text) == "method_missing"),
         _ => None,
     }
 }
@@ -311,26 +341,26 @@ fn dynamic_dispatch<'t>(node: Node<'t>, text: &str) -> Option<Node<'t>> {
 /// arms (`head :ok`, `render :show`, a bare `format.json`) are kept.
 fn json_arms<'t>(root: Node<'t>, text: &str, report: &mut dyn FnMut(Diagnostic, Node<'t>)) {
     crate::syntax::for_each_node(root, |node| {
-        if node.kind() != "call" || node.field("method").is_none_or(|m| text_of(m, text) != "json") {
+        if node.kind_name() != "call" || node.field("method").is_none_or(|m| text_of(m, text) != "json") {
             return;
         }
         let Some(block) = node.field("block") else { return };
         let in_action = {
             let mut up = node.parent();
-            while let Some(n) = up.filter(|n| !matches!(n.kind(), "method" | "singleton_method" | "class" | "module")) {
+            while let Some(n) = up.filter(|n| !matches!(n.kind_name(), "method" | "singleton_method" | "class" | "module")) {
                 up = n.parent();
             }
-            up.is_some_and(|n| n.kind() == "method")
+            up.is_some_and(|n| n.kind_name() == "method")
         };
         let mut renders_json = false;
         crate::syntax::for_each_node(block, |inner| {
-            if inner.kind() == "call"
+            if inner.kind_name() == "call"
                 && inner.field("receiver").is_none()
                 && inner.field("method").is_some_and(|m| text_of(m, text) == "render")
                 && inner.field("arguments").is_some_and(|args| {
                     let mut c = args.walk();
                     args.named_children(&mut c)
-                        .any(|a| a.kind() == "pair" && a.field("key").is_some_and(|k| text_of(k, text).trim_matches(':') == "json"))
+                        .any(|a| a.kind_name() == "pair" && a.field("key").is_some_and(|k| text_of(k, text).trim_matches(':') == "json"))
                 })
             {
                 renders_json = true;
@@ -361,14 +391,14 @@ fn nested_definitions(root: Node<'_>, text: &str, bodies: &HashMap<usize, Body>,
         return; // no class of the file is one the ingest leaves unread: nothing nested is rejected
     }
     crate::syntax::for_each_node(root, |node| {
-        if !matches!(node.kind(), "class" | "module") || bodies.get(&node.start_byte()) != Some(&Body::NotRead) {
+        if !matches!(node.kind_name(), "class" | "module") || bodies.get(&node.start_byte()) != Some(&Body::NotRead) {
             return;
         }
         // The nearest namespace around it, and whether a block (a test's `setup do`) is between.
         let mut in_block = false;
         let mut up = node.parent();
         while let Some(parent) = up {
-            match parent.kind() {
+            match parent.kind_name() {
                 "method" | "singleton_method" => return, // reported by the ancestry check
                 "do_block" | "block" => in_block = true,
                 "class" | "module" => {

@@ -5,6 +5,7 @@
 
 use super::catalogue;
 use crate::diagnostic::Diagnostic;
+use crate::syntax::NodeExt;
 use crate::syntax::{LineIndex, ParsedFile, Span};
 
 fn push(out: &mut Vec<Diagnostic>, rule: crate::diagnostic::RuleId, span: Span, message: String) {
@@ -19,9 +20,9 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
     for node in root.children(&mut cursor) {
         let source = text.get(node.byte_range()).unwrap_or("");
         let closes = |n: tree_sitter::Node<'_>| {
-            n.child(n.child_count().saturating_sub(1)).is_some_and(|last| last.kind().ends_with("%>") && !last.is_missing())
+            n.child(n.child_count().saturating_sub(1)).is_some_and(|last| last.kind_name().ends_with("%>") && !last.is_missing())
         };
-        if node.is_error() || (matches!(node.kind(), "directive" | "output_directive" | "comment_directive") && !closes(node)) {
+        if node.is_error() || (matches!(node.kind_name(), "directive" | "output_directive" | "comment_directive") && !closes(node)) {
             push(
                 &mut out,
                 rule!("views.unterminated-tag"),
@@ -31,7 +32,7 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
             );
             continue;
         }
-        match node.kind() {
+        match node.kind_name() {
             "content" => {
                 for marker in ["#{", "#@", "#$"] {
                     if let Some(at) = source.find(marker) {
@@ -60,7 +61,7 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
             }
             "output_directive" => {
                 let mut inner = node.walk();
-                let code = node.children(&mut inner).find(|c| c.kind() == "code");
+                let code = node.children(&mut inner).find(|c| c.kind_name() == "code");
                 if let Some(code) = code {
                     let code_text = text.get(code.byte_range()).unwrap_or("");
                     let heredoc = code_text.contains("<<~") || code_text.contains("<<-");
@@ -108,7 +109,7 @@ fn ruby_comment_in(parsed: &ParsedFile, text: &str, start: usize, end: usize) ->
     let mut found = false;
     'walk: loop {
         let node = cursor.node();
-        if node.kind() == "comment"
+        if node.kind_name() == "comment"
             && node.start_byte() >= start
             && node.end_byte() <= end
             && text.get(node.end_byte()..end).unwrap_or("").trim().is_empty()

@@ -1,6 +1,7 @@
 //! Syntax errors as diagnostics with a precise span: the missing token, or the first line of the
 //! unexpected text, never the whole file.
 
+use super::NodeExt;
 use tree_sitter::{Node, Tree};
 
 use super::{LineCol, Span};
@@ -35,7 +36,7 @@ pub fn syntax_errors(tree: &Tree, text: &str, rule: crate::diagnostic::RuleId) -
 }
 
 fn missing(node: Node<'_>) -> Diagnostic {
-    let kind = node.kind();
+    let kind = node.kind_name();
     let what = if kind.chars().all(|c| c.is_ascii_lowercase() || c == '_') && kind.len() > 3 {
         kind.replace('_', " ")
     } else {
@@ -87,7 +88,7 @@ fn last_unclosed_bracket(node: Node<'_>) -> Option<Node<'_>> {
         let mut open: Vec<Node<'_>> = Vec::new();
         let mut cursor = current.walk();
         for child in current.children(&mut cursor) {
-            match child.kind() {
+            match child.kind_name() {
                 "(" | "[" | "{" if !child.is_named() => open.push(child),
                 ")" | "]" | "}" if !child.is_named() => {
                     open.pop();

@@ -57,30 +57,62 @@ impl Serialize for Span {
     }
 }
 
-/// A node's child in a field, by name. `Node::child_by_field_name` finds the field's id by comparing
-/// the name with each of the grammar's field names, on every call (a few percent of a cold index in
-/// `perf`); `field` looks the Ruby grammar's ids up once. A node of another grammar asks tree-sitter.
-pub trait FieldExt<'t> {
+/// What the Ruby grammar's nodes are asked most, answered from tables made once. A node of another
+/// grammar (ERB, HTML, YAML) asks tree-sitter.
+///
+/// - `field`: `Node::child_by_field_name` finds the field's id by comparing the name with each of the
+///   grammar's field names, on every call (a few percent of a cold index in `perf`).
+/// - `kind_name`: `Node::kind` measures the grammar's name for the kind with `strlen` and checks it
+///   is UTF-8, on every call; extraction asks it of every node, often several times (a tenth of a
+///   cold index). Clippy refuses `Node::kind` (`clippy.toml`).
+pub trait NodeExt<'t> {
     fn field(&self, name: &str) -> Option<Node<'t>>;
+    /// The node's kind, as `Node::kind` names it (an alias's name for an aliased node).
+    fn kind_name(&self) -> &'t str;
 }
 
-/// The Ruby grammar's field count (which tells its nodes from other grammars') and ids by name.
-static RUBY_FIELDS: std::sync::LazyLock<(usize, std::collections::HashMap<String, u16>)> = std::sync::LazyLock::new(|| {
-    let language: tree_sitter::Language = tree_sitter_ruby::LANGUAGE.into();
-    let count = language.field_count();
-    let ids = (1..=count as u16).filter_map(|id| Some((language.field_name_for_id(id)?.to_owned(), id))).collect();
-    (count, ids)
+/// The Ruby grammar, and its fields' ids and kinds' names.
+struct RubyGrammar {
+    /// The grammar's address, which tells its nodes from other grammars'.
+    language: usize,
+    fields: std::collections::HashMap<&'static str, u16>,
+    /// By kind id: `Node::kind_id` is the id of the first kind of the same name (the grammar's public
+    /// symbol), so the name is the one `Node::kind` gives.
+    kinds: Vec<&'static str>,
+}
+
+static RUBY: std::sync::LazyLock<RubyGrammar> = std::sync::LazyLock::new(|| {
+    // Kept for the process's life, so the names it hands out are `'static`.
+    let language: &'static tree_sitter::Language = Box::leak(Box::new(tree_sitter_ruby::LANGUAGE.into()));
+    let fields = (1..=language.field_count() as u16).filter_map(|id| Some((language.field_name_for_id(id)?, id))).collect();
+    let kinds = (0..language.node_kind_count() as u16).map(|id| language.node_kind_for_id(id).unwrap_or("")).collect();
+    // SAFETY: `into_raw` hands back the grammar's static `TSLanguage`, the one every Ruby tree points to.
+    let address = unsafe { tree_sitter_ruby::LANGUAGE.into_raw()() } as usize;
+    RubyGrammar { language: address, fields, kinds }
 });
 
-impl<'t> FieldExt<'t> for Node<'t> {
+fn is_ruby(node: &Node<'_>) -> bool {
+    // SAFETY: `ts_node_language` reads the tree's language pointer; the node is alive for the call.
+    (unsafe { tree_sitter::ffi::ts_node_language(node.into_raw()) }) as usize == RUBY.language
+}
+
+impl<'t> NodeExt<'t> for Node<'t> {
     fn field(&self, name: &str) -> Option<Node<'t>> {
-        let (count, ids) = &*RUBY_FIELDS;
-        if self.language().field_count() == *count
-            && let Some(&id) = ids.get(name)
+        if is_ruby(self)
+            && let Some(&id) = RUBY.fields.get(name)
         {
             return self.child_by_field_id(id);
         }
         self.child_by_field_name(name)
+    }
+
+    #[allow(clippy::disallowed_methods)] // the one place `Node::kind` is asked
+    fn kind_name(&self) -> &'t str {
+        match RUBY.kinds.get(usize::from(self.kind_id())) {
+            Some(name) if is_ruby(self) => name,
+            // Another grammar's, or an ERROR node (its id is past the grammar's kinds).
+            _ => self.kind(),
+        }
     }
 }
 
@@ -93,7 +125,7 @@ pub fn text_of<'a>(node: Node<'_>, text: &'a str) -> &'a str {
 pub fn enclosing<'t>(tree: &'t tree_sitter::Tree, span: Span, kinds: &[&str]) -> Option<tree_sitter::Node<'t>> {
     let mut node = tree.root_node().descendant_for_byte_range(span.start_byte, span.end_byte)?;
     loop {
-        if kinds.contains(&node.kind()) {
+        if kinds.contains(&node.kind_name()) {
             return Some(node);
         }
         node = node.parent()?;
@@ -117,14 +149,14 @@ pub fn for_each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     }
 }
 
-/// `for_each_node`, handing each node its parent too (`None` for `root`): the walk knows it, where
-/// `Node::parent` searches down from the tree's root on every call.
-pub fn for_each_node_with_parent<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, Option<Node<'t>>)) {
+/// `for_each_node`, handing each node its parent too (`None` for `root`) and its depth below `root`:
+/// the walk knows them, where `Node::parent` searches down from the tree's root on every call.
+pub fn for_each_node_with_parent<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, Option<Node<'t>>, usize)) {
     let mut cursor = root.walk();
     let mut parents: Vec<Node<'t>> = Vec::new();
     loop {
         let node = cursor.node();
-        visit(node, parents.last().copied());
+        visit(node, parents.last().copied(), parents.len());
         if cursor.goto_first_child() {
             parents.push(node);
             continue;
@@ -158,14 +190,62 @@ pub fn without_block_params(code: &str) -> &str {
 mod tests {
     use super::*;
 
+    /// `kind_name` and `field` answer as tree-sitter does for every node of the bundled example's
+    /// Ruby and templates, and of broken code (ERROR and MISSING nodes), aliased kinds included.
+    #[test]
+    #[allow(clippy::disallowed_methods)]
+    fn the_grammar_tables_answer_as_tree_sitter_does() {
+        let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/blog");
+        let mut texts: Vec<(Language, String)> = vec![
+            (
+                Language::Ruby,
+                "class A < B\n  def f(a, *b, **c, &d) = a&.b(*b, **c) { |x, (y, z)| x }\n  x = <<~SQL\n    #{1}\n  SQL\nend\n".into(),
+            ),
+            (Language::Ruby, "class Broken\n  def f(\n  has_many :x, ->(y) { y.where(z: 1) }\n".into()),
+            (Language::Ruby, "if x then y elsif z; w else v end; foo[1] ||= 2; a, *b = c; case d in [e, *] then e end".into()),
+            (Language::Erb, "<% if x %><%= link_to 'a', b %><% end %><%# c %><%- d -%>".into()),
+        ];
+        let mut stack = vec![example];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if let Some(language) =
+                    crate::rails::project::language_of(&path).filter(|l| matches!(l, Language::Ruby | Language::Erb))
+                {
+                    texts.push((language, std::fs::read_to_string(&path).unwrap()));
+                }
+            }
+        }
+        let fields: Vec<&str> = RUBY.fields.keys().copied().collect();
+        let (mut nodes, mut erb_nodes, mut errors) = (0, 0, 0);
+        for (language, text) in &texts {
+            let parsed = ParsedFile::parse(*language, text);
+            let trees = parsed.ruby.iter().chain(parsed.erb.iter());
+            for tree in trees {
+                for_each_node(tree.root_node(), |node| {
+                    assert_eq!(node.kind_name(), node.kind(), "at {:?}", node.start_position());
+                    for field in &fields {
+                        assert_eq!(node.field(field), node.child_by_field_name(field), "{} of {}", field, node.kind());
+                    }
+                    nodes += 1;
+                    erb_nodes += usize::from(!is_ruby(&node));
+                    errors += usize::from(node.is_error() || node.is_missing());
+                });
+            }
+        }
+        assert!(nodes > 3_000 && erb_nodes > 100 && errors > 0, "{nodes} nodes, {erb_nodes} of ERB, {errors} ERROR or MISSING");
+    }
+
     #[test]
     fn the_walk_hands_each_node_its_parent() {
         let text = "class A\n  def f(x, y = 1) = [x, y].map { |z| z + 1 }\nend\n";
         let parsed = ParsedFile::parse(Language::Ruby, text);
         let tree = parsed.ruby.unwrap();
         let mut seen = 0;
-        for_each_node_with_parent(tree.root_node(), |node, parent| {
-            assert_eq!(parent, node.parent().filter(|_| node != tree.root_node()), "{}", node.kind());
+        for_each_node_with_parent(tree.root_node(), |node, parent, _| {
+            assert_eq!(parent, node.parent().filter(|_| node != tree.root_node()), "{}", node.kind_name());
             seen += 1;
         });
         let mut all = 0;
@@ -173,7 +253,7 @@ mod tests {
         assert!(seen > 20 && seen == all, "{seen} of {all}");
         // Below a subtree's root, the parents are those of the whole tree.
         let method = tree.root_node().named_child(0).unwrap().child_by_field_name("body").unwrap().named_child(0).unwrap();
-        for_each_node_with_parent(method, |node, parent| {
+        for_each_node_with_parent(method, |node, parent, _| {
             assert_eq!(parent, if node == method { None } else { node.parent() });
         });
     }

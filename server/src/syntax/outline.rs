@@ -2,7 +2,7 @@
 //! calls, blocks and assignments in class bodies and top-level code, with literal arguments read into
 //! `Value`s. Rails extraction (`rails::*`) interprets this outline; it holds no Rails knowledge itself.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use serde::Serialize;
 use tree_sitter::{Node, Tree};
 
@@ -43,7 +43,7 @@ pub enum Condition {
 impl Condition {
     fn of(node: Node<'_>, text: &str) -> Condition {
         let operator = || node.field("operator").map(|o| text_of(o, text));
-        match node.kind() {
+        match node.kind_name() {
             "parenthesized_statements" if node.named_child_count() == 1 => {
                 node.named_child(0).map_or_else(|| Condition::Expression(text_of(node, text).to_owned()), |c| Condition::of(c, text))
             }
@@ -117,7 +117,7 @@ pub struct MethodDef {
 pub struct Call {
     pub receiver: Option<String>,
     /// The receiver when it is a literal (`%w(a b).each`, `(1..3).each`): arrays, hashes, ranges.
-    pub receiver_value: Option<Value>,
+    pub receiver_value: Option<Box<Value>>,
     pub method: String,
     /// Positional arguments.
     pub arguments: Vec<Value>,
@@ -125,7 +125,8 @@ pub struct Call {
     pub options: Vec<(Value, Value)>,
     /// Span of each pair, parallel to `options`.
     pub option_spans: Vec<Span>,
-    pub block: Option<Block>,
+    /// Boxed: most calls have none, and every item of an outline is as large as its largest kind.
+    pub block: Option<Box<Block>>,
     pub span: Span,
     pub name_span: Span,
     /// Span of each positional argument, parallel to `arguments`.
@@ -210,6 +211,9 @@ impl Body {
                 def.visibility = *v;
             }
         }
+        // Pushed one by one, the vector has up to twice the room it needs; an outline is kept as
+        // long as its file's facts.
+        self.items.shrink_to_fit();
         self.items
     }
 }
@@ -228,7 +232,7 @@ fn items_of(body: Node<'_>, text: &str, namespace: &str, singleton: bool) -> Vec
 /// fragments of broken code, not bare calls, and are skipped.
 fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: &str, singleton: bool, recovering: bool) {
     let visibility = state.visibility.unwrap_or(Visibility::Public);
-    match statement.kind() {
+    match statement.kind_name() {
         "class" | "module" => state.items.extend(namespace_of(statement, text, namespace).map(Item::Namespace)),
         "singleton_class" => {
             let items_inside = statement.field("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, true));
@@ -284,17 +288,20 @@ fn recover(error: Node<'_>, text: &str, namespace: &str) -> Vec<Item> {
         }
         state.finish()
     };
-    let keyword = children.iter().position(|c| !c.is_named() && matches!(c.kind(), "class" | "module"));
+    let keyword = children.iter().position(|c| !c.is_named() && matches!(c.kind_name(), "class" | "module"));
     if let Some(k) = keyword
-        && let Some(&name_node) = children.get(k + 1).filter(|n| matches!(n.kind(), "constant" | "scope_resolution"))
+        && let Some(&name_node) = children.get(k + 1).filter(|n| matches!(n.kind_name(), "constant" | "scope_resolution"))
     {
         let local = text_of(name_node, text).trim_start_matches("::");
         let name = if namespace.is_empty() { local.to_owned() } else { format!("{namespace}::{local}") };
-        let superclass =
-            children.get(k + 2).filter(|n| n.kind() == "superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).to_owned());
+        let superclass = children
+            .get(k + 2)
+            .filter(|n| n.kind_name() == "superclass")
+            .and_then(|s| s.named_child(0))
+            .map(|s| text_of(s, text).to_owned());
         let mut items = read_all(&children[..k], namespace);
         items.push(Item::Namespace(Namespace {
-            kind: if children[k].kind() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
+            kind: if children[k].kind_name() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
             superclass,
             span: Span::cover(children[k], error),
             name_span: Span::of(name_node),
@@ -316,15 +323,16 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
     let mut i = 0;
     while i < nodes.len() {
         let node = nodes[i];
-        let next_is = |offset: usize, kind: &str| nodes.get(i + offset).is_some_and(|n| n.kind() == kind);
+        let next_is = |offset: usize, kind: &str| nodes.get(i + offset).is_some_and(|n| n.kind_name() == kind);
         // A name after `def`, `(`, `,`, an operator…: a method being defined, a parameter, an operand,
         // never a statement of its own.
-        let mid_expression = i > 0 && !nodes[i - 1].is_named() && !matches!(nodes[i - 1].kind(), "do" | "{" | "}" | "end" | "then" | ";");
+        let mid_expression =
+            i > 0 && !nodes[i - 1].is_named() && !matches!(nodes[i - 1].kind_name(), "do" | "{" | "}" | "end" | "then" | ";");
         let call_start = if mid_expression {
             None
-        } else if node.is_named() && next_is(1, ".") && nodes.get(i + 2).is_some_and(|n| n.kind() == "identifier") {
+        } else if node.is_named() && next_is(1, ".") && nodes.get(i + 2).is_some_and(|n| n.kind_name() == "identifier") {
             Some((Some(node), nodes[i + 2], i + 3))
-        } else if node.kind() == "identifier" && text_of(node, text) != "end" {
+        } else if node.kind_name() == "identifier" && text_of(node, text) != "end" {
             Some((None, node, i + 1))
         } else {
             None
@@ -334,14 +342,14 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
                 let mut call = bare_call(method, text);
                 call.receiver = receiver.map(|r| text_of(r, text).to_owned());
                 call.span = Span::cover(receiver.unwrap_or(method), method);
-                if let Some(arguments) = nodes.get(j).filter(|n| n.kind() == "argument_list") {
+                if let Some(arguments) = nodes.get(j).filter(|n| n.kind_name() == "argument_list") {
                     read_arguments(&mut call, *arguments, text);
                     call.span = Span::cover(receiver.unwrap_or(method), *arguments);
                     j += 1;
                 } else {
                     // A half-typed argument list: keep the literal values, skip the punctuation.
                     while let Some(value) =
-                        nodes.get(j).filter(|n| matches!(n.kind(), "simple_symbol" | "string" | "integer" | "constant" | ","))
+                        nodes.get(j).filter(|n| matches!(n.kind_name(), "simple_symbol" | "string" | "integer" | "constant" | ","))
                     {
                         if value.is_named() {
                             call.arguments.push(Value::from_node(*value, text));
@@ -350,7 +358,7 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
                         j += 1;
                     }
                 }
-                if nodes.get(j).is_some_and(|n| n.kind() == "do" || n.kind() == "{") {
+                if nodes.get(j).is_some_and(|n| n.kind_name() == "do" || n.kind_name() == "{") {
                     open.push((call, std::mem::take(&mut current)));
                     j += 1;
                 } else {
@@ -359,14 +367,14 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
                 i = j;
                 continue;
             }
-            None => match node.kind() {
+            None => match node.kind_name() {
                 "identifier" if text_of(node, text) == "end" => close_block(&mut open, &mut current, Some(node)),
                 "identifier" => {}
                 "block_parameters" => {
                     if let Some((call, _)) = open.last_mut() {
                         let mut cursor = node.walk();
                         let parameters = node.named_children(&mut cursor).map(|p| text_of(p, text).to_owned()).collect();
-                        call.block = Some(Block { parameters, span: call.span, items: Vec::new() });
+                        call.block = Some(Box::new(Block { parameters, span: call.span, items: Vec::new() }));
                     }
                 }
                 "body_statement" | "block_body" => current.items.extend(items_of(node, text, namespace, false)),
@@ -391,7 +399,7 @@ fn close_block(open: &mut Vec<(Call, Body)>, current: &mut Body, end_node: Optio
         call.span.end = Span::of(end_node).end;
     }
     let parameters = call.block.take().map(|b| b.parameters).unwrap_or_default();
-    call.block = Some(Block { parameters, span: call.span, items });
+    call.block = Some(Box::new(Block { parameters, span: call.span, items }));
     current.items.push(Item::Call(call));
 }
 
@@ -411,7 +419,7 @@ fn namespace_of(node: Node<'_>, text: &str, outer: &str) -> Option<Namespace> {
     let superclass = node.field("superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).trim_start_matches("::").to_owned());
     let items = node.field("body").map_or_else(Vec::new, |b| items_of(b, text, &name, false));
     Some(Namespace {
-        kind: if node.kind() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
+        kind: if node.kind_name() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
         name,
         superclass,
         span: Span::of(node),
@@ -424,7 +432,7 @@ fn method_of(node: Node<'_>, text: &str, visibility: Visibility, in_singleton_cl
     let name_node = node.field("name")?;
     Some(MethodDef {
         name: text_of(name_node, text).to_owned(),
-        singleton: in_singleton_class || node.kind() == "singleton_method",
+        singleton: in_singleton_class || node.kind_name() == "singleton_method",
         visibility,
         parameters: node.field("parameters").map_or_else(String::new, |p| text_of(p, text).to_owned()),
         span: Span::of(node),
@@ -434,7 +442,7 @@ fn method_of(node: Node<'_>, text: &str, visibility: Visibility, in_singleton_cl
 
 fn inline_def(call: Node<'_>, text: &str, visibility: Visibility, singleton: bool) -> Option<MethodDef> {
     let arguments = call.field("arguments")?;
-    let def = arguments.named_child(0).filter(|d| matches!(d.kind(), "method" | "singleton_method"))?;
+    let def = arguments.named_child(0).filter(|d| matches!(d.kind_name(), "method" | "singleton_method"))?;
     method_of(def, text, visibility, singleton)
 }
 
@@ -475,7 +483,7 @@ pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
     let mut call = bare_call(method, text);
     call.span = Span::of(node);
     call.receiver = node.field("receiver").map(|r| text_of(r, text).to_owned());
-    call.receiver_value = node.field("receiver").and_then(|r| literal_receiver(r, text));
+    call.receiver_value = node.field("receiver").and_then(|r| literal_receiver(r, text)).map(Box::new);
     if let Some(arguments) = node.field("arguments") {
         read_arguments(&mut call, arguments, text);
     }
@@ -488,7 +496,7 @@ pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
             })
             .unwrap_or_default();
         let items = block.field("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, false));
-        Block { parameters, span: Span::of(block), items }
+        Box::new(Block { parameters, span: Span::of(block), items })
     });
     Some(call)
 }
@@ -497,7 +505,7 @@ pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
 fn read_arguments(call: &mut Call, arguments: Node<'_>, text: &str) {
     let mut cursor = arguments.walk();
     for argument in arguments.named_children(&mut cursor) {
-        match argument.kind() {
+        match argument.kind_name() {
             "pair" => {
                 if let Some(pair) = pair_of(argument, text) {
                     call.options.push(pair);
@@ -515,8 +523,8 @@ fn read_arguments(call: &mut Call, arguments: Node<'_>, text: &str) {
 
 /// `%w(a b)`, `[:a, :b]`, `{a: 1}`, `(1..3)` as a receiver.
 fn literal_receiver(node: Node<'_>, text: &str) -> Option<Value> {
-    let node = if node.kind() == "parenthesized_statements" && node.named_child_count() == 1 { node.named_child(0)? } else { node };
-    match node.kind() {
+    let node = if node.kind_name() == "parenthesized_statements" && node.named_child_count() == 1 { node.named_child(0)? } else { node };
+    match node.kind_name() {
         "array" | "string_array" | "symbol_array" | "hash" => Some(Value::from_node(node, text)),
         "range" => Some(Value::Code(text_of(node, text).to_owned())),
         _ => None,
@@ -528,9 +536,9 @@ fn conditional_of(node: Node<'_>, text: &str, namespace: &str, singleton: bool) 
     let condition_node = node.field("condition")?;
     let source = text_of(condition_node, text).to_owned();
     let condition = Condition::of(condition_node, text);
-    let condition = if node.kind().starts_with("unless") { Condition::Not(Box::new(condition)) } else { condition };
+    let condition = if node.kind_name().starts_with("unless") { Condition::Not(Box::new(condition)) } else { condition };
     let branch = |n: Option<Node<'_>>| n.map_or_else(Vec::new, |n| items_of(n, text, namespace, singleton));
-    let (then_items, else_items) = if node.kind().ends_with("_modifier") {
+    let (then_items, else_items) = if node.kind_name().ends_with("_modifier") {
         let mut state = Body::default();
         if let Some(body) = node.field("body") {
             read_statement(&mut state, body, text, namespace, singleton, false);
@@ -539,7 +547,7 @@ fn conditional_of(node: Node<'_>, text: &str, namespace: &str, singleton: bool) 
     } else {
         let alternative = node.field("alternative");
         let else_items = match alternative {
-            Some(alt) if alt.kind() == "elsif" => {
+            Some(alt) if alt.kind_name() == "elsif" => {
                 conditional_of(alt, text, namespace, singleton).map(Item::Conditional).into_iter().collect()
             }
             other => branch(other),
@@ -552,7 +560,7 @@ fn conditional_of(node: Node<'_>, text: &str, namespace: &str, singleton: bool) 
 fn assignment_of(node: Node<'_>, text: &str) -> Option<Assignment> {
     let left = node.field("left")?;
     let right = node.field("right")?;
-    let operator = if node.kind() == "assignment" {
+    let operator = if node.kind_name() == "assignment" {
         "=".to_owned()
     } else {
         let mut cursor = node.walk();

@@ -6,6 +6,7 @@
 //! typing `<%` changes bytes far from the edit) and for the `&` grammar-bug rewrite, which changes a few
 //! bytes after the fact.
 
+use super::NodeExt;
 use std::cell::RefCell;
 
 use tree_sitter::{InputEdit, Parser, Point, Range, Tree};
@@ -329,10 +330,10 @@ fn erb_code_ranges(erb: &Tree) -> Vec<Range> {
     let mut cursor = root.walk();
     let mut ranges = Vec::new();
     for directive in root.children(&mut cursor) {
-        if matches!(directive.kind(), "directive" | "output_directive") {
+        if matches!(directive.kind_name(), "directive" | "output_directive") {
             let mut inner = directive.walk();
             for child in directive.children(&mut inner) {
-                if child.kind() == "code" {
+                if child.kind_name() == "code" {
                     ranges.push(child.range());
                 }
             }
@@ -349,16 +350,16 @@ pub fn mask_template(text: &str, erb: &Tree) -> String {
     let root = erb.root_node();
     let mut cursor = root.walk();
     for directive in root.children(&mut cursor) {
-        if !matches!(directive.kind(), "directive" | "output_directive") {
+        if !matches!(directive.kind_name(), "directive" | "output_directive") {
             continue;
         }
         let mut inner = directive.walk();
         let mut saw_code = false;
         for child in directive.children(&mut inner) {
-            if child.kind() == "code" {
+            if child.kind_name() == "code" {
                 masked[child.byte_range()].copy_from_slice(&source[child.byte_range()]);
                 saw_code = true;
-            } else if saw_code && !child.is_named() && child.kind().ends_with("%>") && child.start_byte() < masked.len() {
+            } else if saw_code && !child.is_named() && child.kind_name().ends_with("%>") && child.start_byte() < masked.len() {
                 masked[child.start_byte()] = b';';
             }
         }

@@ -2,7 +2,7 @@
 //! `%i[show edit]`, `-> { order(:x) }`), read from a tree-sitter node. Anything that is not a literal
 //! keeps its source text, so nothing is lost and nothing is evaluated.
 
-use crate::syntax::FieldExt;
+use crate::syntax::NodeExt;
 use std::fmt;
 
 use serde::{Serialize, Serializer};
@@ -32,7 +32,7 @@ pub enum Value {
 impl Value {
     pub fn from_node(node: Node<'_>, text: &str) -> Value {
         let source = || text_of(node, text).to_owned();
-        match node.kind() {
+        match node.kind_name() {
             "simple_symbol" => Value::Symbol(text_of(node, text).trim_start_matches(':').to_owned()),
             "hash_key_symbol" | "bare_symbol" => Value::Symbol(text_of(node, text).to_owned()),
             "delimited_symbol" => match plain_string_content(node, text) {
@@ -52,7 +52,7 @@ impl Value {
             "array" | "string_array" | "symbol_array" => {
                 let mut cursor = node.walk();
                 Value::Array(
-                    node.named_children(&mut cursor).filter(|c| c.kind() != "comment").map(|c| Value::from_node(c, text)).collect(),
+                    node.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").map(|c| Value::from_node(c, text)).collect(),
                 )
             }
             "hash" => {
@@ -89,7 +89,7 @@ impl Value {
 
 /// `key: value` or `key => value` as (key, value).
 pub fn pair_of(pair: Node<'_>, text: &str) -> Option<(Value, Value)> {
-    if pair.kind() != "pair" {
+    if pair.kind_name() != "pair" {
         return None;
     }
     let key = pair.field("key")?;
@@ -104,13 +104,13 @@ fn plain_string_content(node: Node<'_>, text: &str) -> Option<String> {
     let mut cursor = node.walk();
     let mut content = String::new();
     for child in node.named_children(&mut cursor) {
-        match child.kind() {
+        match child.kind_name() {
             "string_content" => content.push_str(text_of(child, text)),
             "escape_sequence" => content.push_str(&unescape(text_of(child, text))),
             _ => return None,
         }
     }
-    if node.kind() == "bare_string" && node.named_child_count() == 0 {
+    if node.kind_name() == "bare_string" && node.named_child_count() == 0 {
         return Some(text_of(node, text).to_owned());
     }
     Some(content)
