@@ -832,7 +832,7 @@ pub fn controller_path(class_name: &str) -> Option<String> {
 
 /// The model a constant names from `file`: `Post`, or `Admin::Post` written as `Post` inside `Admin`.
 fn resolve_model<'c>(context: &'c AppContext, file: &FileFacts, name: &str, span: Span) -> Option<&'c Model> {
-    if let Some(namespace) = enclosing_class(file, span.start_byte) {
+    if let Some(namespace) = enclosing_class(file, span.start()) {
         let mut scope = namespace.as_str();
         while let Some((outer, _)) = scope.rsplit_once("::") {
             if let Some(model) = context.model(&format!("{outer}::{name}")) {
@@ -855,10 +855,7 @@ pub fn enclosing_class(file: &FileFacts, offset: usize) -> Option<String> {
         .map(|m| (m.span, &m.class_name))
         .chain(file.controllers.iter().map(|c| (c.span, &c.class_name)))
         .chain(file.definitions.iter().map(|d| (d.span, &d.name)));
-    spans
-        .filter(|(span, _)| span.start_byte <= offset && offset <= span.end_byte)
-        .min_by_key(|(span, _)| span.end_byte - span.start_byte)
-        .map(|(_, n)| n.clone())
+    spans.filter(|(span, _)| span.contains(offset)).min_by_key(|(span, _)| span.end_byte - span.start_byte).map(|(_, n)| n.clone())
 }
 
 fn declares_helper_method(controller: &Controller, name: &str) -> bool {

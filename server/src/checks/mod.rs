@@ -214,7 +214,7 @@ fn model_subclass_statements(file: &FileFacts, context: &AppContext) -> Vec<Diag
     let bodies = roundhouse::ingest::bodies(file);
     let mut out = Vec::new();
     for model in &file.models {
-        if bodies.get(&model.span.start_byte) != Some(&roundhouse::ingest::Body::Library) {
+        if bodies.get(&model.span.start()) != Some(&roundhouse::ingest::Body::Library) {
             continue;
         }
         let Some(superclass) = model.superclass.as_deref().map(|s| s.trim_start_matches("::")) else { continue };
@@ -496,7 +496,7 @@ fn missing_actions_of(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>
         let has_template = context.templates.contains(&format!("{controller}/{action}"));
         // An implicit action needs its template, and the controller still has to exist.
         if has_action == Some(false) && (missing_controller || !has_template) {
-            let entry = by_call.entry((route.file.clone(), route.span.start_byte)).or_insert_with(|| (route.span, Vec::new(), None));
+            let entry = by_call.entry((route.file.clone(), route.span.start())).or_insert_with(|| (route.span, Vec::new(), None));
             if missing_controller {
                 entry.2 = Some(class_name);
             }

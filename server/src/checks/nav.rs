@@ -265,7 +265,7 @@ fn calls_only_known_methods(context: &AppContext, actions: &[(String, String)]) 
     }
     let mut seen: HashSet<(usize, usize, std::path::PathBuf)> = HashSet::new();
     while let Some((file, span)) = queue.pop() {
-        if !seen.insert((span.start_byte, span.end_byte, file.path.clone())) {
+        if !seen.insert((span.start(), span.end(), file.path.clone())) {
             continue;
         }
         if seen.len() > 512 {

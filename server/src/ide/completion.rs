@@ -177,7 +177,7 @@ fn translations(context: &AppContext, facts: &FileFacts, typed: &str, replace: s
     let (scope, rest) = if typed.starts_with('.') {
         let probe = Translation {
             key: ".x".to_owned(),
-            span: crate::syntax::Span { start_byte: replace.start, end_byte: replace.start, ..Default::default() },
+            span: crate::syntax::Span { start_byte: replace.start as u32, end_byte: replace.start as u32, ..Default::default() },
             has_default: false,
         };
         let Some(key) = nav.translation_keys(context, facts, &probe).into_iter().next() else { return Vec::new() };

@@ -7,7 +7,7 @@ use crate::roundhouse;
 
 /// Hover on a `# switchyard:disable …` comment: what each rule it names is, and what it silences.
 pub fn suppression_hover(facts: &FileFacts, offset: usize) -> Option<Hover> {
-    let suppression = facts.suppressions.iter().find(|s| s.span.start_byte <= offset && offset <= s.span.end_byte)?;
+    let suppression = facts.suppressions.iter().find(|s| s.span.contains(offset))?;
     let scope = match suppression.line {
         None => "the whole file".to_owned(),
         Some(line) if line == suppression.span.start.line => "this line".to_owned(),

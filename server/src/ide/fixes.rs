@@ -29,7 +29,7 @@ pub struct Fix {
 /// reads as the diagnostic says (an edit may have moved things since it was published).
 pub fn fixes(text: &str, facts: &FileFacts, diagnostic: &Diagnostic) -> Vec<Fix> {
     let span = diagnostic.span;
-    let Some(found) = text.get(span.start_byte..span.end_byte) else { return Vec::new() };
+    let Some(found) = text.get(span.range()) else { return Vec::new() };
     let mut out = Vec::new();
     if let Some(fix) = rewrite(text, diagnostic, found) {
         out.push(fix);
@@ -47,7 +47,7 @@ fn replace(title: String, start: usize, end: usize, new_text: String) -> Option<
 }
 
 fn rewrite(text: &str, diagnostic: &Diagnostic, found: &str) -> Option<Fix> {
-    let (start, end) = (diagnostic.span.start_byte, diagnostic.span.end_byte);
+    let (start, end) = (diagnostic.span.start(), diagnostic.span.end());
     match diagnostic.rule.as_str() {
         "syntax.embedded-variable" => {
             let variable = found.strip_prefix('#').filter(|v| v.starts_with(['@', '$']))?;
@@ -106,7 +106,7 @@ fn comment(language: Language, body: &str) -> String {
 
 /// Adds `rule` to an existing `switchyard:disable` comment.
 fn join(suppression: &Suppression, title: String, rule: &str) -> Fix {
-    let at = suppression.span.end_byte;
+    let at = suppression.span.end();
     Fix { title, edits: vec![Edit { start: at, end: at, new_text: format!(" {rule}") }], preferred: false, safe: false }
 }
 
@@ -121,7 +121,7 @@ fn disable_line(text: &str, facts: &FileFacts, diagnostic: &Diagnostic) -> Optio
     if let Some(above) = facts.suppressions.iter().find(|s| s.line == Some(line) && s.span.start.line + 1 == line) {
         return Some(join(above, title, &rule));
     }
-    let line_start = text[..diagnostic.span.start_byte].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = text[..diagnostic.span.start()].rfind('\n').map_or(0, |i| i + 1);
     let indent: String = text[line_start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
     let new_text = format!("{indent}{}\n", comment(facts.language, &format!("switchyard:disable-next-line {rule}")));
     Some(Fix { title, edits: vec![Edit { start: line_start, end: line_start, new_text }], preferred: false, safe: false })

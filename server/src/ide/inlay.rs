@@ -329,7 +329,7 @@ mod tests {
         let model = fixture.facts("app/models/post.rb");
         let association = &model.models[0].associations[1];
         let text = "class Post < ApplicationRecord\n".to_owned();
-        let hover = hover_slice(&context, &fixture.index, &model, Some(text.clone()), association.span.start_byte + 2).unwrap();
+        let hover = hover_slice(&context, &fixture.index, &model, Some(text.clone()), association.span.start() + 2).unwrap();
         expect_test::expect![[r#"
             Roundhouse's specialization (Switchyard's approximation):
 
@@ -343,7 +343,7 @@ mod tests {
         let source = APP.split("#- /app/controllers/posts_controller.rb\n").nth(1).unwrap().split("#- ").next().unwrap();
         let source: String = source.lines().map(|l| l.get(8..).unwrap_or("").to_owned() + "\n").collect();
         let show = &controller.controllers[0].actions[1];
-        let hover = hover_slice(&context, &fixture.index, &controller, Some(source), show.name_span.start_byte).unwrap();
+        let hover = hover_slice(&context, &fixture.index, &controller, Some(source), show.name_span.start()).unwrap();
         expect_test::expect![[r#"
             Roundhouse's specialization (Switchyard's approximation):
 

@@ -46,7 +46,7 @@ pub enum Subject<'f> {
 }
 
 fn within(span: Span, offset: usize) -> bool {
-    span.start_byte <= offset && offset <= span.end_byte
+    span.contains(offset)
 }
 
 /// The subject at `offset` in `facts`: the smallest thing there that navigation knows.
@@ -61,7 +61,7 @@ pub fn subject_at(facts: &FileFacts, offset: usize) -> Option<Subject<'_>> {
     }
     for render in facts.render_calls.iter().filter(|r| r.object.is_some() && r.named.is_none() && within(r.span, offset)) {
         // `render @posts`: the whole argument names the partial.
-        let after_render = Span { start_byte: render.span.start_byte + "render".len(), ..render.span };
+        let after_render = Span { start_byte: render.span.start_byte + "render".len() as u32, ..render.span };
         if within(after_render, offset) {
             return Some(Subject::Render(render, render.span));
         }
@@ -221,7 +221,7 @@ pub fn definition(context: &AppContext, facts: &FileFacts, offset: usize) -> Vec
         Subject::RenderLayout(_, name, _) => templates(nav.render_layout(context, facts, &name).into_iter().collect()),
         Subject::ControllerLayout(controller, _) => match controller.layout.as_ref() {
             // `layout :choose_layout`: the method that picks it.
-            Some(crate::syntax::value::Value::Symbol(method)) => method_targets(context, facts, controller.span.start_byte + 1, method),
+            Some(crate::syntax::value::Value::Symbol(method)) => method_targets(context, facts, controller.span.start() + 1, method),
             Some(value) => templates(value.as_name().and_then(|name| nav.layout_path(name)).into_iter().collect()),
             None => Vec::new(),
         },
@@ -234,14 +234,14 @@ pub fn definition(context: &AppContext, facts: &FileFacts, offset: usize) -> Vec
         Subject::Association(model, association) => {
             association_models(context, model, association).into_iter().filter_map(|m| model_target(context, m)).collect()
         }
-        Subject::CallbackTarget(name, span) => method_targets(context, facts, span.start_byte, &name),
-        Subject::Constant(reference) => nav.constant(&reference.name, facts, reference.span.start_byte),
+        Subject::CallbackTarget(name, span) => method_targets(context, facts, span.start(), &name),
+        Subject::Constant(reference) => nav.constant(&reference.name, facts, reference.span.start()),
         Subject::Call(call) => {
             if let Some(strict) = facts.template.as_ref().and_then(|t| t.strict_locals.as_ref()).filter(|s| s.declares(&call.name)) {
                 // A partial's local: where its magic comment declares it.
                 return vec![target(&file_of(context, facts), strict.span)];
             }
-            method_targets(context, facts, call.span.start_byte, &call.name)
+            method_targets(context, facts, call.span.start(), &call.name)
         }
         Subject::Member(member) => member_association(context, facts, member)
             .map(|(model, association)| {
@@ -259,7 +259,7 @@ fn member_association<'c>(context: &'c AppContext, facts: &FileFacts, member: &M
     let receiver = member.receiver.rsplit('_').next().unwrap_or(&member.receiver);
     let candidates = [inflect::camelize(&member.receiver), inflect::camelize(receiver)];
     let model = candidates.iter().find_map(|c| {
-        enclosing_class(facts, member.span.start_byte).and_then(|from| find_model_near(context, &from, c)).or_else(|| context.model(c))
+        enclosing_class(facts, member.span.start()).and_then(|from| find_model_near(context, &from, c)).or_else(|| context.model(c))
     })?;
     Some((model, association_named(context, model, &member.name)?))
 }
@@ -268,16 +268,11 @@ fn member_association<'c>(context: &'c AppContext, facts: &FileFacts, member: &M
 /// assignments when the cursor is in a controller).
 pub fn ivar_setters(context: &AppContext, facts: &FileFacts, ivar: &str) -> Vec<Target> {
     let writes_in = |file: &Arc<FileFacts>, span: Span| -> Vec<Target> {
-        file.uses
-            .ivars
-            .iter()
-            .filter(|u| u.write && u.name == ivar && within(span, u.span.start_byte))
-            .map(|u| target(file, u.span))
-            .collect()
+        file.uses.ivars.iter().filter(|u| u.write && u.name == ivar && within(span, u.span.start())).map(|u| target(file, u.span)).collect()
     };
     if facts.template.is_none() {
         // In a class: every assignment of it in the class and its ancestors.
-        let Some(class) = enclosing_class(facts, facts.uses.ivars.iter().find(|u| u.name == ivar).map_or(0, |u| u.span.start_byte)) else {
+        let Some(class) = enclosing_class(facts, facts.uses.ivars.iter().find(|u| u.name == ivar).map_or(0, |u| u.span.start())) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -321,8 +316,8 @@ pub fn feeding_actions(context: &AppContext, facts: &FileFacts) -> Vec<(String, 
             for (file, i) in nav.callers(context, &path) {
                 if let Some(caller) = &file.template {
                     next.push(caller.logical_path.clone());
-                } else if let Some(controller) = file.controllers.iter().find(|c| within(c.span, file.render_calls[i].span.start_byte))
-                    && let Some(action) = controller.actions.iter().find(|a| within(a.span, file.render_calls[i].span.start_byte))
+                } else if let Some(controller) = file.controllers.iter().find(|c| within(c.span, file.render_calls[i].span.start()))
+                    && let Some(action) = controller.actions.iter().find(|a| within(a.span, file.render_calls[i].span.start()))
                 {
                     out.push((controller.class_name.clone(), action.name.clone()));
                 }
@@ -357,9 +352,9 @@ pub fn references(context: &AppContext, facts: &FileFacts, offset: usize, includ
             Some(path) => partial_callers(&path),
             None => Vec::new(),
         },
-        Subject::Call(call) => method_uses(context, &call.name, include_declaration, facts, call.span.start_byte),
+        Subject::Call(call) => method_uses(context, &call.name, include_declaration, facts, call.span.start()),
         Subject::MethodDef(owner, method) => {
-            let mut out = method_uses(context, &method.name, false, facts, method.name_span.start_byte);
+            let mut out = method_uses(context, &method.name, false, facts, method.name_span.start());
             out.retain(|t| !(t.file.relative_path == facts.relative_path && t.span == method.name_span));
             if include_declaration {
                 out.insert(0, target(&file_of(context, facts), method.name_span));
@@ -410,7 +405,7 @@ fn method_uses(context: &AppContext, name: &str, include_declaration: bool, fact
     }
     for file in &context.files {
         for call in file.uses.calls.iter().filter(|c| c.name == name) {
-            let reaches = nav.methods_called(context, file, call.span.start_byte, name);
+            let reaches = nav.methods_called(context, file, call.span.start(), name);
             if reaches.iter().any(|r| defined.iter().any(|d| Arc::ptr_eq(&d.file, &r.file) && d.name_span == r.name_span)) {
                 out.push(target(file, call.span));
             }
@@ -596,7 +591,7 @@ pub fn hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<H
         }
         Subject::Constant(reference) => {
             let model = nav
-                .constant(&reference.name, facts, reference.span.start_byte)
+                .constant(&reference.name, facts, reference.span.start())
                 .into_iter()
                 .find_map(|t| t.file.models.iter().find(|m| m.name_span == t.span).map(|m| m.class_name.clone()))
                 .and_then(|class| context.model(&class))?;
@@ -668,7 +663,7 @@ pub fn hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<H
                     let places: Vec<String> = setters
                         .iter()
                         .map(|t| {
-                            let method = enclosing_method_name(&t.file, t.span.start_byte).unwrap_or_default();
+                            let method = enclosing_method_name(&t.file, t.span.start()).unwrap_or_default();
                             format!("`{method}` ({}:{})", t.file.relative_path, t.span.start.line + 1)
                         })
                         .collect();
@@ -1267,7 +1262,7 @@ mod tests {
         let post = fixture.index.get(&path).unwrap();
         assert_eq!(places(&definition(&context, &post, offset)), ["db/structure.sql:3:5"]);
         let job = fixture.facts("app/models/job.rb");
-        let at = job.models[0].validations[0].attribute_spans[0].start_byte + 1;
+        let at = job.models[0].validations[0].attribute_spans[0].start() + 1;
         let hover = hover(&context, &job, at).unwrap().markdown;
         assert!(hover.starts_with("**Job#queue_name** · column of `solid_queue_jobs`"), "{hover}");
         let model = model_hover(&context, context.model("Job").unwrap());

@@ -76,7 +76,7 @@ impl LocaleFile {
                 },
                 None => (0, u32::MAX),
             };
-            entries.push(Entry { key, value, at: (span.start_byte as u32, (span.end_byte - span.start_byte) as u32) });
+            entries.push(Entry { key, value, at: (span.start_byte, span.end_byte - span.start_byte) });
         }
         text.shrink_to_fit();
         LocaleFile { text, entries, open_prefixes, error }
@@ -360,8 +360,8 @@ mod tests {
         let file = read(text);
         let lines = LineIndex::new(text);
         let greeting = file.entries().find(|e| e.key == "ja.greeting").unwrap().span(&lines);
-        assert_eq!(&text[greeting.start_byte..greeting.end_byte], "greeting");
+        assert_eq!(&text[greeting.range()], "greeting");
         let umlaut = file.entries().find(|e| e.key == "ja.ä").unwrap().span(&lines);
-        assert_eq!(&text[umlaut.start_byte..umlaut.end_byte], "ä");
+        assert_eq!(&text[umlaut.range()], "ä");
     }
 }

@@ -544,7 +544,7 @@ pub fn extract_walking<'t>(
                     controller.actions.iter().map(|a| (a.name.clone(), controller::calls_in(tree, ruby_text, a.span))).collect();
             }
             let ranges: Vec<(String, std::ops::Range<usize>)> =
-                facts.controllers.iter().map(|c| (c.class_name.clone(), c.span.start_byte..c.span.end_byte)).collect();
+                facts.controllers.iter().map(|c| (c.class_name.clone(), c.span.range())).collect();
             facts.permits = permits::extract(tree.root_node(), ruby_text, &ranges);
         }
         Some(FileKind::Schema) => facts.schema = Some(schema::extract(&outline)),

@@ -185,7 +185,7 @@ pub fn table_name_prefixes(namespaces: &[&Namespace], tree: &tree_sitter::Tree, 
             if !method.singleton || method.name != "table_name_prefix" {
                 continue;
             }
-            let Some(def) = tree.root_node().descendant_for_byte_range(method.span.start_byte, method.span.end_byte) else { continue };
+            let Some(def) = tree.root_node().descendant_for_byte_range(method.span.start(), method.span.end()) else { continue };
             let mut cursor = def.walk();
             let body: Vec<_> = def.field("body").map(|b| b.named_children(&mut cursor).collect()).unwrap_or_default();
             if let [string] = body.as_slice()

@@ -794,9 +794,9 @@ fn translation(node: Node<'_>, text: &str) -> Option<Translation> {
     let inner_start = written.find(|c: char| c != ':' && c != '"' && c != '\'').unwrap_or(0);
     let inner_end = written.trim_end_matches(['"', '\'']).len();
     if inner_start < inner_end && inner_start <= written.len() {
-        span.start_byte += inner_start;
+        span.start_byte += inner_start as u32;
         span.start.col += inner_start as u32;
-        span.end_byte = span.start_byte + (inner_end - inner_start);
+        span.end_byte = span.start_byte + (inner_end - inner_start) as u32;
         if span.start.line == span.end.line {
             span.end.col = span.start.col + (inner_end - inner_start) as u32;
         }

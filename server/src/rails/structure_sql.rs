@@ -104,7 +104,7 @@ impl Place<'_> {
     fn ident(&self, ident: &sqlparser::ast::Ident) -> Span {
         let mut span = self.span(ident.span);
         if ident.quote_style.is_some() && span.end_byte >= span.start_byte + 2 && span.start.line == span.end.line {
-            span = self.line_index.span(span.start_byte + 1..span.end_byte - 1);
+            span = self.line_index.span(span.start() + 1..span.end() - 1);
         }
         span
     }
@@ -389,7 +389,7 @@ mod tests {
     fn describe(schema: &Schema, text: &str) -> Vec<String> {
         let mut out = Vec::new();
         for table in &schema.tables {
-            out.push(format!("{} pk={:?} @{}", table.name, table.primary_key, &text[table.name_span.start_byte..table.name_span.end_byte]));
+            out.push(format!("{} pk={:?} @{}", table.name, table.primary_key, &text[table.name_span.range()]));
             for c in &table.columns {
                 out.push(format!(
                     "  {} {}{}{} @{}:{}",

@@ -320,8 +320,8 @@ mod tests {
             for m in check(prefix, &parsed) {
                 // Every span it reports lies in the text typed so far, on character boundaries.
                 for span in [m.span, m.output] {
-                    assert!(span.start_byte <= span.end_byte && span.end_byte <= end, "{span:?} outside {end} bytes");
-                    assert!(prefix.is_char_boundary(span.start_byte) && prefix.is_char_boundary(span.end_byte));
+                    assert!(span.start() <= span.end() && span.end() <= end, "{span:?} outside {end} bytes");
+                    assert!(prefix.is_char_boundary(span.start()) && prefix.is_char_boundary(span.end()));
                 }
                 reported += 1;
             }

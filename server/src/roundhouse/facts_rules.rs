@@ -161,7 +161,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     let bodies = super::ingest::bodies(facts);
     for namespace in facts.outline.namespaces() {
         // The class Roundhouse reads as this file's model (its other classes are not read).
-        let is_model = bodies.get(&namespace.span.start_byte) == Some(&super::ingest::Body::Full) && facts.kind == Some(FileKind::Model);
+        let is_model = bodies.get(&namespace.span.start()) == Some(&super::ingest::Body::Full) && facts.kind == Some(FileKind::Model);
         for item in &namespace.items {
             match item {
                 crate::syntax::outline::Item::Assignment(a) if a.target.starts_with("@@") => {
@@ -211,7 +211,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 // Roundhouse drops a model method's `*`, `**` and `&` parameters: that changes nothing
                 // for an anonymous one (a block still yields), but breaks a body that uses the name.
                 crate::syntax::outline::Item::Method(def) if is_model => {
-                    let body = text.get(def.span.start_byte..def.span.end_byte).unwrap_or("");
+                    let body = text.get(def.span.range()).unwrap_or("");
                     let body = body.split_once(def.parameters.as_str()).map_or(body, |(_, rest)| rest);
                     for parameter in def.parameters.trim_matches(|c| c == '(' || c == ')').split(',').map(str::trim) {
                         let name = parameter.trim_start_matches(['*', '&']);
@@ -360,7 +360,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 let patch = facts.config.as_ref().is_some_and(|c| c.reopened.iter().any(|r| r.span == call.span));
                 // A statement that requires files is how an app loads a lib/ folder: Roundhouse honours it
                 // (`ingest::AppReading`), so it is read in its way.
-                let requires = text.get(call.span.start_byte..call.span.end_byte).is_some_and(|t| t.contains("require"));
+                let requires = text.get(call.span.range()).is_some_and(|t| t.contains("require"));
                 if !config && !patch && !requires {
                     push(
                         &mut out,
@@ -378,7 +378,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     // Each model's class-body statements as Roundhouse lowers them (`lowering`): the one place that
     // decides what happens to a validation, an association, a callback or a macro.
     for model in &facts.models {
-        if bodies.get(&model.span.start_byte) == Some(&super::ingest::Body::Full) {
+        if bodies.get(&model.span.start()) == Some(&super::ingest::Body::Full) {
             out.extend(super::lowering::findings(model));
             unknown_associations(model, &mut out);
         }
@@ -649,7 +649,7 @@ mod tests {
                 text,
                 &parsed,
             );
-            let text_of = |d: &Diagnostic| text[d.span.start_byte..d.span.end_byte].to_owned();
+            let text_of = |d: &Diagnostic| text[d.span.range()].to_owned();
             facts
                 .diagnostics
                 .iter()

@@ -371,7 +371,7 @@ pub fn bodies(facts: &FileFacts) -> std::collections::HashMap<usize, Body> {
             Some(_) => Body::NotRead,
             None => Body::Library,
         };
-        out.insert(ns.span.start_byte, body);
+        out.insert(ns.span.start(), body);
     }
     out
 }

@@ -1007,7 +1007,7 @@ mod tests {
                 let hints = crate::ide::inlay::inlay_hints(facts, context, &diagnostics);
                 let hints_at =
                     |line: u32| -> Vec<String> { hints.iter().filter(|h| h.position.line == line).map(|h| h.label.clone()).collect() };
-                for model in facts.models.iter().filter(|m| bodies.get(&m.span.start_byte) == Some(&super::super::ingest::Body::Full)) {
+                for model in facts.models.iter().filter(|m| bodies.get(&m.span.start()) == Some(&super::super::ingest::Body::Full)) {
                     for item in lower(model, &tables) {
                         statements += 1;
                         let line = item.span.start.line;

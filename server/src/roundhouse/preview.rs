@@ -549,7 +549,7 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
 
 /// The lines of a method, re-indented to `indent` spaces; `None` for text that is not there.
 fn method_lines(text: &str, span: crate::syntax::Span, indent: usize) -> Option<Vec<String>> {
-    let source = text.get(span.start_byte..span.end_byte)?;
+    let source = text.get(span.range())?;
     let lines: Vec<&str> = source.lines().collect();
     let first_indent = span.start.col as usize;
     Some(

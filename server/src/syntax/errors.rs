@@ -68,7 +68,7 @@ fn unexpected(node: Node<'_>, text: &str) -> Diagnostic {
     let first_line = node_text.split('\n').next().unwrap_or("");
     let trimmed = first_line.trim_end();
     if span.start.line != span.end.line || trimmed.len() != node_text.len() {
-        span.end_byte = span.start_byte + trimmed.len();
+        span.end_byte = span.start_byte + trimmed.len() as u32;
         span.end = LineCol { line: span.start.line, col: span.start.col + trimmed.len() as u32 };
     }
     let token = first_token(node).map(|t| text.get(t.byte_range()).unwrap_or("")).unwrap_or(trimmed);

@@ -63,7 +63,12 @@ impl LineIndex {
 
     /// The span of the bytes `range` (its ends clamped to the text like `line_col`'s).
     pub fn span(&self, range: std::ops::Range<usize>) -> super::Span {
-        super::Span { start_byte: range.start, end_byte: range.end, start: self.line_col(range.start), end: self.line_col(range.end) }
+        super::Span {
+            start_byte: range.start as u32,
+            end_byte: range.end as u32,
+            start: self.line_col(range.start),
+            end: self.line_col(range.end),
+        }
     }
 
     /// Byte offset of a line and byte column; `None` past the end of the text.

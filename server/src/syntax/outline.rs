@@ -395,7 +395,7 @@ fn close_block(open: &mut Vec<(Call, Body)>, current: &mut Body, end_node: Optio
     let Some((mut call, outer)) = open.pop() else { return };
     let items = std::mem::replace(current, outer).finish();
     if let Some(end_node) = end_node {
-        call.span.end_byte = end_node.end_byte();
+        call.span.end_byte = end_node.end_byte() as u32;
         call.span.end = Span::of(end_node).end;
     }
     let parameters = call.block.take().map(|b| b.parameters).unwrap_or_default();
