@@ -51,13 +51,16 @@ impl Value {
             "constant" | "scope_resolution" => Value::Constant(source()),
             "array" | "string_array" | "symbol_array" => {
                 let mut cursor = node.walk();
-                Value::Array(
-                    node.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").map(|c| Value::from_node(c, text)).collect(),
-                )
+                let mut items: Vec<Value> =
+                    node.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").map(|c| Value::from_node(c, text)).collect();
+                items.shrink_to_fit(); // collected through a filter: room for four at least; kept with the facts
+                Value::Array(items)
             }
             "hash" => {
                 let mut cursor = node.walk();
-                Value::Hash(node.named_children(&mut cursor).filter_map(|pair| pair_of(pair, text)).collect())
+                let mut pairs: Vec<(Value, Value)> = node.named_children(&mut cursor).filter_map(|pair| pair_of(pair, text)).collect();
+                pairs.shrink_to_fit();
+                Value::Hash(pairs)
             }
             "lambda" => Value::Lambda(source()),
             "call" if is_proc_call(node, text) => Value::Lambda(source()),
