@@ -72,11 +72,6 @@ pub fn app_diagnostics(context: &AppContext) -> HashMap<PathBuf, Vec<Diagnostic>
     context.files.par_iter().map(|file| (file.path.clone(), derived(context, file))).filter(|(_, found)| !found.is_empty()).collect()
 }
 
-/// The whole-app diagnostics of one file: what the rest of the app makes of it (route helpers,
-/// templates, macros, a subclass's or a concern's statements, collisions, missing actions). `file` may
-/// be newer than the context's copy of it (an edit since the context was built): the findings on a
-/// routes file that come from the expanded table (missing actions) are then left out, since their
-/// positions are the old copy's; every other finding is placed by `file` itself.
 /// Works out what `derived` reads of the context that is built when first asked (the whole-app
 /// verdicts by file, the navigation model's indexes), so that a caller who builds a context in the
 /// background hands on one whose checks of any file cost that file alone: an edit's own publish
@@ -88,6 +83,11 @@ pub fn prepare(context: &AppContext) {
     context.nav().prepare_checks(context);
 }
 
+/// The whole-app diagnostics of one file: what the rest of the app makes of it (route helpers,
+/// templates, macros, a subclass's or a concern's statements, collisions, missing actions). `file` may
+/// be newer than the context's copy of it (an edit since the context was built): the findings on a
+/// routes file that come from the expanded table (missing actions) are then left out, since their
+/// positions are the old copy's; every other finding is placed by `file` itself.
 pub fn derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
     found.extend(routeless_checks(file, context));

@@ -183,15 +183,15 @@ impl Index {
         self.files.is_empty()
     }
 
-    /// Every file's facts, sorted by path: a consistent view that holds no lock once returned.
     /// Every file's facts, in no order (`snapshot` sorts them by path, which costs a path comparison
     /// per step: a few milliseconds per thousand files).
     pub fn unordered(&self) -> Vec<Arc<FileFacts>> {
         self.files.iter().map(|entry| Arc::clone(entry.value())).collect()
     }
 
+    /// Every file's facts, sorted by path: a consistent view that holds no lock once returned.
     pub fn snapshot(&self) -> Vec<Arc<FileFacts>> {
-        let mut all: Vec<Arc<FileFacts>> = self.files.iter().map(|entry| Arc::clone(entry.value())).collect();
+        let mut all = self.unordered();
         all.sort_by(|a, b| a.path.cmp(&b.path));
         all
     }

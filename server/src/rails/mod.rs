@@ -393,13 +393,13 @@ fn strict_locals(text: &str, line_index: &LineIndex) -> Option<StrictLocals> {
     let parsed = ParsedFile::parse(Language::Ruby, &source);
     let tree = parsed.ruby.as_ref()?;
     // The source is one `def`: the program's first statement.
-    let parameters = tree.root_node().named_child(0).and_then(|m| crate::syntax::NodeExt::field(&m, "parameters"))?;
+    let parameters = tree.root_node().named_child(0).and_then(|m| m.field("parameters"))?;
     let mut locals = StrictLocals { required: Vec::new(), optional: Vec::new(), any: false, span: line_index.span(open..close + 1) };
     let mut cursor = parameters.walk();
     for parameter in parameters.named_children(&mut cursor) {
-        let name = crate::syntax::NodeExt::field(&parameter, "name").map(|n| crate::syntax::text_of(n, &source).to_owned());
+        let name = parameter.field("name").map(|n| crate::syntax::text_of(n, &source).to_owned());
         match (parameter.kind_name(), name) {
-            ("keyword_parameter", Some(name)) => match crate::syntax::NodeExt::field(&parameter, "value") {
+            ("keyword_parameter", Some(name)) => match parameter.field("value") {
                 Some(value) => locals.optional.push((name, crate::syntax::text_of(value, &source).to_owned())),
                 None => locals.required.push(name),
             },
@@ -420,9 +420,6 @@ pub fn skipped_file(span: Span, why: String) -> Diagnostic {
     }
 }
 
-/// Reads the facts of one file from its parse: what it is, never what Roundhouse makes of it (that is
-/// `roundhouse::check_file`, over these facts). `relative_path` and `kind` come from the app it
-/// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
 /// What `FileFacts::text_hash` holds of a text.
 pub fn text_hash(text: &str) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -431,6 +428,9 @@ pub fn text_hash(text: &str) -> u64 {
     hasher.finish()
 }
 
+/// Reads the facts of one file from its parse: what it is, never what Roundhouse makes of it (that is
+/// `roundhouse::check_file`, over these facts). `relative_path` and `kind` come from the app it
+/// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
     extract_walking(path, relative_path, kind, text, parsed, &mut |_, _| {})
 }
