@@ -202,13 +202,13 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
     let mut failing = false;
     let mut sarif_results: Vec<serde_json::Value> = Vec::new();
     let mut fixed = (0, 0);
-    let checked = files.iter().filter(|(facts, _)| facts.path.starts_with(&scope)).count();
+    // A run's files are those under `scope` (`indexed` leaves the rest out; a kept run is of one folder).
+    let checked = files.len();
     // Each file's findings as its app's settings report them, in parallel; written in path order.
     let found: Vec<(std::sync::Arc<FileFacts>, Option<project::RailsApp>, Vec<Diagnostic>)> = {
         use rayon::prelude::*;
         files
             .par_iter()
-            .filter(|(facts, _)| facts.path.starts_with(&scope))
             .filter_map(|(facts, diagnostics)| {
                 let app = project::owning_app(&facts.path, &apps).cloned();
                 let config = app.as_ref().and_then(|app| configs.get(&app.root)).unwrap_or(&no_config);
