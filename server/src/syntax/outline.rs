@@ -486,12 +486,6 @@ pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
     call.receiver_value = node.field("receiver").and_then(|r| literal_receiver(r, text)).map(Box::new);
     if let Some(arguments) = node.field("arguments") {
         read_arguments(&mut call, arguments, text);
-        // Pushed one by one, each vector has room for four at least; a call is kept as long as its
-        // file's facts, and most have one or two arguments.
-        call.arguments.shrink_to_fit();
-        call.argument_spans.shrink_to_fit();
-        call.options.shrink_to_fit();
-        call.option_spans.shrink_to_fit();
     }
     call.block = node.field("block").map(|block| {
         let parameters = block
@@ -525,6 +519,12 @@ fn read_arguments(call: &mut Call, arguments: Node<'_>, text: &str) {
             }
         }
     }
+    // Pushed one by one, each vector has room for four at least; a call is kept as long as its
+    // file's facts, and most have one or two arguments.
+    call.arguments.shrink_to_fit();
+    call.argument_spans.shrink_to_fit();
+    call.options.shrink_to_fit();
+    call.option_spans.shrink_to_fit();
 }
 
 /// `%w(a b)`, `[:a, :b]`, `{a: 1}`, `(1..3)` as a receiver.
