@@ -105,8 +105,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
     println!("median of {RUNS} runs, {} threads", rayon::current_num_threads());
     // A real app in place of the synthetic one: its parse, extraction and index alone.
-    if let Some(app) = std::env::var_os("SWITCHYARD_BENCH_APP") {
-        let app = std::path::absolute(PathBuf::from(app)).unwrap();
+    if let Some(app) = support::bench_app() {
         bench(&app.file_name().unwrap_or_default().to_string_lossy(), &app);
         return;
     }

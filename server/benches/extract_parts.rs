@@ -22,10 +22,7 @@ use switchyard::syntax::ParsedFile;
 const RUNS: usize = 5;
 
 fn main() {
-    let app: PathBuf = match std::env::var_os("SWITCHYARD_BENCH_APP") {
-        Some(app) => std::path::absolute(PathBuf::from(app)).unwrap(),
-        None => support::synthetic_app(),
-    };
+    let app = support::bench_app().unwrap_or_else(support::synthetic_app);
     let apps = project::discover_apps(&app);
     let index = Index::new();
     index.add_apps(apps.clone());

@@ -23,7 +23,7 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -32,10 +32,7 @@ use support::Client;
 const WARM: usize = 7;
 
 fn main() {
-    let app: PathBuf = match std::env::var_os("SWITCHYARD_BENCH_APP") {
-        Some(app) => std::path::absolute(PathBuf::from(app)).unwrap(),
-        None => support::synthetic_app(),
-    };
+    let app = support::bench_app().unwrap_or_else(support::synthetic_app);
     let base = app.join("app/models/switchyard_probe.rb");
     let probe = app.join("app/models/switchyard_probe_child.rb");
     std::fs::write(&base, "class SwitchyardProbe < ApplicationRecord\nend\n").unwrap();

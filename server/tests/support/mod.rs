@@ -272,6 +272,11 @@ pub fn write_app(name: &str, files: &[(&str, &str)]) -> PathBuf {
     root
 }
 
+/// The app a benchmark measures when `SWITCHYARD_BENCH_APP` names one (a real app), else `None`.
+pub fn bench_app() -> Option<PathBuf> {
+    std::env::var_os("SWITCHYARD_BENCH_APP").map(|app| std::path::absolute(PathBuf::from(app)).unwrap())
+}
+
 /// The synthetic benchmark app (`scripts/gen-synthetic-app.py`) of `SWITCHYARD_SYNTHETIC` resources
 /// (250 unless set: ~2,000 files; 2500: ~20,000), written to `target/synthetic-<N>` when missing.
 pub fn synthetic_app() -> PathBuf {
