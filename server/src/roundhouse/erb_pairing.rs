@@ -184,11 +184,11 @@ pub fn check(text: &str, parsed: &ParsedFile) -> Vec<Mispairing> {
 
 /// Adds each Ruby nesting token to the tag it sits in.
 fn nesting_events(root: tree_sitter::Node<'_>, tags: &mut [Tag]) {
-    crate::syntax::for_each_node(root, |node| {
+    crate::syntax::for_each_node_with_parent(root, |node, parent, _| {
         if node.child_count() != 0 {
             return;
         }
-        let Some(delta) = nesting_delta(node) else { return };
+        let Some(delta) = nesting_delta(node, parent) else { return };
         let at = node.start_byte();
         let index = tags.partition_point(|t| t.code_end <= at);
         if let Some(tag) = tags.get_mut(index).filter(|t| t.code_start <= at) {
@@ -198,20 +198,22 @@ fn nesting_events(root: tree_sitter::Node<'_>, tags: &mut [Tag]) {
     });
 }
 
-/// +1 for a token that opens a nesting level in Ruby, -1 for one that closes one.
-fn nesting_delta(leaf: tree_sitter::Node<'_>) -> Option<i32> {
-    let parent = leaf.parent().map_or("", |p| p.kind_name());
+/// +1 for a token that opens a nesting level in Ruby, -1 for one that closes one (`parent`: the
+/// leaf's, from the walk; `Node::parent` would search down from the root for every leaf).
+fn nesting_delta<'t>(leaf: tree_sitter::Node<'t>, parent_node: Option<tree_sitter::Node<'t>>) -> Option<i32> {
     let kind = leaf.kind_name();
+    let parent = || parent_node.map_or("", |p| p.kind_name());
     match kind {
         "end" | ")" | "]" | "}" => Some(-1),
         "(" | "[" | "{" | "#{" => Some(1),
-        "do" => (parent == "do_block").then_some(1),
+        "do" => (parent() == "do_block").then_some(1),
         "if" | "unless" | "while" | "until" | "for" | "case" | "begin" | "class" | "module" => {
+            let parent = parent();
             (parent == kind || (kind == "case" && parent == "case_match") || (kind == "class" && parent == "singleton_class")).then_some(1)
         }
         "def" => {
             // An endless method (`def f = x`) has no `end`.
-            let method = leaf.parent()?;
+            let method = parent_node?;
             let mut cursor = method.walk();
             let has_end = method.children(&mut cursor).any(|c| c.kind_name() == "end");
             has_end.then_some(1)

@@ -104,30 +104,36 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
 /// Roundhouse appends to the (trimmed) code lands in it. A comment with code on later lines of the
 /// tag is fine.
 fn ruby_comment_in(parsed: &ParsedFile, text: &str, start: usize, end: usize) -> bool {
-    let Some(tree) = &parsed.ruby else { return false };
-    let mut cursor = tree.walk();
-    let mut found = false;
-    'walk: loop {
-        let node = cursor.node();
-        if node.kind_name() == "comment"
-            && node.start_byte() >= start
-            && node.end_byte() <= end
-            && text.get(node.end_byte()..end).unwrap_or("").trim().is_empty()
-        {
-            found = true;
-            break;
+    // A comment starts with `#`; most tags have none.
+    let Some(tree) = parsed.ruby.as_ref().filter(|_| text.get(start..end).is_some_and(|code| code.contains('#'))) else { return false };
+    // Only the nodes that overlap the tag are visited: each level starts at the first child that
+    // reaches past `start` and stops at the first that starts at `end`.
+    fn within(node: tree_sitter::Node<'_>, text: &str, start: usize, end: usize) -> bool {
+        let mut cursor = node.walk();
+        if cursor.goto_first_child_for_byte(start).is_none() {
+            return false;
         }
-        let overlaps = node.start_byte() < end && node.end_byte() > start;
-        if overlaps && cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
+        loop {
+            let child = cursor.node();
+            if child.start_byte() >= end {
+                return false;
+            }
+            if child.kind_name() == "comment"
+                && child.start_byte() >= start
+                && child.end_byte() <= end
+                && text.get(child.end_byte()..end).unwrap_or("").trim().is_empty()
+            {
+                return true;
+            }
+            if child.child_count() > 0 && within(child, text, start, end) {
+                return true;
+            }
+            if !cursor.goto_next_sibling() {
+                return false;
             }
         }
     }
-    found
+    within(tree.root_node(), text, start, end)
 }
 
 #[cfg(test)]
