@@ -7,13 +7,14 @@
 
 use std::sync::LazyLock;
 
-// Byte regexes without Unicode classes: ActiveSupport's rules are about ASCII letters, and
-// `(?i)` over Unicode makes each of these eighty patterns costly to compile: together they were the
-// largest part of a warm `--check` on a small app (about 20 ms, paid at the first name inflected).
-use regex::bytes::{Regex, RegexBuilder};
+// `regex-lite`: ActiveSupport's rules are about ASCII letters and match short words, which its
+// backtracker does at once. The full `regex` crate builds several engines per pattern: its eighty
+// patterns took 1.6 MiB, a tenth of a small app's peak memory, and compiling them with Unicode
+// `(?i)` was once the largest part of a warm `--check` on a small app.
+use regex_lite::Regex;
 
 fn regex(pattern: &str) -> Option<Regex> {
-    RegexBuilder::new(pattern).unicode(false).build().ok()
+    Regex::new(pattern).ok()
 }
 
 struct Rules {
@@ -112,25 +113,48 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
 });
 
 fn apply(word: &str, rules: &[(Regex, &'static str)]) -> String {
-    let bytes = word.as_bytes();
-    if word.is_empty() || RULES.uncountables.iter().any(|re| re.is_match(bytes)) {
+    if word.is_empty() || RULES.uncountables.iter().any(|re| re.is_match(word)) {
         return word.to_owned();
     }
     for (re, replacement) in rules {
-        if re.is_match(bytes) {
-            // The patterns match ASCII only and replace whole matches, so the result is UTF-8 still.
-            return String::from_utf8_lossy(&re.replacen(bytes, 1, replacement.as_bytes())).into_owned();
+        if re.is_match(word) {
+            return re.replacen(word, 1, *replacement).into_owned();
         }
     }
     word.to_owned()
 }
 
+/// `apply`, remembered per thread: an app inflects the same model and association names over and
+/// over, and trying eighty patterns newest first is the costly part. Cleared when it grows past a
+/// bound (a long editing session inflects every prefix typed).
+fn remembered(word: &str, plural: bool) -> String {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    const BOUND: usize = 4096;
+    thread_local! {
+        /// Singulars, plurals.
+        static SEEN: RefCell<[HashMap<Box<str>, Box<str>>; 2]> = RefCell::new(Default::default());
+    }
+    SEEN.with_borrow_mut(|seen| {
+        let seen = &mut seen[usize::from(plural)];
+        if let Some(known) = seen.get(word) {
+            return known.to_string();
+        }
+        let inflected = apply(word, if plural { &RULES.plurals } else { &RULES.singulars });
+        if seen.len() >= BOUND {
+            seen.clear();
+        }
+        seen.insert(Box::from(word), Box::from(inflected.as_str()));
+        inflected
+    })
+}
+
 pub fn pluralize(word: &str) -> String {
-    apply(word, &RULES.plurals)
+    remembered(word, true)
 }
 
 pub fn singularize(word: &str) -> String {
-    apply(word, &RULES.singulars)
+    remembered(word, false)
 }
 
 /// `Admin::UserProfile` → `admin/user_profile`.
