@@ -61,6 +61,19 @@ impl Fixture {
         self.root.join(relative.trim_start_matches('/'))
     }
 
+    /// The offset of a cursor written in the test: `marked` is text of the file at `relative` with
+    /// `$0` where the cursor goes (`"reso$0urces :posts"`), found exactly once. For fixtures that put
+    /// the cursor in several places, one `Fixture::new` for all of them.
+    pub fn at(&self, relative: &str, marked: &str) -> usize {
+        let (before, after) = marked.split_once("$0").unwrap_or_else(|| panic!("no $0 in {marked:?}"));
+        let text = self.texts.get(&self.path(relative)).unwrap_or_else(|| panic!("no file {relative} in the fixture"));
+        let needle = format!("{before}{after}");
+        let mut found = text.match_indices(&needle).map(|(at, _)| at);
+        let at = found.next().unwrap_or_else(|| panic!("{needle:?} is not in {relative}"));
+        assert!(found.next().is_none(), "{needle:?} is in {relative} more than once");
+        at + before.len()
+    }
+
     pub fn facts(&self, relative: &str) -> std::sync::Arc<crate::rails::FileFacts> {
         let path = self.path(relative);
         self.index.get(Path::new(&path)).unwrap_or_else(|| panic!("no file {relative} in the fixture"))

@@ -327,9 +327,10 @@ mod tests {
         let snapshot = fixture.index.snapshot();
         let context = Arc::new(AppContext::new(&fixture.index, &fixture.root, &snapshot));
         let model = fixture.facts("app/models/post.rb");
-        let association = &model.models[0].associations[1];
         let text = "class Post < ApplicationRecord\n".to_owned();
-        let hover = hover_slice(&context, &fixture.index, &model, Some(text.clone()), association.span.start() + 2).unwrap();
+        let hover =
+            hover_slice(&context, &fixture.index, &model, Some(text.clone()), fixture.at("app/models/post.rb", "ha$0s_many :comments"))
+                .unwrap();
         expect_test::expect![[r#"
             Roundhouse's specialization (Switchyard's approximation):
 
@@ -340,10 +341,9 @@ mod tests {
             ```"#]]
         .assert_eq(&hover.markdown);
         let controller = fixture.facts("app/controllers/posts_controller.rb");
-        let source = APP.split("#- /app/controllers/posts_controller.rb\n").nth(1).unwrap().split("#- ").next().unwrap();
-        let source: String = source.lines().map(|l| l.get(8..).unwrap_or("").to_owned() + "\n").collect();
-        let show = &controller.controllers[0].actions[1];
-        let hover = hover_slice(&context, &fixture.index, &controller, Some(source), show.name_span.start()).unwrap();
+        let source = fixture.texts[&fixture.path("app/controllers/posts_controller.rb")].clone();
+        let show = fixture.at("app/controllers/posts_controller.rb", "def $0show");
+        let hover = hover_slice(&context, &fixture.index, &controller, Some(source), show).unwrap();
         expect_test::expect![[r#"
             Roundhouse's specialization (Switchyard's approximation):
 

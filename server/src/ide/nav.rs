@@ -1262,7 +1262,7 @@ mod tests {
         let post = fixture.index.get(&path).unwrap();
         assert_eq!(places(&definition(&context, &post, offset)), ["db/structure.sql:3:5"]);
         let job = fixture.facts("app/models/job.rb");
-        let at = job.models[0].validations[0].attribute_spans[0].start() + 1;
+        let at = fixture.at("app/models/job.rb", "validates :q$0ueue_name");
         let hover = hover(&context, &job, at).unwrap().markdown;
         assert!(hover.starts_with("**Job#queue_name** · column of `solid_queue_jobs`"), "{hover}");
         let model = model_hover(&context, context.model("Job").unwrap());

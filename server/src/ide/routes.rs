@@ -250,7 +250,7 @@ mod tests {
     fn hover_on_a_resources_call_lists_its_routes() {
         let fixture = Fixture::new(APP);
         let facts = fixture.facts("config/routes.rb");
-        let offset = facts.routes.as_ref().unwrap().calls[0].name_span.start() + 2;
+        let offset = fixture.at("config/routes.rb", "re$0sources :posts");
         let hover = hover(&context(&fixture), &facts, offset).unwrap();
         expect_test::expect![[r#"
             **`resources :posts, only: [:index, :show, :update]`** → 5 routes
@@ -269,7 +269,7 @@ mod tests {
     fn definition_goes_to_the_route_and_the_action() {
         let fixture = Fixture::new(APP);
         let view = fixture.facts("app/views/posts/index.html.erb");
-        let offset = view.route_helper_calls[0].span.start() + 1;
+        let offset = fixture.at("app/views/posts/index.html.erb", "d$0rafts_posts_path");
         let targets: Vec<String> = definition(&context(&fixture), &view, offset)
             .iter()
             .map(|t| format!("{}:{}", t.file.relative_path, t.span.start.line + 1))
@@ -281,7 +281,7 @@ mod tests {
     fn references_find_path_and_url_uses() {
         let fixture = Fixture::new(APP);
         let view = fixture.facts("app/views/posts/index.html.erb");
-        let offset = view.route_helper_calls[1].span.start();
+        let offset = fixture.at("app/views/posts/index.html.erb", "$0post_url(1)");
         let found = references(&context(&fixture), &view, offset, true);
         let names: Vec<String> =
             found.iter().map(|t| format!("{}:{}:{}", t.file.relative_path, t.span.start.line + 1, t.span.start.col + 1)).collect();

@@ -57,10 +57,10 @@ mod tests {
         let fixture = Fixture::new(APP);
         let context = AppContext::new(&fixture.index, &fixture.root, &fixture.index.snapshot());
         let lib = fixture.facts("lib/html_parser.rb");
-        let hover = class_hover(&context, &lib, lib.definitions[0].name_span.start() + 1).unwrap();
+        let hover = class_hover(&context, &lib, fixture.at("lib/html_parser.rb", "H$0TMLParser")).unwrap();
         assert!(hover.markdown.starts_with("**`HTMLParser`** → `app/models/htmlparser.rb`"), "{}", hover.markdown);
         let model = fixture.facts("app/models/post.rb");
-        let hover = class_hover(&context, &model, model.models[0].name_span.start()).unwrap();
+        let hover = class_hover(&context, &model, fixture.at("app/models/post.rb", "class $0Post")).unwrap();
         assert!(hover.markdown.contains("CRuby → app/models/post.rb (+2)"), "{}", hover.markdown);
     }
 
