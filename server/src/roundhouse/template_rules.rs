@@ -156,6 +156,14 @@ mod tests {
         assert_eq!(rules("<%= link_to \"x\", y # the link\n%>\n"), ["1:1 views.output-tag-comment-or-heredoc"]);
         assert_eq!(rules("<%= link_to \"#x\", y %>\n"), Vec::<String>::new());
         assert_eq!(rules("<%= <<~TEXT\n  hi\nTEXT\n%>\n"), ["1:1 views.output-tag-comment-or-heredoc"]);
+        // A comment inside the call's arguments with code after it is fine; one that ends the tag is not,
+        // however deep it sits, and only the tag it is in is flagged.
+        assert_eq!(rules("<%= link_to(\n  \"x\", # first\n  y) %>\n"), Vec::<String>::new());
+        assert_eq!(
+            rules("<p><%= a %></p>\n<%= link_to(\n  \"x\", # first\n  y) # last\n%>\n"),
+            ["2:1 views.output-tag-comment-or-heredoc"]
+        );
+        assert_eq!(rules("<%= items.map do |i| %>\n<%= i # the item\n%>\n<% end %>\n"), ["2:1 views.output-tag-comment-or-heredoc"]);
         assert_eq!(rules("<p>ok</p>\n<% if x\n"), ["2:1 views.unterminated-tag"]);
         assert_eq!(rules("<p>ok</p>\n<% if x %><% end %>\n"), Vec::<String>::new());
     }
