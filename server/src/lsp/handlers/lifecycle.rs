@@ -253,7 +253,7 @@ fn keep_published(
     texts: &HashMap<PathBuf, u64>,
     held: Option<&crate::index::published::Holding>,
 ) {
-    use crate::index::published::{Keeper, Published, save, status_of_text};
+    use crate::index::published::{Keeper, save, status_of_text};
     if read.is_empty() || text_hashes(session) != *texts {
         return;
     }
@@ -277,12 +277,7 @@ fn keep_published(
         }
         _ => (path, status),
     });
-    let apps = session.index.apps();
-    let files = snapshot
-        .iter()
-        .filter(|facts| apps.iter().any(|app| facts.path.starts_with(&app.root)))
-        .map(|facts| (facts.path.as_path(), facts.text_hash, session.published(&facts.path)));
-    let Some(published) = Published::new(apps.iter().map(|app| app.root.as_path()), read, files) else {
+    let Some(published) = published_now(session, &snapshot, read) else {
         tracing::debug!("the diagnostics of this session are not kept: not all they were worked out from vouches for them");
         return;
     };
@@ -291,6 +286,21 @@ fn keep_published(
         session.kept_generation.store(generation, std::sync::atomic::Ordering::SeqCst);
         tracing::debug!("this session's diagnostics kept in {:?}", started.elapsed());
     }
+}
+
+/// What the session last published for the apps' files among `facts`, to keep for the next start,
+/// with the `statuses` (files and folders read) that vouch for it; `None` when one does not.
+fn published_now(
+    session: &Session,
+    facts: &[std::sync::Arc<crate::rails::FileFacts>],
+    statuses: impl IntoIterator<Item = (PathBuf, u64)>,
+) -> Option<crate::index::published::Published> {
+    let apps = session.index.apps();
+    let files = facts
+        .iter()
+        .filter(|facts| apps.iter().any(|app| facts.path.starts_with(&app.root)))
+        .map(|facts| (facts.path.as_path(), facts.text_hash, session.published(&facts.path)));
+    crate::index::published::Published::new(apps.iter().map(|app| app.root.as_path()), statuses, files)
 }
 
 /// Every indexed file's text hash, by path.
@@ -328,7 +338,7 @@ pub fn shutdown(backend: &Backend) -> Result<()> {
 /// starts as fast as an unchanged one. Costs a walk and a `stat` per file (a read of each file changed
 /// during the session).
 fn keep_at_shutdown(session: &Session) {
-    use crate::index::published::{Keeper, Published, save, status_of_text};
+    use crate::index::published::{Keeper, save, status_of_text};
     use rayon::prelude::*;
     let Some(cache) = crate::index::cache::configured() else { return };
     let started = Instant::now();
@@ -378,11 +388,7 @@ fn keep_at_shutdown(session: &Session) {
             Some((facts.path.clone(), vouched))
         })
         .collect();
-    let apps = session.index.apps();
-    let files = facts.iter().map(|f| (f.path.as_path(), f.text_hash, session.published(&f.path)));
-    let Some(published) =
-        statuses.and_then(|statuses| Published::new(apps.iter().map(|app| app.root.as_path()), walked.into_iter().chain(statuses), files))
-    else {
+    let Some(published) = statuses.and_then(|statuses| published_now(session, &facts, walked.into_iter().chain(statuses))) else {
         tracing::debug!("this session's diagnostics are not kept: a file is not what its facts were read from");
         return;
     };
