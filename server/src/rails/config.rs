@@ -206,7 +206,7 @@ fn inflection_block(call: &Call, facts: &mut ConfigFacts) {
         if let Item::Call(rule) = item
             && rule.receiver.as_deref() == Some(receiver.as_str())
         {
-            facts.inflections.push(InflectionRule { kind: rule.method.clone(), arguments: rule.arguments.clone(), span: rule.span });
+            facts.inflections.push(InflectionRule { kind: rule.method.clone(), arguments: rule.arguments.to_vec(), span: rule.span });
         }
     }
 }

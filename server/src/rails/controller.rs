@@ -124,7 +124,7 @@ pub fn filter_of(call: &crate::syntax::outline::Call) -> Filter {
         if_condition: call.option("if").cloned(),
         unless: call.option("unless").cloned(),
         span: call.span,
-        target_spans: call.argument_spans.clone(),
+        target_spans: call.argument_spans.to_vec(),
     }
 }
 

@@ -187,7 +187,7 @@ impl Macro {
     pub fn of(call: &Call) -> Macro {
         Macro {
             name: call.receiver.as_ref().map_or_else(|| call.method.clone(), |r| format!("{r}.{}", call.method)),
-            arguments: call.arguments.clone(),
+            arguments: call.arguments.to_vec(),
             options: call.named_options(),
             block: call.block.is_some(),
             span: call.span,

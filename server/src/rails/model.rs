@@ -303,7 +303,7 @@ fn add_call(model: &mut Model, call: &Call) {
             attributes,
             options,
             span: call.span,
-            attribute_spans: call.argument_spans.clone(),
+            attribute_spans: call.argument_spans.to_vec(),
         });
         return;
     } else if is_callback(method) {
@@ -316,7 +316,7 @@ fn add_call(model: &mut Model, call: &Call) {
             targets,
             options,
             span: call.span,
-            target_spans: call.argument_spans.clone(),
+            target_spans: call.argument_spans.to_vec(),
         });
         return;
     } else if method == "scope" {
@@ -332,7 +332,7 @@ fn add_call(model: &mut Model, call: &Call) {
         if let Some(name) = call.first_name() {
             let (values, options) = match call.arguments.get(1) {
                 Some(values) => (values.clone(), options),
-                None => (Value::Hash(call.options.clone()), Vec::new()),
+                None => (Value::Hash(call.options.to_vec()), Vec::new()),
             };
             model.enums.push(Enum { name: name.to_owned(), values, options, span: call.span });
             return;
