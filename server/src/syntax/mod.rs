@@ -21,11 +21,11 @@ pub use parse::{Language, ParsedFile};
 
 /// A byte range in a file plus its start/end points (0-based row, byte column), as tree-sitter reports
 /// them. Serialized as `"line:col-line:col"`, 1-based, for index dumps that humans diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, bincode::Encode, bincode::Decode)]
 ///
 /// Offsets are `u32`, as tree-sitter's own are: every fact holds spans (an outline's call two and one
 /// per argument), and 24 bytes instead of 32 is a quarter less of each (a file is at most
 /// `files::MAX_SOURCE`, far below 4 GiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, bincode::Encode, bincode::Decode)]
 pub struct Span {
     pub start_byte: u32,
     pub end_byte: u32,
