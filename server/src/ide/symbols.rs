@@ -170,6 +170,11 @@ fn call_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
         let children = call.block.as_ref().map(|b| items(&b.items, context, false)).unwrap_or_default();
         return Some(DocumentSymbol { children, ..symbol(call_label(call), None, kind, call.span, call.name_span) });
     }
+    if context.kind == Some(FileKind::Test)
+        && let Some(symbol) = test_symbol(call, context)
+    {
+        return Some(symbol);
+    }
     if call.receiver.is_some() {
         // `Rails.application.configure do`, `ActiveSupport.on_load(:x) do`: only calls with blocks matter.
         let block = call.block.as_ref()?;
@@ -186,7 +191,7 @@ fn call_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
         SymbolKind::Function
     } else if method == "enum" {
         SymbolKind::Enum
-    } else if matches!(method, "include" | "extend" | "prepend") {
+    } else if matches!(method, "include" | "extend" | "prepend" | "include_context" | "include_examples" | "it_behaves_like") {
         SymbolKind::Interface
     } else if matches!(method, "private" | "protected" | "public" | "require" | "require_relative") && call.block.is_none() {
         return None;
@@ -197,6 +202,27 @@ fn call_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
         SymbolKind::Key
     };
     let children = call.block.as_ref().map(|b| items(&b.items, context, false)).unwrap_or_default();
+    Some(DocumentSymbol { children, ..symbol(call_label(call), None, kind, call.span, call.name_span) })
+}
+
+/// A test's groups (`describe`, `context`), cases (`test`, `it`, `should`), hooks (`setup`,
+/// `before`) and shared values (`let`, `subject`), as minitest, shoulda and RSpec write them. A case's
+/// body is the test's work, not an outline.
+fn test_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
+    let block = call.block.as_ref()?;
+    let method = call.method.as_str();
+    let kind = match call.receiver.as_deref() {
+        Some("RSpec") if method == "describe" => SymbolKind::Namespace,
+        Some(_) => return None,
+        None => match method {
+            "describe" | "context" | "feature" | "shared_examples" | "shared_examples_for" | "shared_context" => SymbolKind::Namespace,
+            "test" | "it" | "specify" | "example" | "scenario" | "should" => SymbolKind::Method,
+            "setup" | "teardown" | "before" | "after" | "around" => SymbolKind::Event,
+            "let" | "let!" | "subject" => SymbolKind::Property,
+            _ => return None,
+        },
+    };
+    let children = if kind == SymbolKind::Method { Vec::new() } else { items(&block.items, context, false) };
     Some(DocumentSymbol { children, ..symbol(call_label(call), None, kind, call.span, call.name_span) })
 }
 
@@ -395,6 +421,79 @@ mod tests {
                     Method show — action @5
                     Method set_post — private @7
             "#]],
+        );
+    }
+
+    /// A test's outline is its cases and what they share, not the assertions inside them.
+    #[test]
+    fn test_outline_lists_cases_not_assertions() {
+        check(
+            r#"
+            #- /test/models/post_test.rb
+            require "test_helper"
+            class PostTest < ActiveSupport::TestCase
+              include ActiveJob::TestHelper
+              fixtures :all
+              setup do
+                @post = posts(:one)
+                sign_in users(:admin)
+              end
+              test "publishes" do
+                post = Post.new
+                assert_difference "Post.count" do
+                  post.save!
+                end
+                assert_equal "live", post.status
+              end
+              context "when archived" do
+                setup { @post.archive! }
+                should "hide it" do
+                  refute @post.visible?
+                end
+              end
+              def helper_for_tests; end
+            end
+            "#,
+            "test/models/post_test.rb",
+            expect![[r#"
+                Class PostTest — < ActiveSupport::TestCase @2
+                  Interface include ActiveJob::TestHelper @3
+                  Key fixtures :all @4
+                  Event setup @5
+                  Method test "publishes" @9
+                  Namespace context "when archived" @16
+                    Event setup @17
+                    Method should "hide it" @18
+                  Method helper_for_tests @22
+            "#]],
+        );
+        check(
+            r##"
+            #- /spec/models/post_spec.rb
+            RSpec.describe Post do
+              include_context "with a blog"
+              let(:post) { create(:post) }
+              subject { post.title }
+              before { travel_to Time.current }
+              describe "#publish" do
+                it "publishes" do
+                  expect(post.publish).to be(true)
+                end
+                it { is_expected.to eq("x") }
+              end
+            end
+            "##,
+            "spec/models/post_spec.rb",
+            expect![[r##"
+                Namespace RSpec.describe Post @1
+                  Interface include_context "with a blog" @2
+                  Property let :post @3
+                  Property subject @4
+                  Event before @5
+                  Namespace describe "#publish" @6
+                    Method it "publishes" @7
+                    Method it @10
+            "##]],
         );
     }
 

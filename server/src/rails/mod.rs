@@ -170,6 +170,53 @@ pub fn method_summaries(items: &[Item]) -> Vec<MethodSummary> {
     out
 }
 
+/// Whether a blockless call of `method` inside a test's block (`test "…" do`, `describe`, `it`,
+/// `setup do`, `included do`) declares something about the code around it, as a class body's macro
+/// does, rather than doing the test's work (`assert_equal`, `expect(…).to`, `post path`). A test
+/// file's outline keeps only these of its blocks' blockless calls: its document symbols show these,
+/// the app's method names read `attr_*`, `delegate` and their kin, the test helpers come from
+/// `test/test_helper.rb`'s `include`s, and nothing reads the rest, which is most of a large app's
+/// outline.
+pub fn declares(method: &str) -> bool {
+    controller::is_filter(method)
+        || method.starts_with("validate")
+        || method.starts_with("attr_")
+        || ["before_", "after_", "around_"].iter().any(|prefix| method.starts_with(prefix))
+        || matches!(
+            method,
+            "include"
+                | "extend"
+                | "prepend"
+                | "private"
+                | "protected"
+                | "public"
+                | "module_function"
+                | "attribute"
+                | "store_accessor"
+                | "delegate"
+                | "helper"
+                | "helper_method"
+                | "alias_method"
+                | "define_method"
+                | "belongs_to"
+                | "has_many"
+                | "has_one"
+                | "has_and_belongs_to_many"
+                | "scope"
+                | "enum"
+                | "fixtures"
+                | "setup"
+                | "teardown"
+                | "let"
+                | "let!"
+                | "subject"
+                | "include_context"
+                | "include_examples"
+                | "it_behaves_like"
+                | "it_should_behave_like"
+        )
+}
+
 /// A class-body call the index keeps as written: `has_secure_password`, `rescue_from X, with: :y`.
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Macro {
@@ -493,7 +540,7 @@ pub fn extract_walking<'t>(
     if parsed.language != Language::Haml {
         facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
     }
-    let outline = Outline::new(tree, ruby_text);
+    let outline = if kind == Some(FileKind::Test) { Outline::keeping(tree, ruby_text, declares) } else { Outline::new(tree, ruby_text) };
     let references = references::extract_walking(tree.root_node(), ruby_text, along);
     facts.route_helper_calls = references.route_helpers;
     facts.constants = references.constants;

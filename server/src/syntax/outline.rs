@@ -168,9 +168,22 @@ pub struct Assignment {
 }
 
 impl Outline {
+    /// Everything the outline reads of the file.
     pub fn new(tree: &Tree, text: &str) -> Outline {
+        Outline::read(tree, Scope { text, namespace: "", singleton: false, keep_leaf: None, in_block: false })
+    }
+
+    /// The outline without the work inside blocks: of a block's body, a call without a block of its
+    /// own (or a bare name) is kept only when `keep_leaf` says so of its method, and an assignment to a
+    /// local or instance variable is left out. Namespaces, methods, calls with blocks and what they
+    /// hold are kept as `new` reads them.
+    pub fn keeping(tree: &Tree, text: &str, keep_leaf: fn(&str) -> bool) -> Outline {
+        Outline::read(tree, Scope { text, namespace: "", singleton: false, keep_leaf: Some(keep_leaf), in_block: false })
+    }
+
+    fn read(tree: &Tree, scope: Scope<'_>) -> Outline {
         let root = tree.root_node();
-        let items = if root.is_error() { recover(root, text, "") } else { items_of(root, text, "", false) };
+        let items = if root.is_error() { recover(root, scope) } else { items_of(root, scope) };
         Outline { items }
     }
 
@@ -219,35 +232,83 @@ impl Body {
     }
 }
 
+/// Where a statement is read.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    text: &'a str,
+    /// The lexical namespace of classes defined here.
+    namespace: &'a str,
+    /// Inside `class << self`.
+    singleton: bool,
+    /// `Outline::keeping`'s choice of a block body's leaves; `None` keeps them all.
+    keep_leaf: Option<fn(&str) -> bool>,
+    /// Inside a block's body (and not in a class or module defined there).
+    in_block: bool,
+}
+
+impl<'a> Scope<'a> {
+    fn namespace(self, namespace: &'a str) -> Scope<'a> {
+        Scope { namespace, singleton: false, in_block: false, ..self }
+    }
+
+    fn block(self) -> Scope<'a> {
+        Scope { singleton: false, in_block: true, ..self }
+    }
+
+    /// Whether a blockless call of `method` (or a bare name) is kept here.
+    fn keeps_leaf(self, method: &str) -> bool {
+        !self.in_block || self.keep_leaf.is_none_or(|keep| keep(method))
+    }
+
+    /// Whether an assignment to `target` is kept here: a trimmed block leaves out its locals' and
+    /// instance variables'.
+    fn keeps_assignment(self, target: &str) -> bool {
+        let variable =
+            |name: &str| name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) && !name.starts_with(|c: char| c.is_ascii_uppercase());
+        !self.in_block || self.keep_leaf.is_none() || !(variable(target) || target.strip_prefix('@').is_some_and(variable))
+    }
+}
+
 /// The statements of a body (program, class body, block body), as items.
-fn items_of(body: Node<'_>, text: &str, namespace: &str, singleton: bool) -> Vec<Item> {
+fn items_of(body: Node<'_>, scope: Scope<'_>) -> Vec<Item> {
     let mut state = Body::default();
     let mut cursor = body.walk();
     for statement in body.named_children(&mut cursor) {
-        read_statement(&mut state, statement, text, namespace, singleton, false);
+        read_statement(&mut state, statement, scope, false);
     }
     state.finish()
 }
 
 /// One statement into `state`. While `recovering` (inside an ERROR node), stray identifiers are
 /// fragments of broken code, not bare calls, and are skipped.
-fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: &str, singleton: bool, recovering: bool) {
+fn read_statement(state: &mut Body, statement: Node<'_>, scope: Scope<'_>, recovering: bool) {
+    let (text, singleton) = (scope.text, scope.singleton);
     let visibility = state.visibility.unwrap_or(Visibility::Public);
     match statement.kind_name() {
-        "class" | "module" => state.items.extend(namespace_of(statement, text, namespace).map(Item::Namespace)),
+        "class" | "module" => state.items.extend(namespace_of(statement, scope).map(Item::Namespace)),
         "singleton_class" => {
-            let items_inside = statement.field("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, true));
+            let items_inside = statement.field("body").map_or_else(Vec::new, |b| items_of(b, Scope { singleton: true, ..scope }));
             state.items.push(Item::SingletonClass { span: Span::of(statement), items: items_inside });
         }
         "method" | "singleton_method" => state.items.extend(method_of(statement, text, visibility, singleton).map(Item::Method)),
         "identifier" if !recovering => {
-            if let Some(v) = visibility_keyword(text_of(statement, text)) {
+            let name = text_of(statement, text);
+            if let Some(v) = visibility_keyword(name) {
                 state.visibility = Some(v);
             }
-            state.items.push(Item::Call(bare_call(statement, text)));
+            if scope.keeps_leaf(name) {
+                state.items.push(Item::Call(bare_call(statement, text)));
+            }
         }
         "call" => {
-            let Some(call) = call_of(statement, text, namespace) else { return };
+            // Decided before the call is read: most of a trimmed block's calls are left out.
+            if statement.field("block").is_none()
+                && let Some(method) = statement.field("method")
+                && !scope.keeps_leaf(text_of(method, text))
+            {
+                return;
+            }
+            let Some(call) = read_call(statement, scope) else { return };
             if call.receiver.is_none()
                 && let Some(v) = visibility_keyword(&call.method)
             {
@@ -260,17 +321,19 @@ fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: 
             }
             state.items.push(Item::Call(call));
         }
-        "assignment" | "operator_assignment" => state.items.extend(assignment_of(statement, text).map(Item::Assignment)),
+        "assignment" | "operator_assignment" if statement.field("left").is_some_and(|left| scope.keeps_assignment(text_of(left, text))) => {
+            state.items.extend(assignment_of(statement, text).map(Item::Assignment));
+        }
         "if" | "unless" | "if_modifier" | "unless_modifier" if !recovering => {
-            state.items.extend(conditional_of(statement, text, namespace, singleton).map(Item::Conditional));
+            state.items.extend(conditional_of(statement, scope).map(Item::Conditional));
         }
         "body_statement" | "block_body" if recovering => {
             let mut cursor = statement.walk();
             for inner in statement.named_children(&mut cursor) {
-                read_statement(state, inner, text, namespace, singleton, false);
+                read_statement(state, inner, scope, false);
             }
         }
-        "ERROR" => state.items.extend(recover(statement, text, namespace)),
+        "ERROR" => state.items.extend(recover(statement, scope)),
         _ => {}
     }
 }
@@ -279,13 +342,14 @@ fn read_statement(state: &mut Body, statement: Node<'_>, text: &str, namespace: 
 /// before the damage and the methods after it. tree-sitter keeps the parts it understood as children
 /// of the ERROR: a `class`/`module` keyword followed by its name, or the start of a call whose block
 /// never closed, then whole statements.
-fn recover(error: Node<'_>, text: &str, namespace: &str) -> Vec<Item> {
+fn recover(error: Node<'_>, scope: Scope<'_>) -> Vec<Item> {
+    let (text, namespace) = (scope.text, scope.namespace);
     let mut cursor = error.walk();
     let children: Vec<Node<'_>> = error.children(&mut cursor).collect();
-    let read_all = |nodes: &[Node<'_>], namespace: &str| {
+    let read_all = |nodes: &[Node<'_>], scope: Scope<'_>| {
         let mut state = Body::default();
         for node in nodes {
-            read_statement(&mut state, *node, text, namespace, false, true);
+            read_statement(&mut state, *node, Scope { singleton: false, ..scope }, true);
         }
         state.finish()
     };
@@ -300,25 +364,27 @@ fn recover(error: Node<'_>, text: &str, namespace: &str) -> Vec<Item> {
             .filter(|n| n.kind_name() == "superclass")
             .and_then(|s| s.named_child(0))
             .map(|s| text_of(s, text).to_owned());
-        let mut items = read_all(&children[..k], namespace);
+        let mut items = read_all(&children[..k], scope);
         items.push(Item::Namespace(Namespace {
             kind: if children[k].kind_name() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
             superclass,
             span: Span::cover(children[k], error),
             name_span: Span::of(name_node),
-            items: read_all(&children[k + 2..], &name),
+            items: read_all(&children[k + 2..], scope.namespace(&name)),
             name,
         }));
         return items;
     }
-    read_fragments(&children, text, namespace)
+    read_fragments(&children, scope)
 }
 
 /// Reads an ERROR node's children as a stream of fragments: whole statements are read as usual;
 /// `recv.meth args do`, `meth args do` open a block that the next stray `end` closes (or the end of
 /// the node, for a block that never closed); `meth args` without `do` is a call. Enough to keep the
 /// routes and schema of a file whose `draw do`/`define do` lost its `end`.
-fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> {
+fn read_fragments(nodes: &[Node<'_>], scope: Scope<'_>) -> Vec<Item> {
+    let text = scope.text;
+    let scope = Scope { singleton: false, ..scope };
     let mut open: Vec<(Call, Body)> = Vec::new();
     let mut current = Body::default();
     let mut i = 0;
@@ -338,6 +404,8 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
         } else {
             None
         };
+        // Inside a block this stream opened, what a block's body holds.
+        let here = if open.is_empty() { scope } else { scope.block() };
         match call_start {
             Some((receiver, method, mut j)) => {
                 let mut call = bare_call(method, text);
@@ -365,7 +433,7 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
                 if nodes.get(j).is_some_and(|n| n.kind_name() == "do" || n.kind_name() == "{") {
                     open.push((call, std::mem::take(&mut current)));
                     j += 1;
-                } else {
+                } else if here.keeps_leaf(&call.method) {
                     current.items.push(Item::Call(call));
                 }
                 i = j;
@@ -381,9 +449,9 @@ fn read_fragments(nodes: &[Node<'_>], text: &str, namespace: &str) -> Vec<Item> 
                         call.block = Some(Box::new(Block { parameters, span: call.span, items: Vec::new() }));
                     }
                 }
-                "body_statement" | "block_body" => current.items.extend(items_of(node, text, namespace, false)),
-                "ERROR" => current.items.extend(recover(node, text, namespace)),
-                _ => read_statement(&mut current, node, text, namespace, false, true),
+                "body_statement" | "block_body" => current.items.extend(items_of(node, here)),
+                "ERROR" => current.items.extend(recover(node, here)),
+                _ => read_statement(&mut current, node, here, true),
             },
         }
         i += 1;
@@ -416,12 +484,13 @@ fn visibility_keyword(name: &str) -> Option<Visibility> {
     }
 }
 
-fn namespace_of(node: Node<'_>, text: &str, outer: &str) -> Option<Namespace> {
+fn namespace_of(node: Node<'_>, scope: Scope<'_>) -> Option<Namespace> {
+    let (text, outer) = (scope.text, scope.namespace);
     let name_node = node.field("name")?;
     let local = text_of(name_node, text).trim_start_matches("::");
     let name = if outer.is_empty() || text_of(name_node, text).starts_with("::") { local.to_owned() } else { format!("{outer}::{local}") };
     let superclass = node.field("superclass").and_then(|s| s.named_child(0)).map(|s| text_of(s, text).trim_start_matches("::").to_owned());
-    let items = node.field("body").map_or_else(Vec::new, |b| items_of(b, text, &name, false));
+    let items = node.field("body").map_or_else(Vec::new, |b| items_of(b, scope.namespace(&name)));
     Some(Namespace {
         kind: if node.kind_name() == "class" { NamespaceKind::Class } else { NamespaceKind::Module },
         name,
@@ -465,7 +534,6 @@ fn bare_call(node: Node<'_>, text: &str) -> Call {
     }
 }
 
-/// A call node as a `Call`; `namespace` is the lexical namespace of classes defined in its block.
 /// Every call in `items`, through namespaces and blocks, in source order.
 pub fn visit_calls(items: &[Item], f: &mut dyn FnMut(&Call)) {
     for item in items {
@@ -482,7 +550,13 @@ pub fn visit_calls(items: &[Item], f: &mut dyn FnMut(&Call)) {
     }
 }
 
+/// A call node as a `Call`; `namespace` is the lexical namespace of classes defined in its block.
 pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
+    read_call(node, Scope { text, namespace, singleton: false, keep_leaf: None, in_block: false })
+}
+
+fn read_call(node: Node<'_>, scope: Scope<'_>) -> Option<Call> {
+    let text = scope.text;
     let method = node.field("method")?;
     let mut call = bare_call(method, text);
     call.span = Span::of(node);
@@ -499,7 +573,7 @@ pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
                 p.named_children(&mut cursor).map(|n| text_of(n, text).to_owned()).collect()
             })
             .unwrap_or_default();
-        let items = block.field("body").map_or_else(Vec::new, |b| items_of(b, text, namespace, false));
+        let items = block.field("body").map_or_else(Vec::new, |b| items_of(b, scope.block()));
         Box::new(Block { parameters, span: Span::of(block), items })
     });
     Some(call)
@@ -542,24 +616,23 @@ fn literal_receiver(node: Node<'_>, text: &str) -> Option<Value> {
 }
 
 /// `if`/`unless` (and modifiers): the condition's source and both branches' items.
-fn conditional_of(node: Node<'_>, text: &str, namespace: &str, singleton: bool) -> Option<Conditional> {
+fn conditional_of(node: Node<'_>, scope: Scope<'_>) -> Option<Conditional> {
+    let text = scope.text;
     let condition_node = node.field("condition")?;
     let source = text_of(condition_node, text).to_owned();
     let condition = Condition::of(condition_node, text);
     let condition = if node.kind_name().starts_with("unless") { Condition::Not(Box::new(condition)) } else { condition };
-    let branch = |n: Option<Node<'_>>| n.map_or_else(Vec::new, |n| items_of(n, text, namespace, singleton));
+    let branch = |n: Option<Node<'_>>| n.map_or_else(Vec::new, |n| items_of(n, scope));
     let (then_items, else_items) = if node.kind_name().ends_with("_modifier") {
         let mut state = Body::default();
         if let Some(body) = node.field("body") {
-            read_statement(&mut state, body, text, namespace, singleton, false);
+            read_statement(&mut state, body, scope, false);
         }
         (state.finish(), Vec::new())
     } else {
         let alternative = node.field("alternative");
         let else_items = match alternative {
-            Some(alt) if alt.kind_name() == "elsif" => {
-                conditional_of(alt, text, namespace, singleton).map(Item::Conditional).into_iter().collect()
-            }
+            Some(alt) if alt.kind_name() == "elsif" => conditional_of(alt, scope).map(Item::Conditional).into_iter().collect(),
             other => branch(other),
         };
         (branch(node.field("consequence")), else_items)
@@ -625,6 +698,80 @@ end
         let Item::Call(filter) = &namespaces[1].items[0] else { panic!("not a call") };
         assert_eq!(filter.method, "before_action");
         assert_eq!(filter.option("only").map(|v| v.to_string()).as_deref(), Some("[:show, :edit]"));
+    }
+
+    /// The calls `items` holds, through blocks, namespaces and conditionals, and its assignments'
+    /// targets, in source order.
+    fn names(items: &[Item], out: &mut Vec<String>) {
+        for item in items {
+            match item {
+                Item::Call(call) => {
+                    out.push(call.method.clone());
+                    names(call.block.as_ref().map_or(&[][..], |b| &b.items), out);
+                }
+                Item::Namespace(ns) => names(&ns.items, out),
+                Item::Assignment(a) => out.push(format!("{} =", a.target)),
+                Item::Conditional(c) => {
+                    names(&c.then_items, out);
+                    names(&c.else_items, out);
+                }
+                Item::Method(_) | Item::SingletonClass { .. } => {}
+            }
+        }
+    }
+
+    #[test]
+    fn keeping_trims_only_blocks_leaves() {
+        let text = r#"
+fixtures :all
+frozen = true
+ActiveSupport.on_load(:test) do
+  include Helpers
+  travel_to now
+  stamp = Time.now
+  @user = users(:one)
+  LIMIT = 3
+  self.count = 1
+  freeze_time
+  if ENV["CI"]
+    include Retries
+    retry_flaky
+  end
+  assert_difference("Post.count") do
+    post :create
+    include Deep
+  end
+  class Local
+    attr_reader :x
+    puts "class bodies are not blocks"
+  end
+end
+"#;
+        let parsed = ParsedFile::parse(Language::Ruby, text);
+        let tree = parsed.ruby.as_ref().unwrap();
+        let mut kept = Vec::new();
+        names(&Outline::keeping(tree, text, |method| method == "include").items, &mut kept);
+        assert_eq!(
+            kept,
+            [
+                "fixtures",
+                "frozen =",
+                "on_load",
+                "include",
+                "LIMIT =",
+                "self.count =",
+                "include",
+                "assert_difference",
+                "include",
+                "attr_reader",
+                "puts"
+            ]
+        );
+        let mut all = Vec::new();
+        names(&Outline::new(tree, text).items, &mut all);
+        for name in ["travel_to", "stamp =", "@user =", "freeze_time", "retry_flaky", "post"] {
+            assert!(all.iter().any(|n| n == name), "{name} in {all:?}");
+        }
     }
 
     #[test]
