@@ -318,6 +318,26 @@ pub struct References {
     pub uses: Uses,
 }
 
+impl References {
+    /// Pushed one by one, each list has up to twice the room it needs, and the facts keep them as
+    /// long as the file.
+    fn shrink_to_fit(&mut self) {
+        self.route_helpers.shrink_to_fit();
+        self.renders.shrink_to_fit();
+        self.sqlite3_uses.shrink_to_fit();
+        self.association_loads.shrink_to_fit();
+        self.hash_writes.shrink_to_fit();
+        let uses = &mut self.uses;
+        uses.calls.shrink_to_fit();
+        uses.bare_names.shrink_to_fit();
+        uses.member_calls.shrink_to_fit();
+        uses.ivars.shrink_to_fit();
+        uses.constants.shrink_to_fit();
+        uses.translations.shrink_to_fit();
+        uses.columns.shrink_to_fit();
+    }
+}
+
 /// Methods that write attributes from their keyword arguments.
 const ATTRIBUTE_WRITERS: &[&str] = &["update", "update!", "assign_attributes", "new", "create", "create!", "update_columns"];
 
@@ -580,6 +600,7 @@ pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Nod
     references.ivars_read = read.into_iter().collect();
     references.constants = constants.into_iter().collect();
     references.helper_calls = helpers.into_iter().collect();
+    references.shrink_to_fit();
     references
 }
 
