@@ -55,7 +55,7 @@ impl TableRef {
 
 /// The schema a file holds, whether Roundhouse reads it or not.
 pub fn schema_of(file: &FileFacts) -> Option<&Schema> {
-    file.schema.as_ref().or(file.database_schema.as_ref())
+    file.schema.as_deref().or(file.database_schema.as_deref())
 }
 
 /// A `render` of the app: its file and its index in the file's `render_calls`.

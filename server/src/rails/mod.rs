@@ -54,13 +54,13 @@ pub struct FileFacts {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub controllers: Vec<controller::Controller>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub schema: Option<schema::Schema>,
+    pub schema: Option<Box<schema::Schema>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub routes: Option<routes::RouteFile>,
+    pub routes: Option<Box<routes::RouteFile>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub template: Option<Template>,
+    pub template: Option<Box<Template>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub config: Option<config::ConfigFacts>,
+    pub config: Option<Box<config::ConfigFacts>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub route_helper_calls: Vec<Reference>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -97,18 +97,18 @@ pub struct FileFacts {
     pub table_name_prefixes: Vec<(String, String)>,
     /// A migration, as the schema fold of an app without `db/schema.rb` reads it.
     #[serde(skip)]
-    pub migration: Option<migration::Migration>,
+    pub migration: Option<Box<migration::Migration>>,
     /// Where the file uses what the app defines (helpers, ivars, constants, i18n keys, columns), with
     /// their places: what navigation and the wiring checks resolve.
     #[serde(skip)]
     pub uses: references::Uses,
     /// A locale file's keys (`config/locales/*.yml`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub locale: Option<i18n::LocaleFile>,
+    pub locale: Option<Box<i18n::LocaleFile>>,
     /// A schema Roundhouse does not read (`db/structure.sql`, `db/queue_schema.rb`): for navigation
     /// and the column checks, never for what Roundhouse emits (that is `schema`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub database_schema: Option<schema::Schema>,
+    pub database_schema: Option<Box<schema::Schema>>,
     /// A hash of the text these facts were read from: two copies of a file's facts with the same
     /// hash place everything alike (an answer from an older context still lands right).
     #[serde(skip)]
@@ -504,7 +504,7 @@ pub fn extract_walking<'t>(
     if kind == Some(FileKind::View) {
         facts.template = project::template_parts(&facts.relative_path).map(|(logical_path, format, handler)| {
             let file_name = logical_path.rsplit('/').next().unwrap_or("");
-            Template {
+            Box::new(Template {
                 partial: file_name.starts_with('_'),
                 layout: logical_path.starts_with("layouts/"),
                 logical_path,
@@ -513,13 +513,13 @@ pub fn extract_walking<'t>(
                 ivars_read: Vec::new(),
                 helpers_called: Vec::new(),
                 strict_locals: strict_locals(text, &facts.line_index),
-            }
+            })
         });
     }
     match (kind, parsed.language) {
-        (Some(FileKind::Locale), Language::Yaml) => facts.locale = Some(i18n::extract(text, &facts.line_index)),
+        (Some(FileKind::Locale), Language::Yaml) => facts.locale = Some(Box::new(i18n::extract(text, &facts.line_index))),
         (Some(FileKind::DatabaseSchema), Language::Sql) => {
-            facts.database_schema = Some(structure_sql::extract(text, &facts.line_index));
+            facts.database_schema = Some(Box::new(structure_sql::extract(text, &facts.line_index)));
         }
         _ => {}
     }
@@ -594,12 +594,12 @@ pub fn extract_walking<'t>(
                 facts.controllers.iter().map(|c| (c.class_name.clone(), c.span.range())).collect();
             facts.permits = permits::extract(tree.root_node(), ruby_text, &ranges);
         }
-        Some(FileKind::Schema) => facts.schema = Some(schema::extract(&outline)),
-        Some(FileKind::DatabaseSchema) => facts.database_schema = Some(schema::extract(&outline)),
-        Some(FileKind::Migration) => facts.migration = Some(migration::extract(tree.root_node(), ruby_text)),
-        Some(FileKind::Routes) => facts.routes = Some(routes::extract(&outline, facts.relative_path != "config/routes.rb")),
+        Some(FileKind::Schema) => facts.schema = Some(Box::new(schema::extract(&outline))),
+        Some(FileKind::DatabaseSchema) => facts.database_schema = Some(Box::new(schema::extract(&outline))),
+        Some(FileKind::Migration) => facts.migration = Some(Box::new(migration::extract(tree.root_node(), ruby_text))),
+        Some(FileKind::Routes) => facts.routes = Some(Box::new(routes::extract(&outline, facts.relative_path != "config/routes.rb"))),
         Some(FileKind::Application | FileKind::Environment | FileKind::Initializer) => {
-            facts.config = Some(config::extract(&outline, tree.root_node(), ruby_text, kind == Some(FileKind::Initializer)));
+            facts.config = Some(Box::new(config::extract(&outline, tree.root_node(), ruby_text, kind == Some(FileKind::Initializer))));
         }
         _ => {}
     }

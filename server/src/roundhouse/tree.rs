@@ -131,7 +131,7 @@ impl AppFacts {
         if !files.iter().any(|f| f.relative_path == "db/schema.rb") {
             let mut migrations: Vec<&std::sync::Arc<FileFacts>> = files.iter().filter(|f| f.migration.is_some()).collect();
             migrations.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
-            tables.extend(crate::rails::migration::fold(migrations.iter().filter_map(|f| f.migration.as_ref())));
+            tables.extend(crate::rails::migration::fold(migrations.iter().filter_map(|f| f.migration.as_deref())));
         }
         AppFacts {
             tables,
