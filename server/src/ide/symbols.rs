@@ -38,7 +38,7 @@ const ROUTE_NAMESPACES: &[&str] = &[
 const ROUTE_VERBS: &[&str] = &["get", "post", "put", "patch", "delete", "options", "match", "root", "mount", "draw", "concerns"];
 
 pub fn document_symbols(facts: &FileFacts) -> Vec<DocumentSymbol> {
-    if let Some(schema) = &facts.schema {
+    if let Some(schema) = facts.schema.as_deref().or(facts.database_schema.as_deref()) {
         return schema
             .tables
             .iter()
@@ -549,6 +549,23 @@ mod tests {
                   Field updated_at — datetime, null: false @5
                   Key index [author_id] @4
                   Key index [title] — unique @6
+            "#]],
+        );
+        // Another database's schema (not Roundhouse's, read for navigation) lists its tables alike.
+        check(
+            r#"
+            #- /db/queue_schema.rb
+            ActiveRecord::Schema[8.0].define(version: 1) do
+              create_table "solid_queue_jobs", force: :cascade do |t|
+                t.string "queue_name", null: false
+              end
+            end
+            "#,
+            "db/queue_schema.rb",
+            expect![[r#"
+                Struct solid_queue_jobs — table @2
+                  Field id — bigint, null: false @2
+                  Field queue_name — string, null: false @3
             "#]],
         );
     }

@@ -45,6 +45,7 @@ pub struct FileFacts {
     pub language: Language,
     #[serde(skip)]
     pub line_index: LineIndex,
+    /// Empty for a schema (`schema` and `database_schema` hold what is read of it).
     #[serde(skip)]
     pub outline: Outline,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -606,6 +607,10 @@ pub fn extract_walking<'t>(
     if kind.is_some_and(FileKind::is_app_code) {
         facts.concern_macros = concern_macros::extract(&outline.items, tree, ruby_text);
     }
-    facts.outline = outline;
+    // A schema's outline is its tables' columns again, call by call: `schema` holds what is read of
+    // them (a 500-table schema's outline was megabytes).
+    if !matches!(kind, Some(FileKind::Schema | FileKind::DatabaseSchema)) {
+        facts.outline = outline;
+    }
     facts
 }
