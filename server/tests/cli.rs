@@ -592,7 +592,7 @@ fn the_pre_commit_hook_runs_the_check_on_the_files_it_reads() {
     let args: Vec<&str> = words.collect();
     let output = switchyard(&[&args[..], &["examples/blog"]].concat());
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
-    let files = regex::Regex::new(&field("files")).unwrap();
+    let files = regex_lite::Regex::new(&field("files")).unwrap();
     for path in ["app/models/post.rb", "app/views/posts/index.html.erb", "Gemfile", "config/database.yml", "apps/web/switchyard.toml"] {
         assert!(files.is_match(path), "{path}");
     }

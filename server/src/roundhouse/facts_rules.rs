@@ -12,8 +12,9 @@ use crate::syntax::value::Value;
 /// one of its associations. A model that includes a module or inherits from another model may get
 /// associations from there: it is left alone.
 fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagnostic>) {
-    static LOADS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\b(includes|preload|eager_load|joins|left_joins|left_outer_joins)\(\s*(:\w+(?:\s*,\s*:\w+)*)\s*\)").unwrap()
+    static LOADS: std::sync::LazyLock<regex_lite::Regex> = std::sync::LazyLock::new(|| {
+        regex_lite::Regex::new(r"\b(includes|preload|eager_load|joins|left_joins|left_outer_joins)\(\s*(:\w+(?:\s*,\s*:\w+)*)\s*\)")
+            .unwrap()
     });
     if !model.declares_all_associations() {
         return;
@@ -276,9 +277,10 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
         );
     }
     if facts.template.as_ref().is_some_and(|t| t.handler == "haml") {
-        static FILTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"^\s*:([a-z_]+)\s*$").unwrap());
-        static CLASS_MERGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-            regex::Regex::new(r#"^\s*(%[\w-]+)?(\.[\w-]+)+(#[\w-]+)?\{[^}]*(\bclass:|:class\s*=>|["']class["']\s*=>)"#).unwrap()
+        static FILTER: std::sync::LazyLock<regex_lite::Regex> =
+            std::sync::LazyLock::new(|| regex_lite::Regex::new(r"^\s*:([a-z_]+)\s*$").unwrap());
+        static CLASS_MERGE: std::sync::LazyLock<regex_lite::Regex> = std::sync::LazyLock::new(|| {
+            regex_lite::Regex::new(r#"^\s*(%[\w-]+)?(\.[\w-]+)+(#[\w-]+)?\{[^}]*(\bclass:|:class\s*=>|["']class["']\s*=>)"#).unwrap()
         });
         for (i, line) in text.lines().enumerate() {
             if let Some(name) = FILTER.captures(line).and_then(|c| c.get(1)).filter(|n| n.as_str() != "ruby") {
@@ -303,14 +305,15 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     if facts.kind == Some(FileKind::View) || facts.kind == Some(FileKind::Controller) {
         // Measured: `partial:` (with `locals:`) and the `do … end` block are read on the six actions;
         // any other option, the `_all` actions' options and a `{ … }` block are not.
-        static TURBO_STREAM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-            regex::Regex::new(r#"turbo_stream\.(append|prepend|replace|update|before|after|morph|remove)(_all)?\b"#).unwrap()
+        static TURBO_STREAM: std::sync::LazyLock<regex_lite::Regex> = std::sync::LazyLock::new(|| {
+            regex_lite::Regex::new(r#"turbo_stream\.(append|prepend|replace|update|before|after|morph|remove)(_all)?\b"#).unwrap()
         });
-        static BRACE_BLOCK: std::sync::LazyLock<regex::Regex> =
-            std::sync::LazyLock::new(|| regex::Regex::new(r#"^\s*\{|[)"']\s*\{"#).unwrap());
-        static OPTION: std::sync::LazyLock<regex::Regex> =
-            std::sync::LazyLock::new(|| regex::Regex::new(r#"(?:^|[,(\s])(\w+):\s"#).unwrap());
-        for (i, line) in code_lines() {
+        static BRACE_BLOCK: std::sync::LazyLock<regex_lite::Regex> =
+            std::sync::LazyLock::new(|| regex_lite::Regex::new(r#"^\s*\{|[)"']\s*\{"#).unwrap());
+        static OPTION: std::sync::LazyLock<regex_lite::Regex> =
+            std::sync::LazyLock::new(|| regex_lite::Regex::new(r#"(?:^|[,(\s])(\w+):\s"#).unwrap());
+        // `regex-lite` scans each position; the literal finds the few lines worth its time.
+        for (i, line) in code_lines().filter(|(_, l)| l.contains("turbo_stream.")) {
             for found in TURBO_STREAM.find_iter(line) {
                 let rest = &line[found.end()..];
                 // The call's own text: up to a closing `%>` or the end of the line.

@@ -47,8 +47,8 @@ const CONDITIONALS: &[&str] = &["if", "unless", "while", "until", "if_modifier",
 const PARENTHESIZED_CONDITIONALS: &[&str] = &["if", "if_modifier", "conditional"];
 
 /// `defined?` of a bare local or method name, or of an instance variable: the only forms supported.
-static DEFINED_SUPPORTED: LazyLock<regex::Regex> =
-    LazyLock::new(|| regex::Regex::new(r"^defined\?\s*\(?\s*@?[a-z_][A-Za-z0-9_]*[?!]?\s*\)?$").expect("a valid regex"));
+static DEFINED_SUPPORTED: LazyLock<regex_lite::Regex> =
+    LazyLock::new(|| regex_lite::Regex::new(r"^defined\?\s*\(?\s*@?[a-z_][A-Za-z0-9_]*[?!]?\s*\)?$").expect("a valid regex"));
 
 fn field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
     node.field(name)
