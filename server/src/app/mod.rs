@@ -101,8 +101,8 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
     }
     // Which instance variables the code assigns and reads decides the instance-variable checks of
     // other files.
-    let mut written: Vec<&str> = facts.uses.ivars.iter().filter(|u| u.write).map(|u| u.name.as_str()).collect();
-    let mut read: Vec<&str> = facts.uses.ivars.iter().filter(|u| !u.write).map(|u| u.name.as_str()).collect();
+    let mut written: Vec<&str> = facts.uses.ivars.iter().filter(|u| u.write).map(|u| &*u.name).collect();
+    let mut read: Vec<&str> = facts.uses.ivars.iter().filter(|u| !u.write).map(|u| &*u.name).collect();
     for names in [&mut written, &mut read] {
         names.sort_unstable();
         names.dedup();
@@ -113,7 +113,7 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
     if !facts.controllers.is_empty() || facts.definitions.iter().any(|d| d.kind == crate::syntax::outline::NamespaceKind::Module) {
         // What a controller (or a module it may include) calls decides whether a template's unset
         // instance variable is judged (a gem's method may set it).
-        let mut calls: Vec<&str> = facts.uses.calls.iter().map(|c| c.name.as_str()).collect();
+        let mut calls: Vec<&str> = facts.uses.calls.iter().map(|c| &*c.name).collect();
         calls.sort_unstable();
         calls.dedup();
         out.push(format!("calls {calls:?}"));

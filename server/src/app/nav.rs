@@ -125,12 +125,12 @@ impl IvarNames {
         for file in files {
             for ivar in &file.uses.ivars {
                 let set = if ivar.write { &mut names.written } else { &mut names.read };
-                if !set.contains(&ivar.name) {
-                    set.insert(ivar.name.clone());
+                if !set.contains(&*ivar.name) {
+                    set.insert(ivar.name.to_string());
                 }
             }
-            names.set_by_name |= file.uses.calls.iter().any(|c| c.name == "instance_variable_set")
-                || file.uses.member_calls.iter().any(|c| c.name == "instance_variable_set");
+            names.set_by_name |= file.uses.calls.iter().any(|c| &*c.name == "instance_variable_set")
+                || file.uses.member_calls.iter().any(|c| &*c.name == "instance_variable_set");
         }
         names
     }

@@ -436,7 +436,7 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
         .iter()
         .filter_map(|reference| {
             let route_name = reference.name.strip_suffix("_path").or_else(|| reference.name.strip_suffix("_url"))?;
-            if context.helper_names.contains(route_name) || context.method_names.contains(&reference.name) || is_local(&reference.name) {
+            if context.helper_names.contains(route_name) || context.method_names.contains(&*reference.name) || is_local(&reference.name) {
                 return None;
             }
             let suggestion = closest(route_name, context.helper_names.iter().map(String::as_str))

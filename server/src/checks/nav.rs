@@ -274,7 +274,7 @@ fn calls_only_known_methods(context: &AppContext, actions: &[(String, String)]) 
         for call in file.uses.calls.iter().filter(|c| span.start_byte <= c.span.start_byte && c.span.end_byte <= span.end_byte) {
             let defined = nav.methods_named(&call.name);
             if defined.is_empty() {
-                if !CONTROLLER_METHODS.contains(&call.name.as_str()) && !context.method_names.contains(&call.name) {
+                if !CONTROLLER_METHODS.contains(&&*call.name) && !context.method_names.contains(&*call.name) {
                     return false;
                 }
                 continue;
@@ -296,7 +296,7 @@ fn unset_instance_variables(file: &FileFacts, context: &AppContext) -> Vec<Diagn
     let nav = context.nav();
     // Assigned nowhere in the app (this file's newest copy included).
     let ivars = nav.ivars();
-    let assigned = |name: &str| ivars.written.contains(name) || file.uses.ivars.iter().any(|u| u.write && u.name == name);
+    let assigned = |name: &str| ivars.written.contains(name) || file.uses.ivars.iter().any(|u| u.write && &*u.name == name);
     let unset: Vec<&crate::rails::references::IvarUse> = file.uses.ivars.iter().filter(|u| !u.write && !assigned(&u.name)).collect();
     if unset.is_empty() || ivars.set_by_name {
         return Vec::new();
@@ -309,7 +309,7 @@ fn unset_instance_variables(file: &FileFacts, context: &AppContext) -> Vec<Diagn
     let mut reported = HashSet::new();
     let mut out = Vec::new();
     for read in unset {
-        if !reported.insert(read.name.as_str()) {
+        if !reported.insert(&*read.name) {
             continue;
         }
         out.push(finding(
@@ -353,7 +353,7 @@ fn unused_instance_variables(file: &FileFacts, context: &AppContext) -> Vec<Diag
                 u.write && !u.compound && method.span.start_byte <= u.span.start_byte && u.span.end_byte <= method.span.end_byte
             });
             for write in writes {
-                if read.contains(&write.name) || !reported.insert(write.name.as_str()) {
+                if read.contains(&*write.name) || !reported.insert(&*write.name) {
                     continue;
                 }
                 out.push(finding(

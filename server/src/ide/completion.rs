@@ -225,13 +225,13 @@ fn instance_variables(context: &AppContext, facts: &FileFacts, typed: &str) -> V
                     .iter()
                     .filter(|u| u.write && method.span.start_byte <= u.span.start_byte && u.span.end_byte <= method.span.end_byte)
                 {
-                    names.entry(write.name.clone()).or_insert_with(|| format!("set in {class}#{}", method.name));
+                    names.entry(write.name.to_string()).or_insert_with(|| format!("set in {class}#{}", method.name));
                 }
             }
         }
     } else {
         for ivar in &facts.uses.ivars {
-            names.entry(ivar.name.clone()).or_default();
+            names.entry(ivar.name.to_string()).or_default();
         }
     }
     names

@@ -268,11 +268,16 @@ fn member_association<'c>(context: &'c AppContext, facts: &FileFacts, member: &M
 /// assignments when the cursor is in a controller).
 pub fn ivar_setters(context: &AppContext, facts: &FileFacts, ivar: &str) -> Vec<Target> {
     let writes_in = |file: &Arc<FileFacts>, span: Span| -> Vec<Target> {
-        file.uses.ivars.iter().filter(|u| u.write && u.name == ivar && within(span, u.span.start())).map(|u| target(file, u.span)).collect()
+        file.uses
+            .ivars
+            .iter()
+            .filter(|u| u.write && &*u.name == ivar && within(span, u.span.start()))
+            .map(|u| target(file, u.span))
+            .collect()
     };
     if facts.template.is_none() {
         // In a class: every assignment of it in the class and its ancestors.
-        let Some(class) = enclosing_class(facts, facts.uses.ivars.iter().find(|u| u.name == ivar).map_or(0, |u| u.span.start())) else {
+        let Some(class) = enclosing_class(facts, facts.uses.ivars.iter().find(|u| &*u.name == ivar).map_or(0, |u| u.span.start())) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -282,7 +287,7 @@ pub fn ivar_setters(context: &AppContext, facts: &FileFacts, ivar: &str) -> Vec<
                     || f.models.iter().any(|m| m.class_name == owner)
                     || f.definitions.iter().any(|d| d.name == owner)
             }) {
-                out.extend(file.uses.ivars.iter().filter(|u| u.write && u.name == ivar).map(|u| target(file, u.span)));
+                out.extend(file.uses.ivars.iter().filter(|u| u.write && &*u.name == ivar).map(|u| target(file, u.span)));
             }
         }
         return out;
@@ -404,7 +409,7 @@ fn method_uses(context: &AppContext, name: &str, include_declaration: bool, fact
         out.extend(defined.iter().map(|m| target(&m.file, m.name_span)));
     }
     for file in &context.files {
-        for call in file.uses.calls.iter().filter(|c| c.name == name) {
+        for call in file.uses.calls.iter().filter(|c| &*c.name == name) {
             let reaches = nav.methods_called(context, file, call.span.start(), name);
             if reaches.iter().any(|r| defined.iter().any(|d| Arc::ptr_eq(&d.file, &r.file) && d.name_span == r.name_span)) {
                 out.push(target(file, call.span));
@@ -446,7 +451,7 @@ fn association_uses(context: &AppContext, model: &Model, association: &Associati
                 out.extend(load.names.iter().filter(|(n, _)| *n == association.name).map(|(_, span)| target(file, *span)));
             }
         }
-        for member in file.uses.member_calls.iter().filter(|m| m.name == association.name) {
+        for member in file.uses.member_calls.iter().filter(|m| *m.name == *association.name) {
             if member_association(context, file, member)
                 .is_some_and(|(m, a)| m.class_name == model.class_name && a.name == association.name)
             {

@@ -58,7 +58,7 @@ const BUILTIN_PATH_HELPERS: &[&str] = &[
 
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct Reference {
-    pub name: String,
+    pub name: Box<str>,
     pub span: Span,
 }
 
@@ -145,8 +145,8 @@ pub struct Uses {
 #[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct MemberCall {
     /// The receiver's name without its sigil: `post` for `@post.comments`.
-    pub receiver: String,
-    pub name: String,
+    pub receiver: Box<str>,
+    pub name: Box<str>,
     /// The method name's span.
     pub span: Span,
 }
@@ -154,7 +154,7 @@ pub struct MemberCall {
 #[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct IvarUse {
     /// With its `@`.
-    pub name: String,
+    pub name: Box<str>,
     pub span: Span,
     /// Assigned here (`@post = …`, `@posts ||= …`), not read.
     pub write: bool,
@@ -536,10 +536,10 @@ pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Nod
                         lets.insert(text_of(first, text).trim_start_matches(':').to_owned());
                     }
                     if is_route_helper(name) {
-                        references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(method) });
+                        references.route_helpers.push(Reference { name: name.into(), span: Span::of(method) });
                     } else {
                         helpers.insert(name.to_owned());
-                        references.uses.calls.push(Reference { name: name.to_owned(), span: Span::of(method) });
+                        references.uses.calls.push(Reference { name: name.into(), span: Span::of(method) });
                     }
                     if matches!(name, "t" | "translate") {
                         references.uses.translations.extend(translation(node, text));
@@ -555,10 +555,10 @@ pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Nod
                 if !locals.bound(name) {
                     if is_route_helper(name) {
                         if is_value_position(node, parent) {
-                            references.route_helpers.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                            references.route_helpers.push(Reference { name: name.into(), span: Span::of(node) });
                         }
                     } else if !matches!(name, "self" | "super" | "nil" | "true" | "false") {
-                        references.uses.calls.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                        references.uses.calls.push(Reference { name: name.into(), span: Span::of(node) });
                         bare.insert(name.to_owned());
                     }
                 }
@@ -573,30 +573,25 @@ pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Nod
                     read.insert(text_of(node, text).to_owned());
                 }
                 let compound = assigned && parent.is_some_and(|p| p.kind_name() == "operator_assignment");
-                references.uses.ivars.push(IvarUse {
-                    name: text_of(node, text).to_owned(),
-                    span: Span::of(node),
-                    write: assigned,
-                    compound,
-                });
+                references.uses.ivars.push(IvarUse { name: text_of(node, text).into(), span: Span::of(node), write: assigned, compound });
             }
             "constant" | "scope_resolution" if parent.is_none_or(|p| p.kind_name() != "scope_resolution") => {
                 let name = text_of(node, text).trim_start_matches("::");
                 if name == "SQLite3" || name.starts_with("SQLite3::") {
-                    references.sqlite3_uses.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                    references.sqlite3_uses.push(Reference { name: name.into(), span: Span::of(node) });
                 }
                 // A constant's own definition (`class Post`) is no use of it.
                 if parent.is_none_or(|p| !matches!(p.kind_name(), "class" | "module") || p.field("name") != Some(node)) {
-                    references.uses.constants.push(Reference { name: name.to_owned(), span: Span::of(node) });
+                    references.uses.constants.push(Reference { name: name.into(), span: Span::of(node) });
                 }
                 constants.insert(name.to_owned());
             }
             _ => {}
         }
     });
-    references.uses.calls.retain(|r| !lets.contains(&r.name));
+    references.uses.calls.retain(|r| !lets.contains(&*r.name));
     references.uses.bare_names = bare.into_iter().filter(|n: &String| !lets.contains(n)).collect();
-    references.route_helpers.retain(|r| !lets.contains(&r.name) && !defined.contains(&r.name));
+    references.route_helpers.retain(|r| !lets.contains(&*r.name) && !defined.contains(&*r.name));
     references.ivars_read = read.into_iter().collect();
     references.constants = constants.into_iter().collect();
     references.helper_calls = helpers.into_iter().collect();
@@ -625,7 +620,7 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
                     params_expect(node, text, &mut uses.columns);
                 }
             } else {
-                uses.member_calls.push(MemberCall { receiver: receiver_name, name: name.to_owned(), span: Span::of(method) });
+                uses.member_calls.push(MemberCall { receiver: receiver_name.into(), name: name.into(), span: Span::of(method) });
             }
         }
         _ => {}

@@ -39,6 +39,9 @@ impl LineIndex {
                 }
             }
         }
+        // Pushed one by one: up to twice the room needed, kept as long as the file's facts.
+        line_starts.shrink_to_fit();
+        wide_chars.shrink_to_fit();
         LineIndex { line_starts, wide_chars, len: text.len() as u32 }
     }
 
