@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Cold `--check --no-cache` of one app by several builds, run in turn (A, B, A, B…) so a shared,
+noisy machine slows them alike. Prints each build's medians: wall time, CPU time (user + system)
+and peak RSS, with the ratio to the first build.
+
+    scripts/bench-ab.py [--runs N] [--roundhouse CHECKOUT] APP BINARY...
+
+With --roundhouse, the compiler's own whole-app pass (`target/release/roundhouse-check --continue
+APP`, run from CHECKOUT) takes its turn first in every round and is the reference of the ratios.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import time
+
+
+def run(command, cwd=None):
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(child.pid, 0)
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--roundhouse", help="a built Roundhouse checkout")
+    parser.add_argument("app")
+    parser.add_argument("binaries", nargs="+")
+    args = parser.parse_args()
+    app = os.path.abspath(args.app)
+    commands = []
+    if args.roundhouse:
+        commands.append(("roundhouse-check", ["target/release/roundhouse-check", "--continue", app], args.roundhouse))
+    commands += [(binary, [binary, "--check", "--no-cache", app], None) for binary in args.binaries]
+    results = {name: [] for name, _, _ in commands}
+    for _ in range(args.runs):
+        for name, command, cwd in commands:
+            results[name].append(run(command, cwd))
+    medians = {name: [statistics.median(r[i] for r in runs) for i in range(3)] for name, runs in results.items()}
+    wall0, cpu0, rss0 = medians[commands[0][0]]
+    print(f"{os.path.basename(app)}, {args.runs} rounds, medians")
+    for name, (wall, cpu, rss) in medians.items():
+        print(
+            f"  {name:40} wall {wall * 1000:8.1f} ms ({wall / wall0:.2f})  cpu {cpu * 1000:8.1f} ms ({cpu / cpu0:.2f})"
+            f"  peak RSS {rss:6.1f} MiB ({rss / rss0:.2f})"
+        )
+
+
+if __name__ == "__main__":
+    main()
