@@ -614,7 +614,7 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
             uses.translations.extend(translation(node, text));
         }
         "identifier" | "instance_variable" if method.kind_name() == "identifier" => {
-            let receiver_name = text_of(receiver, text).trim_start_matches('@').to_owned();
+            let receiver_name = text_of(receiver, text).trim_start_matches('@');
             if receiver_name == "params" {
                 if name == "expect" {
                     params_expect(node, text, &mut uses.columns);
