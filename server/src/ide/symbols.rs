@@ -424,6 +424,27 @@ mod tests {
         );
     }
 
+    /// A template's outline is the helpers it calls; a block's parameter output bare is no call.
+    #[test]
+    fn template_outline_lists_calls_not_block_parameters() {
+        check(
+            r#"
+            #- /app/views/layouts/application.html.erb
+            <%= csrf_meta_tags %>
+            <% flash.each do |type, message| %>
+              <div class="<%= type %>"><%= message %></div>
+              <%= link_to "Dismiss", root_path %>
+            <% end %>
+            "#,
+            "app/views/layouts/application.html.erb",
+            expect![[r#"
+                Key csrf_meta_tags @1
+                Function flash.each @2
+                  Key link_to "Dismiss", root_path @4
+            "#]],
+        );
+    }
+
     /// A test's outline is its cases and what they share, not the assertions inside them.
     #[test]
     fn test_outline_lists_cases_not_assertions() {

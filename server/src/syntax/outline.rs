@@ -170,7 +170,7 @@ pub struct Assignment {
 impl Outline {
     /// Everything the outline reads of the file.
     pub fn new(tree: &Tree, text: &str) -> Outline {
-        Outline::read(tree, Scope { text, namespace: "", singleton: false, keep_leaf: None, in_block: false })
+        Outline::read(tree, Scope { text, namespace: "", singleton: false, keep_leaf: None, in_block: false, bound: None })
     }
 
     /// The outline without the work inside blocks: of a block's body, a call without a block of its
@@ -178,7 +178,7 @@ impl Outline {
     /// local or instance variable is left out. Namespaces, methods, calls with blocks and what they
     /// hold are kept as `new` reads them.
     pub fn keeping(tree: &Tree, text: &str, keep_leaf: fn(&str) -> bool) -> Outline {
-        Outline::read(tree, Scope { text, namespace: "", singleton: false, keep_leaf: Some(keep_leaf), in_block: false })
+        Outline::read(tree, Scope { text, namespace: "", singleton: false, keep_leaf: Some(keep_leaf), in_block: false, bound: None })
     }
 
     fn read(tree: &Tree, scope: Scope<'_>) -> Outline {
@@ -244,15 +244,36 @@ struct Scope<'a> {
     keep_leaf: Option<fn(&str) -> bool>,
     /// Inside a block's body (and not in a class or module defined there).
     in_block: bool,
+    /// The parameters of the blocks around, innermost first.
+    bound: Option<&'a Bound<'a>>,
+}
+
+/// The names a block's parameters bind, and the block's around it.
+struct Bound<'a> {
+    names: Vec<&'a str>,
+    outer: Option<&'a Bound<'a>>,
 }
 
 impl<'a> Scope<'a> {
     fn namespace(self, namespace: &'a str) -> Scope<'a> {
-        Scope { namespace, singleton: false, in_block: false, ..self }
+        Scope { namespace, singleton: false, in_block: false, bound: None, ..self }
     }
 
-    fn block(self) -> Scope<'a> {
-        Scope { singleton: false, in_block: true, ..self }
+    fn block(self, bound: &'a Bound<'a>) -> Scope<'a> {
+        Scope { singleton: false, in_block: true, bound: Some(bound), ..self }
+    }
+
+    /// Whether `name` is a parameter of a block around: a bare `message` in `|type, message|` reads
+    /// it, it calls nothing.
+    fn binds(self, name: &str) -> bool {
+        let mut bound = self.bound;
+        while let Some(b) = bound {
+            if b.names.contains(&name) {
+                return true;
+            }
+            bound = b.outer;
+        }
+        false
     }
 
     /// Whether a blockless call of `method` (or a bare name) is kept here.
@@ -296,7 +317,7 @@ fn read_statement(state: &mut Body, statement: Node<'_>, scope: Scope<'_>, recov
             if let Some(v) = visibility_keyword(name) {
                 state.visibility = Some(v);
             }
-            if scope.keeps_leaf(name) {
+            if scope.keeps_leaf(name) && !scope.binds(name) {
                 state.items.push(Item::Call(bare_call(statement, text)));
             }
         }
@@ -405,7 +426,7 @@ fn read_fragments(nodes: &[Node<'_>], scope: Scope<'_>) -> Vec<Item> {
             None
         };
         // Inside a block this stream opened, what a block's body holds.
-        let here = if open.is_empty() { scope } else { scope.block() };
+        let here = if open.is_empty() { scope } else { Scope { singleton: false, in_block: true, ..scope } };
         match call_start {
             Some((receiver, method, mut j)) => {
                 let mut call = bare_call(method, text);
@@ -552,7 +573,7 @@ pub fn visit_calls(items: &[Item], f: &mut dyn FnMut(&Call)) {
 
 /// A call node as a `Call`; `namespace` is the lexical namespace of classes defined in its block.
 pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
-    read_call(node, Scope { text, namespace, singleton: false, keep_leaf: None, in_block: false })
+    read_call(node, Scope { text, namespace, singleton: false, keep_leaf: None, in_block: false, bound: None })
 }
 
 fn read_call(node: Node<'_>, scope: Scope<'_>) -> Option<Call> {
@@ -566,17 +587,37 @@ fn read_call(node: Node<'_>, scope: Scope<'_>) -> Option<Call> {
         read_arguments(&mut call, arguments, text);
     }
     call.block = node.field("block").map(|block| {
-        let parameters = block
-            .field("parameters")
+        let parameters_node = block.field("parameters");
+        let parameters = parameters_node
             .map(|p| {
                 let mut cursor = p.walk();
                 p.named_children(&mut cursor).map(|n| text_of(n, text).to_owned()).collect()
             })
             .unwrap_or_default();
-        let items = block.field("body").map_or_else(Vec::new, |b| items_of(b, scope.block()));
+        let bound = Bound { names: parameters_node.map(|p| parameter_names(p, text)).unwrap_or_default(), outer: scope.bound };
+        let items = block.field("body").map_or_else(Vec::new, |b| items_of(b, scope.block(&bound)));
         Box::new(Block { parameters, span: Span::of(block), items })
     });
     Some(call)
+}
+
+/// The names a block's parameters bind: `|type, message|`, `|(a, b), *rest, key:, &blk|` (not the
+/// names in a default value).
+fn parameter_names<'t>(parameters: Node<'_>, text: &'t str) -> Vec<&'t str> {
+    let mut names = Vec::new();
+    crate::syntax::for_each_node_with_parent(parameters, |node, parent, _| {
+        let binding = match parent.map(|p| (p.kind_name(), p)) {
+            Some(("block_parameters" | "destructured_parameter" | "lambda_parameters", _)) => true,
+            Some(("optional_parameter" | "keyword_parameter" | "splat_parameter" | "hash_splat_parameter" | "block_parameter", p)) => {
+                p.field("name") == Some(node)
+            }
+            _ => false,
+        };
+        if binding && node.kind_name() == "identifier" {
+            names.push(text_of(node, text));
+        }
+    });
+    names
 }
 
 /// Positional arguments and trailing `key: value` pairs of an `argument_list`.
@@ -772,6 +813,15 @@ end
         for name in ["travel_to", "stamp =", "@user =", "freeze_time", "retry_flaky", "post"] {
             assert!(all.iter().any(|n| n == name), "{name} in {all:?}");
         }
+    }
+
+    /// A bare name that a block around binds is a read of the parameter, not a call.
+    #[test]
+    fn block_parameters_are_no_calls() {
+        let text = "items.each do |item, (a, b), *rest, key:, &blk|\n  item\n  a\n  rest\n  key\n  blk\n  other\n                      children.each { |child| item\n child\n outer_helper }\nend\nitem\n";
+        let mut found = Vec::new();
+        names(&outline(text).items, &mut found);
+        assert_eq!(found, ["each", "other", "each", "outer_helper", "item"]);
     }
 
     #[test]
