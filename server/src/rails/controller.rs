@@ -132,13 +132,14 @@ pub fn filter_of(call: &crate::syntax::outline::Call) -> Filter {
 pub fn calls_in(tree: &tree_sitter::Tree, text: &str, span: Span) -> Vec<String> {
     let Some(method) = crate::syntax::enclosing(tree, span, &["method"]) else { return Vec::new() };
     let mut out = Vec::new();
-    crate::syntax::for_each_node(method, |node| match node.kind_name() {
+    // The walk hands each node its parent: `Node::parent` searches down from the tree's root.
+    crate::syntax::for_each_node_with_parent(method, |node, parent, _| match node.kind_name() {
         "call" if node.field("receiver").is_none() => {
             if let Some(name) = node.field("method").and_then(|m| text.get(m.byte_range())) {
                 out.push(name.to_owned());
             }
         }
-        "identifier" if node.parent().is_some_and(|p| p.kind_name() != "call" && p.kind_name() != "method") => {
+        "identifier" if parent.is_some_and(|p| p.kind_name() != "call" && p.kind_name() != "method") => {
             out.extend(text.get(node.byte_range()).map(str::to_owned));
         }
         "super" | "yield" => out.push(node.kind_name().to_owned()),
