@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::SymbolKind;
 use crate::rails::project::FileKind;
-use crate::rails::{FileFacts, controller, inflect};
+use crate::rails::{self, Declaration, FileFacts, inflect};
 use crate::syntax::Span;
 use crate::syntax::outline::{Call, Item, NamespaceKind, Visibility};
 
@@ -20,7 +20,6 @@ pub struct DocumentSymbol {
     pub children: Vec<DocumentSymbol>,
 }
 
-const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_belongs_to_many"];
 const ROUTE_NAMESPACES: &[&str] = &[
     "namespace",
     "scope",
@@ -181,25 +180,19 @@ fn call_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
         let children = items(&block.items, context, false);
         return Some(DocumentSymbol { children, ..symbol(call_label(call), None, SymbolKind::Function, call.span, call.name_span) });
     }
-    let kind = if ASSOCIATIONS.contains(&method) {
-        SymbolKind::Field
-    } else if method.starts_with("validate") || method.starts_with("attr_") || method == "attribute" || method == "store_accessor" {
-        SymbolKind::Property
-    } else if controller::is_filter(method) || ["before_", "after_", "around_"].iter().any(|p| method.starts_with(p)) {
-        SymbolKind::Event
-    } else if method == "scope" {
-        SymbolKind::Function
-    } else if method == "enum" {
-        SymbolKind::Enum
-    } else if matches!(method, "include" | "extend" | "prepend" | "include_context" | "include_examples" | "it_behaves_like") {
-        SymbolKind::Interface
-    } else if matches!(method, "private" | "protected" | "public" | "require" | "require_relative") && call.block.is_none() {
-        return None;
-    } else if context.kind.is_none() && call.block.is_none() {
+    let kind = match rails::declaration(method) {
+        Some(Declaration::Association) => SymbolKind::Field,
+        Some(Declaration::Attribute) => SymbolKind::Property,
+        Some(Declaration::Callback) => SymbolKind::Event,
+        Some(Declaration::Scope) => SymbolKind::Function,
+        Some(Declaration::Enum) => SymbolKind::Enum,
+        Some(Declaration::Module) => SymbolKind::Interface,
+        None if matches!(method, "private" | "protected" | "public" | "require" | "require_relative") && call.block.is_none() => {
+            return None;
+        }
         // Outside a Rails app, a blockless call in a class body is just code.
-        return None;
-    } else {
-        SymbolKind::Key
+        None if context.kind.is_none() && call.block.is_none() => return None,
+        None => SymbolKind::Key,
     };
     let children = call.block.as_ref().map(|b| items(&b.items, context, false)).unwrap_or_default();
     Some(DocumentSymbol { children, ..symbol(call_label(call), None, kind, call.span, call.name_span) })

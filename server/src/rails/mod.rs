@@ -171,49 +171,63 @@ pub fn method_summaries(items: &[Item]) -> Vec<MethodSummary> {
     out
 }
 
+/// What a class-body macro declares, by its method's name: an association, an attribute (a
+/// validation, a reader, `attribute`), a callback or filter, a scope, an enum, a module mixed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Declaration {
+    Association,
+    Attribute,
+    Callback,
+    Scope,
+    Enum,
+    Module,
+}
+
+pub fn declaration(method: &str) -> Option<Declaration> {
+    Some(if matches!(method, "belongs_to" | "has_many" | "has_one" | "has_and_belongs_to_many") {
+        Declaration::Association
+    } else if method.starts_with("validate") || method.starts_with("attr_") || method == "attribute" || method == "store_accessor" {
+        Declaration::Attribute
+    } else if controller::is_filter(method) || ["before_", "after_", "around_"].iter().any(|prefix| method.starts_with(prefix)) {
+        Declaration::Callback
+    } else if method == "scope" {
+        Declaration::Scope
+    } else if method == "enum" {
+        Declaration::Enum
+    } else if matches!(method, "include" | "extend" | "prepend" | "include_context" | "include_examples" | "it_behaves_like") {
+        Declaration::Module
+    } else {
+        return None;
+    })
+}
+
 /// Whether a blockless call of `method` inside a test's block (`test "…" do`, `describe`, `it`,
 /// `setup do`, `included do`) declares something about the code around it, as a class body's macro
-/// does, rather than doing the test's work (`assert_equal`, `expect(…).to`, `post path`). A test
-/// file's outline keeps only these of its blocks' blockless calls: its document symbols show these,
-/// the app's method names read `attr_*`, `delegate` and their kin, the test helpers come from
-/// `test/test_helper.rb`'s `include`s, and nothing reads the rest, which is most of a large app's
-/// outline.
+/// does, rather than doing the test's work (`assert_equal`, `expect(…).to`, `post path`): one of the
+/// `declaration`s, or visibility, a delegation, a method defined or aliased, fixtures, a hook, a
+/// shared value. A test file's outline keeps only these of its blocks' blockless calls: its
+/// document symbols show these, the app's method names read `attr_*`, `delegate` and their kin, the
+/// test helpers come from `test/test_helper.rb`'s `include`s, and nothing reads the rest, which is
+/// most of a large app's outline.
 pub fn declares(method: &str) -> bool {
-    controller::is_filter(method)
-        || method.starts_with("validate")
-        || method.starts_with("attr_")
-        || ["before_", "after_", "around_"].iter().any(|prefix| method.starts_with(prefix))
+    declaration(method).is_some()
         || matches!(
             method,
-            "include"
-                | "extend"
-                | "prepend"
-                | "private"
+            "private"
                 | "protected"
                 | "public"
                 | "module_function"
-                | "attribute"
-                | "store_accessor"
                 | "delegate"
                 | "helper"
                 | "helper_method"
                 | "alias_method"
                 | "define_method"
-                | "belongs_to"
-                | "has_many"
-                | "has_one"
-                | "has_and_belongs_to_many"
-                | "scope"
-                | "enum"
                 | "fixtures"
                 | "setup"
                 | "teardown"
                 | "let"
                 | "let!"
                 | "subject"
-                | "include_context"
-                | "include_examples"
-                | "it_behaves_like"
                 | "it_should_behave_like"
         )
 }
