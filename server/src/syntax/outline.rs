@@ -170,7 +170,7 @@ pub struct Assignment {
 impl Outline {
     /// Everything the outline reads of the file.
     pub fn new(tree: &Tree, text: &str) -> Outline {
-        Outline::read(tree, Scope { text, namespace: "", singleton: false, keep_leaf: None, in_block: false, bound: None })
+        Outline::read(tree, Scope::top(text, "", None))
     }
 
     /// The outline without the work inside blocks: of a block's body, a call without a block of its
@@ -178,7 +178,7 @@ impl Outline {
     /// local or instance variable is left out. Namespaces, methods, calls with blocks and what they
     /// hold are kept as `new` reads them.
     pub fn keeping(tree: &Tree, text: &str, keep_leaf: fn(&str) -> bool) -> Outline {
-        Outline::read(tree, Scope { text, namespace: "", singleton: false, keep_leaf: Some(keep_leaf), in_block: false, bound: None })
+        Outline::read(tree, Scope::top(text, "", Some(keep_leaf)))
     }
 
     fn read(tree: &Tree, scope: Scope<'_>) -> Outline {
@@ -255,12 +255,17 @@ struct Bound<'a> {
 }
 
 impl<'a> Scope<'a> {
+    fn top(text: &'a str, namespace: &'a str, keep_leaf: Option<fn(&str) -> bool>) -> Scope<'a> {
+        Scope { text, namespace, singleton: false, keep_leaf, in_block: false, bound: None }
+    }
+
     fn namespace(self, namespace: &'a str) -> Scope<'a> {
         Scope { namespace, singleton: false, in_block: false, bound: None, ..self }
     }
 
-    fn block(self, bound: &'a Bound<'a>) -> Scope<'a> {
-        Scope { singleton: false, in_block: true, bound: Some(bound), ..self }
+    /// A block's body; `bound`, when known, the names its parameters bind (and the outer blocks').
+    fn block(self, bound: Option<&'a Bound<'a>>) -> Scope<'a> {
+        Scope { singleton: false, in_block: true, bound: bound.or(self.bound), ..self }
     }
 
     /// Whether `name` is a parameter of a block around: a bare `message` in `|type, message|` reads
@@ -426,7 +431,7 @@ fn read_fragments(nodes: &[Node<'_>], scope: Scope<'_>) -> Vec<Item> {
             None
         };
         // Inside a block this stream opened, what a block's body holds.
-        let here = if open.is_empty() { scope } else { Scope { singleton: false, in_block: true, ..scope } };
+        let here = if open.is_empty() { scope } else { scope.block(None) };
         match call_start {
             Some((receiver, method, mut j)) => {
                 let mut call = bare_call(method, text);
@@ -573,7 +578,7 @@ pub fn visit_calls(items: &[Item], f: &mut dyn FnMut(&Call)) {
 
 /// A call node as a `Call`; `namespace` is the lexical namespace of classes defined in its block.
 pub fn call_of(node: Node<'_>, text: &str, namespace: &str) -> Option<Call> {
-    read_call(node, Scope { text, namespace, singleton: false, keep_leaf: None, in_block: false, bound: None })
+    read_call(node, Scope::top(text, namespace, None))
 }
 
 fn read_call(node: Node<'_>, scope: Scope<'_>) -> Option<Call> {
@@ -595,7 +600,7 @@ fn read_call(node: Node<'_>, scope: Scope<'_>) -> Option<Call> {
             })
             .unwrap_or_default();
         let bound = Bound { names: parameters_node.map(|p| parameter_names(p, text)).unwrap_or_default(), outer: scope.bound };
-        let items = block.field("body").map_or_else(Vec::new, |b| items_of(b, scope.block(&bound)));
+        let items = block.field("body").map_or_else(Vec::new, |b| items_of(b, scope.block(Some(&bound))));
         Box::new(Block { parameters, span: Span::of(block), items })
     });
     Some(call)
