@@ -184,7 +184,7 @@ pub enum Declaration {
 }
 
 pub fn declaration(method: &str) -> Option<Declaration> {
-    Some(if matches!(method, "belongs_to" | "has_many" | "has_one" | "has_and_belongs_to_many") {
+    Some(if model::ASSOCIATIONS.contains(&method) {
         Declaration::Association
     } else if method.starts_with("validate") || method.starts_with("attr_") || method == "attribute" || method == "store_accessor" {
         Declaration::Attribute

@@ -137,7 +137,8 @@ pub struct Attribute {
     pub span: Span,
 }
 
-const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_belongs_to_many"];
+/// The association macros.
+pub const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_belongs_to_many"];
 const ATTRIBUTE_MACROS: &[&str] = &["attribute", "attr_accessor", "attr_reader", "attr_writer", "store_accessor"];
 
 fn is_callback(method: &str) -> bool {

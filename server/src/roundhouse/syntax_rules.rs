@@ -102,7 +102,6 @@ enum Site {
 }
 
 const NAMESPACES: &[&str] = &["class", "module", "singleton_class"];
-const ASSOCIATIONS: &[&str] = &["belongs_to", "has_many", "has_one", "has_and_belongs_to_many"];
 
 /// How the ingest treats `node`'s place in the file: the body it sits in (`ingest::bodies`), and within
 /// a body, the statement it is part of.
@@ -140,7 +139,7 @@ fn site(node: Node<'_>, text: &str, kind: Option<FileKind>, bodies: &HashMap<usi
                         Site::StatementDropped
                     }
                     _ if in_method => Site::Compiled,
-                    Body::Full if is_call_of(statement, text, ASSOCIATIONS) => Site::StatementDropped,
+                    Body::Full if is_call_of(statement, text, crate::rails::model::ASSOCIATIONS) => Site::StatementDropped,
                     Body::Full | Body::Test => Site::Compiled,
                     Body::Library => library_statement(statement, node),
                 };
