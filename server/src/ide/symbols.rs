@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::SymbolKind;
 use crate::rails::project::FileKind;
-use crate::rails::{self, Declaration, FileFacts, inflect};
+use crate::rails::{self, Declaration, FileFacts, TestBlock, inflect};
 use crate::syntax::Span;
 use crate::syntax::outline::{Call, Item, NamespaceKind, Visibility};
 
@@ -199,23 +199,23 @@ fn call_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
 }
 
 /// A test's groups (`describe`, `context`), cases (`test`, `it`, `should`), hooks (`setup`,
-/// `before`) and shared values (`let`, `subject`), as minitest, shoulda and RSpec write them. A case's
-/// body is the test's work, not an outline.
+/// `before`) and shared values (`let`, `subject`), as minitest, shoulda and RSpec write them
+/// (`rails::test_block`). A case's body is the test's work, not an outline; a case without a block
+/// is a pending one, or a shoulda one-liner (`should validate_presence_of(:name)`).
 fn test_symbol(call: &Call, context: &Context) -> Option<DocumentSymbol> {
-    let block = call.block.as_ref()?;
-    let method = call.method.as_str();
-    let kind = match call.receiver.as_deref() {
-        Some("RSpec") if method == "describe" => SymbolKind::Namespace,
-        Some(_) => return None,
-        None => match method {
-            "describe" | "context" | "feature" | "shared_examples" | "shared_examples_for" | "shared_context" => SymbolKind::Namespace,
-            "test" | "it" | "specify" | "example" | "scenario" | "should" => SymbolKind::Method,
-            "setup" | "teardown" | "before" | "after" | "around" => SymbolKind::Event,
-            "let" | "let!" | "subject" => SymbolKind::Property,
-            _ => return None,
-        },
+    let kind = match (call.receiver.as_deref(), rails::test_block(&call.method)?) {
+        (Some("RSpec"), TestBlock::Group) if call.method == "describe" => SymbolKind::Namespace,
+        (Some(_), _) => return None,
+        (None, TestBlock::Group) => SymbolKind::Namespace,
+        (None, TestBlock::Case) => SymbolKind::Method,
+        (None, TestBlock::Hook) => SymbolKind::Event,
+        (None, TestBlock::Value) => SymbolKind::Property,
     };
-    let children = if kind == SymbolKind::Method { Vec::new() } else { items(&block.items, context, false) };
+    let children = match &call.block {
+        _ if kind == SymbolKind::Method => Vec::new(),
+        Some(block) => items(&block.items, context, false),
+        None => return None,
+    };
     Some(DocumentSymbol { children, ..symbol(call_label(call), None, kind, call.span, call.name_span) })
 }
 
@@ -464,7 +464,12 @@ mod tests {
                 should "hide it" do
                   refute @post.visible?
                 end
+                should validate_presence_of(:title)
+                Post.stub(:limit, 1) do
+                  assert_predicate @post, :capped?
+                end
               end
+              test "drafts"
               def helper_for_tests; end
             end
             "#,
@@ -478,7 +483,9 @@ mod tests {
                   Namespace context "when archived" @16
                     Event setup @17
                     Method should "hide it" @18
-                  Method helper_for_tests @22
+                    Method should validate_presence_of(:title) @21
+                  Method test "drafts" @26
+                  Method helper_for_tests @27
             "#]],
         );
         check(
@@ -494,6 +501,12 @@ mod tests {
                   expect(post.publish).to be(true)
                 end
                 it { is_expected.to eq("x") }
+                it "unpublishes"
+                %w[draft live].each do |state|
+                  it "publishes a #{state} post" do
+                    expect(post.publish).to be(true)
+                  end
+                end
               end
             end
             "##,
@@ -507,6 +520,9 @@ mod tests {
                   Namespace describe "#publish" @6
                     Method it "publishes" @7
                     Method it @10
+                    Method it "unpublishes" @11
+                    Function %w[draft live].each @12
+                      Method it "publishes a #{state} post" @13
             "##]],
         );
     }

@@ -201,16 +201,44 @@ pub fn declaration(method: &str) -> Option<Declaration> {
     })
 }
 
-/// Whether a blockless call of `method` inside a test's block (`test "…" do`, `describe`, `it`,
-/// `setup do`, `included do`) declares something about the code around it, as a class body's macro
-/// does, rather than doing the test's work (`assert_equal`, `expect(…).to`, `post path`): one of the
-/// `declaration`s, or visibility, a delegation, a method defined or aliased, fixtures, a hook, a
-/// shared value. A test file's outline keeps only these of its blocks' blockless calls: its
-/// document symbols show these, the app's method names read `attr_*`, `delegate` and their kin, the
-/// test helpers come from `test/test_helper.rb`'s `include`s, and nothing reads the rest, which is
-/// most of a large app's outline.
+/// What a call with a block is to a test, in minitest's, shoulda's and RSpec's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestBlock {
+    /// `describe`, `context`, `feature`, shared examples: a group of cases.
+    Group,
+    /// `test`, `it`, `specify`, `example`, `scenario`, `should`: one case (without a block, a pending
+    /// one; shoulda's `should validate_presence_of(:name)` is a case of its own).
+    Case,
+    /// `setup`, `teardown`, `before`, `after`, `around`.
+    Hook,
+    /// `let`, `let!`, `subject`: a value the cases share.
+    Value,
+}
+
+/// What a receiverless call of `method` in a test file is to the test (`RSpec.describe` is a group
+/// too: see the document symbols).
+pub fn test_block(method: &str) -> Option<TestBlock> {
+    Some(match method {
+        "describe" | "context" | "feature" | "shared_examples" | "shared_examples_for" | "shared_context" => TestBlock::Group,
+        "test" | "it" | "specify" | "example" | "scenario" | "should" => TestBlock::Case,
+        "setup" | "teardown" | "before" | "after" | "around" => TestBlock::Hook,
+        "let" | "let!" | "subject" => TestBlock::Value,
+        _ => return None,
+    })
+}
+
+/// Whether a call of `method` inside a test's block (`test "…" do`, `describe`, `it`, `setup do`,
+/// `included do`) declares something about the code around it, as a class body's macro does, rather
+/// than doing the test's work (`assert_equal`, `expect(…).to`, `post path`, `assert_difference … do`):
+/// one of the `declaration`s or `test_block`s, or visibility, a delegation, a method defined or
+/// aliased, fixtures. A test file's outline keeps only these of its blocks' calls, and the other
+/// calls with a block only for what their blocks keep: its document symbols show these, the app's
+/// method names read `attr_*`, `delegate` and their kin, the test helpers come from
+/// `test/test_helper.rb`'s `include`s, and nothing reads the rest, which is most of a large app's
+/// outline.
 pub fn declares(method: &str) -> bool {
     declaration(method).is_some()
+        || test_block(method).is_some()
         || matches!(
             method,
             "private"
@@ -223,11 +251,6 @@ pub fn declares(method: &str) -> bool {
                 | "alias_method"
                 | "define_method"
                 | "fixtures"
-                | "setup"
-                | "teardown"
-                | "let"
-                | "let!"
-                | "subject"
                 | "it_should_behave_like"
         )
 }

@@ -173,12 +173,12 @@ impl Outline {
         Outline::read(tree, Scope::top(text, "", None))
     }
 
-    /// The outline without the work inside blocks: of a block's body, a call without a block of its
-    /// own (or a bare name) is kept only when `keep_leaf` says so of its method, and an assignment to a
-    /// local or instance variable is left out. Namespaces, methods, calls with blocks and what they
-    /// hold are kept as `new` reads them.
-    pub fn keeping(tree: &Tree, text: &str, keep_leaf: fn(&str) -> bool) -> Outline {
-        Outline::read(tree, Scope::top(text, "", Some(keep_leaf)))
+    /// The outline without the work inside blocks: of a block's body, a call (or a bare name) is
+    /// kept when `keep` says so of its method, or else when it has a block that keeps something;
+    /// an assignment to a local or instance variable is left out. Namespaces and methods, and what
+    /// they hold, are kept as `new` reads them.
+    pub fn keeping(tree: &Tree, text: &str, keep: fn(&str) -> bool) -> Outline {
+        Outline::read(tree, Scope::top(text, "", Some(keep)))
     }
 
     fn read(tree: &Tree, scope: Scope<'_>) -> Outline {
@@ -240,8 +240,8 @@ struct Scope<'a> {
     namespace: &'a str,
     /// Inside `class << self`.
     singleton: bool,
-    /// `Outline::keeping`'s choice of a block body's leaves; `None` keeps them all.
-    keep_leaf: Option<fn(&str) -> bool>,
+    /// `Outline::keeping`'s choice of a block body's calls; `None` keeps them all.
+    keep: Option<fn(&str) -> bool>,
     /// Inside a block's body (and not in a class or module defined there).
     in_block: bool,
     /// The parameters of the blocks around, innermost first.
@@ -255,8 +255,8 @@ struct Bound<'a> {
 }
 
 impl<'a> Scope<'a> {
-    fn top(text: &'a str, namespace: &'a str, keep_leaf: Option<fn(&str) -> bool>) -> Scope<'a> {
-        Scope { text, namespace, singleton: false, keep_leaf, in_block: false, bound: None }
+    fn top(text: &'a str, namespace: &'a str, keep: Option<fn(&str) -> bool>) -> Scope<'a> {
+        Scope { text, namespace, singleton: false, keep, in_block: false, bound: None }
     }
 
     fn namespace(self, namespace: &'a str) -> Scope<'a> {
@@ -281,9 +281,9 @@ impl<'a> Scope<'a> {
         false
     }
 
-    /// Whether a blockless call of `method` (or a bare name) is kept here.
-    fn keeps_leaf(self, method: &str) -> bool {
-        !self.in_block || self.keep_leaf.is_none_or(|keep| keep(method))
+    /// Whether a call of `method` (or a bare name) is kept here whatever its block holds.
+    fn keeps_call(self, method: &str) -> bool {
+        !self.in_block || self.keep.is_none_or(|keep| keep(method))
     }
 
     /// Whether an assignment to `target` is kept here: a trimmed block leaves out its locals' and
@@ -291,7 +291,7 @@ impl<'a> Scope<'a> {
     fn keeps_assignment(self, target: &str) -> bool {
         let variable =
             |name: &str| name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()) && !name.starts_with(|c: char| c.is_ascii_uppercase());
-        !self.in_block || self.keep_leaf.is_none() || !(variable(target) || target.strip_prefix('@').is_some_and(variable))
+        !self.in_block || self.keep.is_none() || !(variable(target) || target.strip_prefix('@').is_some_and(variable))
     }
 }
 
@@ -322,7 +322,7 @@ fn read_statement(state: &mut Body, statement: Node<'_>, scope: Scope<'_>, recov
             if let Some(v) = visibility_keyword(name) {
                 state.visibility = Some(v);
             }
-            if scope.keeps_leaf(name) && !scope.binds(name) {
+            if scope.keeps_call(name) && !scope.binds(name) {
                 state.items.push(Item::Call(bare_call(statement, text)));
             }
         }
@@ -330,11 +330,14 @@ fn read_statement(state: &mut Body, statement: Node<'_>, scope: Scope<'_>, recov
             // Decided before the call is read: most of a trimmed block's calls are left out.
             if statement.field("block").is_none()
                 && let Some(method) = statement.field("method")
-                && !scope.keeps_leaf(text_of(method, text))
+                && !scope.keeps_call(text_of(method, text))
             {
                 return;
             }
             let Some(call) = read_call(statement, scope) else { return };
+            if call.block.as_ref().is_some_and(|block| block.items.is_empty()) && !scope.keeps_call(&call.method) {
+                return;
+            }
             if call.receiver.is_none()
                 && let Some(v) = visibility_keyword(&call.method)
             {
@@ -459,7 +462,7 @@ fn read_fragments(nodes: &[Node<'_>], scope: Scope<'_>) -> Vec<Item> {
                 if nodes.get(j).is_some_and(|n| n.kind_name() == "do" || n.kind_name() == "{") {
                     open.push((call, std::mem::take(&mut current)));
                     j += 1;
-                } else if here.keeps_leaf(&call.method) {
+                } else if here.keeps_call(&call.method) {
                     current.items.push(Item::Call(call));
                 }
                 i = j;
@@ -767,7 +770,7 @@ end
     }
 
     #[test]
-    fn keeping_trims_only_blocks_leaves() {
+    fn keeping_trims_only_blocks_work() {
         let text = r#"
 fixtures :all
 frozen = true
@@ -786,6 +789,10 @@ ActiveSupport.on_load(:test) do
   assert_difference("Post.count") do
     post :create
     include Deep
+  end
+  perform_enqueued_jobs do
+    post :create
+    assert_enqueued_emails 1
   end
   class Local
     attr_reader :x
@@ -815,7 +822,7 @@ end
         );
         let mut all = Vec::new();
         names(&Outline::new(tree, text).items, &mut all);
-        for name in ["travel_to", "stamp =", "@user =", "freeze_time", "retry_flaky", "post"] {
+        for name in ["travel_to", "stamp =", "@user =", "freeze_time", "retry_flaky", "post", "perform_enqueued_jobs"] {
             assert!(all.iter().any(|n| n == name), "{name} in {all:?}");
         }
     }
