@@ -473,8 +473,9 @@ pub fn analyze(path: std::path::PathBuf, relative: String, kind: Option<project:
     // The syntax rules' shapes ride on extraction's walk of the whole tree: one walk, not two.
     let ruby_text = parsed.ruby_text(text);
     let mut shapes = crate::roundhouse::syntax_rules::Shapes::default();
-    let mut facts =
-        crate::rails::extract_walking(path, relative, kind, text, parsed, &mut |node, depth| shapes.visit(node, depth, ruby_text));
+    let mut facts = crate::rails::extract_walking(path, relative, kind, text, parsed, &mut |node, kind, depth| {
+        shapes.visit(node, kind, depth, ruby_text)
+    });
     crate::roundhouse::check_file(&mut facts, text, parsed, shapes);
     facts
 }

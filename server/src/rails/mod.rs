@@ -517,7 +517,7 @@ pub fn text_hash(text: &str) -> u64 {
 /// `roundhouse::check_file`, over these facts). `relative_path` and `kind` come from the app it
 /// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
-    extract_walking(path, relative_path, kind, text, parsed, &mut |_, _| {})
+    extract_walking(path, relative_path, kind, text, parsed, &mut |_, _, _| {})
 }
 
 /// `extract`, handing every node of its Ruby tree to `along` as its walk of the whole tree passes
@@ -528,7 +528,7 @@ pub fn extract_walking<'t>(
     kind: Option<FileKind>,
     text: &str,
     parsed: &'t ParsedFile,
-    along: &mut dyn FnMut(tree_sitter::Node<'t>, usize),
+    along: &mut dyn FnMut(tree_sitter::Node<'t>, &'t str, usize),
 ) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     if let Some(Skipped::TooLarge { len }) = parsed.skipped {

@@ -342,8 +342,8 @@ impl References {
 const ATTRIBUTE_WRITERS: &[&str] = &["update", "update!", "assign_attributes", "new", "create", "create!", "update_columns"];
 
 /// `update!(settings: { … })` → `settings`; `x.settings = { … }` → `settings`.
-fn hash_writes(node: Node<'_>, text: &str, out: &mut Vec<(String, Span)>) {
-    match node.kind_name() {
+fn hash_writes(node: Node<'_>, kind: &str, text: &str, out: &mut Vec<(String, Span)>) {
+    match kind {
         "call" => {
             let Some(method) = node.field("method").map(|m| text_of(m, text)) else { return };
             if !ATTRIBUTE_WRITERS.contains(&method) {
@@ -442,11 +442,11 @@ const PARAMETER_KINDS: &[&str] = &[
 
 impl Locals {
     /// Leaves the scopes that end before `node`, and opens the one it starts.
-    fn visit(&mut self, node: Node<'_>, parent: Option<Node<'_>>, text: &str) {
+    fn visit(&mut self, node: Node<'_>, kind: &str, parent: Option<Node<'_>>, text: &str) {
         while self.stack.last().is_some_and(|(end, ..)| *end <= node.start_byte()) {
             self.stack.pop();
         }
-        match node.kind_name() {
+        match kind {
             "method" | "singleton_method" | "class" | "module" | "singleton_class" => {
                 self.stack.push((node.end_byte(), false, Default::default()));
             }
@@ -492,12 +492,12 @@ impl Locals {
 }
 
 pub fn extract(root: Node<'_>, text: &str) -> References {
-    extract_walking(root, text, &mut |_, _| {})
+    extract_walking(root, text, &mut |_, _, _| {})
 }
 
 /// `extract`, handing every node of its walk (in document order, with its depth below `root`) to
 /// `along`: a reader of the whole tree rides on this walk instead of walking it again.
-pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Node<'t>, usize)) -> References {
+pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Node<'t>, &'t str, usize)) -> References {
     let mut references = References::default();
     let mut read = BTreeSet::new();
     let mut helpers = BTreeSet::new();
@@ -509,20 +509,22 @@ pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Nod
     // Methods the file defines, wherever (`def stub_current_path(path)` inside an RSpec `describe`).
     let mut defined: BTreeSet<String> = BTreeSet::new();
     crate::syntax::for_each_node_with_parent(root, |node, parent, depth| {
-        along(node, depth);
+        // Asked once here for every reader of the node (tree-sitter answers it through two calls).
+        let kind = node.kind_name();
+        along(node, kind, depth);
         // Every kind read below is a named node's; the tokens between (`(`, `,`, `do`, `end`) are
         // half of a tree and bind or use nothing.
         if !node.is_named() {
             return;
         }
-        locals.visit(node, parent, text);
-        hash_writes(node, text, &mut references.hash_writes);
-        if node.kind_name() == "method"
+        locals.visit(node, kind, parent, text);
+        hash_writes(node, kind, text, &mut references.hash_writes);
+        if kind == "method"
             && let Some(name) = node.field("name")
         {
             defined.insert(text_of(name, text).to_owned());
         }
-        match node.kind_name() {
+        match kind {
             "call" if node.field("receiver").is_none() => {
                 if let Some(method) = node.field("method").filter(|m| m.kind_name() == "identifier") {
                     let name = text_of(method, text);

@@ -63,10 +63,10 @@ fn operator_is(node: Node<'_>, operator: &str) -> bool {
     field(node, "operator").is_some_and(|o| o.kind_name() == operator)
 }
 
-/// The rule findings `node` itself makes, each with the node to report.
-pub fn at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
+/// The rule findings `node` (of kind `kind`) itself makes, each with the node to report.
+pub fn at<'t>(node: Node<'t>, kind: &str, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
     let mut found = |rule: RuleId, at: Node<'t>| out.push((rule, at));
-    match node.kind_name() {
+    match kind {
         "subshell" => found(rule!("syntax.backtick-command"), node),
         "for" => found(rule!("syntax.for-loop"), node),
         "case_match" | "test_pattern" | "match_pattern" => found(rule!("syntax.pattern-matching"), node),
@@ -167,7 +167,7 @@ pub fn at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(RuleId, Node<'t>)>) {
 /// in the walk they share with the ancestry checks).
 pub fn all<'t>(root: Node<'t>, text: &str) -> Vec<(RuleId, Node<'t>)> {
     let mut out = Vec::new();
-    crate::syntax::for_each_node(root, |node| at(node, text, &mut out));
+    crate::syntax::for_each_node(root, |node| at(node, node.kind_name(), text, &mut out));
     out
 }
 

@@ -279,12 +279,13 @@ impl<'t> Shapes<'t> {
     /// Every node below `root`, in a walk of its own.
     pub fn of(root: Node<'t>, text: &str) -> Shapes<'t> {
         let mut shapes = Shapes::default();
-        crate::syntax::for_each_node_with_parent(root, |node, _, depth| shapes.visit(node, depth, text));
+        crate::syntax::for_each_node_with_parent(root, |node, _, depth| shapes.visit(node, node.kind_name(), depth, text));
         shapes
     }
 
     /// `node`, `depth` below the root (which is not read: a program's shapes are its statements').
-    pub fn visit(&mut self, node: Node<'t>, depth: usize, text: &str) {
+    /// `kind`: the node's `kind_name`, which the walk has asked already.
+    pub fn visit(&mut self, node: Node<'t>, kind: &str, depth: usize, text: &str) {
         if depth == 0 || !node.is_named() {
             return;
         }
@@ -292,14 +293,13 @@ impl<'t> Shapes<'t> {
             self.methods.pop();
         }
         let in_method = !self.methods.is_empty();
-        let kind = node.kind_name();
         let out = &mut self.found;
-        super::syntax_patterns::at(node, text, &mut self.patterns);
+        super::syntax_patterns::at(node, kind, text, &mut self.patterns);
         out.extend(self.patterns.drain(..).map(|(rule, at)| (diagnostic(rule, at, text), at)));
         if kind == "identifier" && matches!(text_of(node, text), "__FILE__" | "__LINE__" | "__ENCODING__") {
             out.push((diagnostic(rule!("syntax.magic-constant"), node, text), node));
         }
-        if let Some(dispatch) = dynamic_dispatch(node, text) {
+        if let Some(dispatch) = dynamic_dispatch(node, kind, text) {
             out.push((diagnostic(rule!("spinel.dynamic-dispatch"), dispatch, text), dispatch));
         }
         if in_method {
@@ -319,8 +319,8 @@ impl<'t> Shapes<'t> {
 
 /// The node to report when `node` dispatches dynamically: the method of `x.send(…)`, `define_method`…;
 /// a whole `Thread.new` / `Mutex.new`; the name of a `def method_missing`.
-fn dynamic_dispatch<'t>(node: Node<'t>, text: &str) -> Option<Node<'t>> {
-    match node.kind_name() {
+fn dynamic_dispatch<'t>(node: Node<'t>, kind: &str, text: &str) -> Option<Node<'t>> {
+    match kind {
         "call" => {
             let method = node.field("method").filter(|m| m.kind_name() == "identifier")?;
             let name = text_of(method, text);

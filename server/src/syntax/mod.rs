@@ -80,7 +80,8 @@ impl Serialize for Span {
 /// grammar (ERB, HTML, YAML) asks tree-sitter.
 ///
 /// - `field`: `Node::child_by_field_name` finds the field's id by comparing the name with each of the
-///   grammar's field names, on every call (a few percent of a cold index in `perf`).
+///   grammar's field names, on every call (a few percent of a cold index in `perf`); the names
+///   extraction uses are found without a comparison at run time (`known_fields`).
 /// - `kind_name`: `Node::kind` measures the grammar's name for the kind with `strlen` and checks it
 ///   is UTF-8, on every call; extraction asks it of every node, often several times (a tenth of a
 ///   cold index). Clippy refuses `Node::kind` (`clippy.toml`).
@@ -90,11 +91,56 @@ pub trait NodeExt<'t> {
     fn kind_name(&self) -> &'t str;
 }
 
+/// The fields extraction names (as literals, all but the syntax patterns'), each with its place in
+/// `RubyGrammar::known`: where `field` is inlined with one of them, the comparisons fold to that
+/// place, and the id is one load where a hash of the name was.
+macro_rules! known_fields {
+    ($($name:literal),* $(,)?) => {
+        const KNOWN_FIELDS: &[&str] = &[$($name),*];
+
+        #[inline(always)]
+        fn known_field(name: &str) -> Option<usize> {
+            let mut slot = 0;
+            $(
+                if name == $name {
+                    return Some(slot);
+                }
+                slot += 1;
+            )*
+            let _ = slot;
+            None
+        }
+    };
+}
+
+known_fields!(
+    "alternative",
+    "arguments",
+    "block",
+    "body",
+    "condition",
+    "consequence",
+    "key",
+    "left",
+    "method",
+    "name",
+    "operand",
+    "operator",
+    "parameters",
+    "pattern",
+    "receiver",
+    "right",
+    "superclass",
+    "value",
+);
+
 /// The Ruby grammar, and its fields' ids and kinds' names.
 struct RubyGrammar {
     /// The grammar's address, which tells its nodes from other grammars'.
     language: usize,
     fields: std::collections::HashMap<&'static str, u16>,
+    /// The ids of `KNOWN_FIELDS`, in their order.
+    known: Vec<u16>,
     /// By kind id: `Node::kind_id` is the id of the first kind of the same name (the grammar's public
     /// symbol), so the name is the one `Node::kind` gives.
     kinds: Vec<&'static str>,
@@ -105,9 +151,10 @@ static RUBY: std::sync::LazyLock<RubyGrammar> = std::sync::LazyLock::new(|| {
     let language: &'static tree_sitter::Language = Box::leak(Box::new(tree_sitter_ruby::LANGUAGE.into()));
     let fields = (1..=language.field_count() as u16).filter_map(|id| Some((language.field_name_for_id(id)?, id))).collect();
     let kinds = (0..language.node_kind_count() as u16).map(|id| language.node_kind_for_id(id).unwrap_or("")).collect();
+    let known = KNOWN_FIELDS.iter().map(|name| language.field_id_for_name(name).map_or(0, u16::from)).collect();
     // SAFETY: `into_raw` hands back the grammar's static `TSLanguage`, the one every Ruby tree points to.
     let address = unsafe { tree_sitter_ruby::LANGUAGE.into_raw()() } as usize;
-    RubyGrammar { language: address, fields, kinds }
+    RubyGrammar { language: address, fields, known, kinds }
 });
 
 fn is_ruby(node: &Node<'_>) -> bool {
@@ -116,11 +163,16 @@ fn is_ruby(node: &Node<'_>) -> bool {
 }
 
 impl<'t> NodeExt<'t> for Node<'t> {
+    #[inline]
     fn field(&self, name: &str) -> Option<Node<'t>> {
-        if is_ruby(self)
-            && let Some(&id) = RUBY.fields.get(name)
-        {
-            return self.child_by_field_id(id);
+        if is_ruby(self) {
+            let id = match known_field(name) {
+                Some(slot) => RUBY.known.get(slot).copied(),
+                None => RUBY.fields.get(name).copied(),
+            };
+            if let Some(id) = id.filter(|&id| id != 0) {
+                return self.child_by_field_id(id);
+            }
         }
         self.child_by_field_name(name)
     }
@@ -238,6 +290,9 @@ mod tests {
             }
         }
         let fields: Vec<&str> = RUBY.fields.keys().copied().collect();
+        for name in KNOWN_FIELDS {
+            assert!(fields.contains(name), "{name} is no field of the Ruby grammar");
+        }
         let (mut nodes, mut erb_nodes, mut errors) = (0, 0, 0);
         for (language, text) in &texts {
             let parsed = ParsedFile::parse(*language, text);
