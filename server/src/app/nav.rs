@@ -187,6 +187,9 @@ pub struct Nav {
     renders_to: std::sync::OnceLock<HashMap<String, Vec<RenderRef>>>,
     /// Template logical path → the (controller, action) pairs that render it: worked out once.
     rendered_by: std::sync::OnceLock<HashMap<String, Vec<(String, String)>>>,
+    /// Each model's `attributes`, worked out when first asked: a file's queries ask them of the same
+    /// few models over and over.
+    attributes: std::sync::Mutex<HashMap<String, Arc<Attributes>>>,
 }
 
 impl Nav {
@@ -258,6 +261,7 @@ impl Nav {
             schema_version,
             renders_to: std::sync::OnceLock::new(),
             rendered_by: std::sync::OnceLock::new(),
+            attributes: std::sync::Mutex::default(),
         }
     }
 
@@ -274,7 +278,18 @@ impl Nav {
 
     /// What a model's attribute names are: its columns, and what its class body, its in-app base
     /// classes and its in-app concerns declare.
-    pub fn attributes(&self, context: &AppContext, class_name: &str) -> Attributes {
+    pub fn attributes(&self, context: &AppContext, class_name: &str) -> Arc<Attributes> {
+        if let Some(attributes) = self.attributes.lock().ok().and_then(|memo| memo.get(class_name).map(Arc::clone)) {
+            return attributes;
+        }
+        let attributes = Arc::new(self.attributes_of(context, class_name));
+        if let Ok(mut memo) = self.attributes.lock() {
+            memo.insert(class_name.to_owned(), Arc::clone(&attributes));
+        }
+        attributes
+    }
+
+    fn attributes_of(&self, context: &AppContext, class_name: &str) -> Attributes {
         // A table set by code is not known: no columns to speak of.
         let computed = lineage_models(context, class_name).any(|m| m.table_name_computed);
         let table = self.model_table(context, class_name).filter(|_| !computed);
