@@ -146,12 +146,13 @@ fn kept(path: &Path) -> Option<Run> {
     Some(Run { index: None, report: crate::index::IndexReport::default(), base: scope.clone(), scope, apps, files })
 }
 
-/// A file's facts with its lines, to place its findings: as they are from the index; for a kept run,
-/// read from disk (with the text read, when `wanted`: the human format quotes it), and `None` when its
-/// text is no longer the one its findings are of.
+/// A file's facts with its lines, to place its findings, and its text when `wanted` (the human format
+/// quotes it): the facts as they are from the index; for a kept run, read from disk, and `None` when
+/// its text is no longer the one its findings are of.
 fn placed(facts: std::sync::Arc<FileFacts>, from_index: bool, wanted: bool) -> Option<(std::sync::Arc<FileFacts>, Option<String>)> {
     if from_index {
-        return Some((facts, None));
+        let text = if wanted { std::fs::read_to_string(&facts.path).ok() } else { None };
+        return Some((facts, text));
     }
     let text = std::fs::read_to_string(&facts.path).ok()?;
     if crate::rails::text_hash(&text) != facts.text_hash {
@@ -194,7 +195,7 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
     // Paths are shown as the user would type them: the folder they named, then the file below it.
     let sarif_root = sarif_root(&base);
     let shown_base = if scope.is_file() { path.parent().map(Path::to_path_buf).unwrap_or_default() } else { path.to_path_buf() };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     // `--color`, NO_COLOR, CLICOLOR(_FORCE) and whether stdout is a terminal, as anstream decides.
     let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -221,11 +222,12 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
             .collect()
     };
     let from_index = index.is_some();
-    let Some(found) = found
-        .into_iter()
-        .map(|(facts, app, diagnostics)| Some((placed(facts, from_index, !json)?, app, diagnostics)))
-        .collect::<Option<Vec<_>>>()
-    else {
+    // Each file with findings read again, in parallel (a warm run reads nothing else).
+    let placed: Option<Vec<_>> = {
+        use rayon::prelude::*;
+        found.into_par_iter().map(|(facts, app, diagnostics)| Some((placed(facts, from_index, !json)?, app, diagnostics))).collect()
+    };
+    let Some(found) = placed else {
         // A file with findings changed after all: the index decides.
         return check_with(path, options, false);
     };
@@ -242,9 +244,7 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
         }
         let app_root = app.as_ref().map(|a| app_relative_to(&a.root, &base)).unwrap_or_default();
         let app_root = if app_root.is_empty() { ".".to_owned() } else { app_root };
-        // The text a kept run read already, else read now, one file at a time (not for JSON).
-        let read_now = if text.is_none() && !json { std::fs::read_to_string(&facts.path).ok() } else { None };
-        let source = text.as_deref().or(read_now.as_deref());
+        let source = text.as_deref();
         for diagnostic in diagnostics {
             *counts.entry(diagnostic.rule.as_str()).or_default() += 1;
             *by_severity.entry(diagnostic.severity).or_default() += 1;
@@ -267,7 +267,7 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
     }
     tracing::debug!("findings written by {:?}", t0.elapsed());
     if options.fix {
-        drop(out);
+        super::finish(out)?;
         let (findings, files) = fixed;
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         writeln!(std::io::stderr(), "switchyard: fixed {findings} finding{} in {files} file{}", plural(findings), plural(files))
@@ -287,7 +287,7 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
         let checked = if scope.is_file() { 1 } else { checked };
         write_summary(&mut out, &counts, &by_severity, checked).map_err(super::write_failed)?;
     }
-    drop(out);
+    super::finish(out)?;
     report_file_errors(&report, &base)?;
     // The process ends after the report: freeing every file's facts one by one would cost more than
     // a tenth of a warm run.

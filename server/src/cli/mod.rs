@@ -67,6 +67,18 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
 pub const OUTPUT_CLOSED: &str = "the output was closed";
 
 /// A failed write to stdout, as the command's error.
+/// Standard output for a command's report, written in blocks: Rust's `stdout` writes each line as it
+/// ends, a system call per line (1,700 of them for lobsters' findings, after the work was done).
+/// Flush it (`finish`) to learn whether the last block was written.
+pub fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
+}
+
+/// Writes what `out` holds still.
+pub fn finish(mut out: impl Write) -> Result<(), String> {
+    out.flush().map_err(write_failed)
+}
+
 pub fn write_failed(error: std::io::Error) -> String {
     if error.kind() == std::io::ErrorKind::BrokenPipe { OUTPUT_CLOSED.to_owned() } else { format!("cannot write output: {error}") }
 }
@@ -77,7 +89,7 @@ pub fn json_failed(error: serde_json::Error) -> String {
 
 pub fn index(path: &Path, json: bool) -> Result<Outcome, String> {
     let Loaded { index, report, base, .. } = load(path)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = stdout();
     let dumped = dump(&index, &base);
     let written = if json {
         serde_json::to_writer_pretty(&mut out, &dumped).map_err(json_failed).and_then(|()| writeln!(out).map_err(write_failed))
@@ -85,6 +97,7 @@ pub fn index(path: &Path, json: bool) -> Result<Outcome, String> {
         write_summary(&mut out, &dumped)
     };
     written?;
+    finish(out)?;
     report_file_errors(&report, &base)
 }
 

@@ -38,7 +38,7 @@ pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, St
         Some(app) => vec![app.clone()],
         None => all_apps.clone(),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     let io = super::write_failed;
     for app in &apps {
         let table = index.route_table(&app.root, &snapshot);
@@ -71,7 +71,7 @@ pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, St
             }
         }
     }
-    drop(out);
+    super::finish(out)?;
     report_file_errors(&report, &base)
 }
 

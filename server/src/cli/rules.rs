@@ -7,10 +7,11 @@ use super::Outcome;
 use crate::roundhouse::catalogue::{RULES, rule};
 
 pub fn rules(markdown: bool) -> Result<Outcome, String> {
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     let io = super::write_failed;
     if markdown {
         out.write_all(crate::roundhouse::rule_docs::book().as_bytes()).map_err(io)?;
+        super::finish(out)?;
         return Ok(Outcome::Clean);
     }
     let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
@@ -29,6 +30,7 @@ pub fn rules(markdown: bool) -> Result<Outcome, String> {
     }
     let reported = RULES.iter().filter(|r| r.implemented).count();
     writeln!(out, "\n{} rules, {reported} reported by this version. `switchyard explain <rule>` for one.", RULES.len()).map_err(io)?;
+    super::finish(out)?;
     Ok(Outcome::Clean)
 }
 

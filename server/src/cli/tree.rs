@@ -13,7 +13,7 @@ pub fn tree(path: &Path, targets: &[Target], json: bool) -> Result<Outcome, Stri
     let Loaded { index, report, base, scope } = load(path)?;
     let targets: Vec<Target> = if targets.is_empty() { Target::ALL.to_vec() } else { targets.to_vec() };
     let snapshot = index.snapshot();
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     let io = super::write_failed;
     for app in index.apps() {
         let files: Vec<Arc<FileFacts>> =
@@ -50,6 +50,6 @@ pub fn tree(path: &Path, targets: &[Target], json: bool) -> Result<Outcome, Stri
             }
         }
     }
-    drop(out);
+    super::finish(out)?;
     report_file_errors(&report, &base)
 }
