@@ -69,6 +69,9 @@ struct Run {
     scope: std::path::PathBuf,
     apps: Vec<project::RailsApp>,
     files: Vec<(std::sync::Arc<FileFacts>, Vec<Diagnostic>)>,
+    /// How many files were checked: those under `scope` (a kept run is of one folder, and its `files`
+    /// are only those with findings).
+    checked: usize,
 }
 
 /// Indexes `path` and works out the diagnostics of its files; keeps them for the next run when they
@@ -102,7 +105,8 @@ fn indexed(path: &Path) -> Result<Run, String> {
         keep(&scope, &apps, &report, &files);
     }
     std::mem::forget((snapshot, derived));
-    Ok(Run { index: Some(index), report, base, scope, apps, files })
+    let checked = files.len();
+    Ok(Run { index: Some(index), report, base, scope, apps, files, checked })
 }
 
 /// Keeps a whole folder's run for the next (`index::published`, `Keeper::Check`).
@@ -129,9 +133,12 @@ fn kept(path: &Path) -> Option<Run> {
     let scope = std::fs::canonicalize(path).ok().filter(|scope| scope.is_dir())?;
     let holding = crate::index::published::load(&cache, crate::index::published::Keeper::Check, std::slice::from_ref(&scope))?;
     let apps: Vec<project::RailsApp> = holding.apps.iter().cloned().map(project::RailsApp::at).collect();
+    let checked = holding.files.len();
+    // A file without findings prints nothing: only the others are placed.
     let mut files: Vec<(std::sync::Arc<FileFacts>, Vec<Diagnostic>)> = holding
         .files
         .into_iter()
+        .filter(|(_, (_, diagnostics))| !diagnostics.is_empty())
         .map(|(path, (text_hash, diagnostics))| {
             let relative = project::owning_app(&path, &apps)
                 .map_or_else(|| path.to_string_lossy().into_owned(), |app| project::relative_path(&path, &app.root));
@@ -142,8 +149,8 @@ fn kept(path: &Path) -> Option<Run> {
         })
         .collect();
     files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
-    tracing::debug!("the last run's findings of {} files hold", files.len());
-    Some(Run { index: None, report: crate::index::IndexReport::default(), base: scope.clone(), scope, apps, files })
+    tracing::debug!("the last run's findings of {checked} files hold");
+    Some(Run { index: None, report: crate::index::IndexReport::default(), base: scope.clone(), scope, apps, files, checked })
 }
 
 /// A file's facts with its lines, to place its findings, and its text when `wanted` (the human format
@@ -178,7 +185,7 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
         Some(kept) => kept,
         None => indexed(path)?,
     };
-    let Run { index, report, base, scope, apps, files } = run;
+    let Run { index, report, base, scope, apps, files, checked } = run;
     let mut configs = std::collections::HashMap::new();
     for app in &apps {
         configs.insert(app.root.clone(), Config::load(&app.root)?.unwrap_or_default());
@@ -203,8 +210,6 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
     let mut failing = false;
     let mut sarif_results: Vec<serde_json::Value> = Vec::new();
     let mut fixed = (0, 0);
-    // A run's files are those under `scope` (`indexed` leaves the rest out; a kept run is of one folder).
-    let checked = files.len();
     // Each file's findings as its app's settings report them, in parallel; written in path order.
     let found: Vec<(std::sync::Arc<FileFacts>, Option<project::RailsApp>, Vec<Diagnostic>)> = {
         use rayon::prelude::*;
