@@ -161,9 +161,13 @@ mod tests {
         assert_eq!(index.line_count(), 3);
     }
 
+    /// Line starts, and each line's wide characters (byte column, length).
+    type Lines = (Vec<u32>, Vec<(u32, Vec<(u32, u8)>)>);
+
     /// The index as decoding every char builds it.
-    fn decoded(text: &str) -> (Vec<u32>, Vec<(u32, Vec<(u32, u8)>)>) {
-        let (mut starts, mut wide, mut line, mut line_start) = (vec![0u32], Vec::<(u32, Vec<(u32, u8)>)>::new(), 0u32, 0usize);
+    fn decoded(text: &str) -> Lines {
+        let (mut lines, mut line, mut line_start): (Lines, u32, usize) = ((vec![0], Vec::new()), 0, 0);
+        let (starts, wide) = (&mut lines.0, &mut lines.1);
         for (offset, ch) in text.char_indices() {
             if ch == '\n' {
                 line += 1;
@@ -177,7 +181,7 @@ mod tests {
                 }
             }
         }
-        (starts, wide)
+        lines
     }
 
     #[test]
