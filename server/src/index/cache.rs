@@ -35,9 +35,7 @@ pub struct Fingerprint {
 
 impl Fingerprint {
     pub fn of(bytes: &[u8]) -> Fingerprint {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        bytes.hash(&mut hasher);
-        Fingerprint { size: bytes.len() as u64, hash: hasher.finish() }
+        Fingerprint { size: bytes.len() as u64, hash: crate::files::content_hash(bytes) }
     }
 }
 

@@ -507,10 +507,7 @@ pub fn skipped_file(span: Span, why: String) -> Diagnostic {
 
 /// What `FileFacts::text_hash` holds of a text.
 pub fn text_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
+    crate::files::content_hash(text.as_bytes())
 }
 
 /// Reads the facts of one file from its parse: what it is, never what Roundhouse makes of it (that is

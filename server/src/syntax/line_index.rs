@@ -29,7 +29,8 @@ impl LineIndex {
         line_starts.push(0u32);
         line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|newline| newline as u32 + 1));
         let mut wide_chars: Vec<(u32, Vec<(u32, u8)>)> = Vec::new();
-        for (line, &start) in line_starts.iter().enumerate() {
+        let lines = if text.is_ascii() { &[][..] } else { &line_starts[..] };
+        for (line, &start) in lines.iter().enumerate() {
             let end = line_starts.get(line + 1).map_or(bytes.len(), |&next| next as usize);
             let content = &text[start as usize..end];
             if content.is_ascii() {
