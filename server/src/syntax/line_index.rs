@@ -40,7 +40,7 @@ impl LineIndex {
                 content.char_indices().filter(|(_, ch)| !ch.is_ascii()).map(|(column, ch)| (column as u32, ch.len_utf8() as u8)).collect();
             wide_chars.push((line as u32, chars));
         }
-        // Pushed one by one: up to twice the room needed, kept as long as the file's facts.
+        // Grown as lines were found: more room than needed, and kept as long as the file's facts.
         line_starts.shrink_to_fit();
         wide_chars.shrink_to_fit();
         LineIndex { line_starts, wide_chars, len: text.len() as u32 }
