@@ -531,7 +531,7 @@ pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Nod
                     if name == "render" {
                         references.renders.extend(render_call(node, text));
                     }
-                    if matches!(name, "let" | "let!" | "subject")
+                    if super::test_block(name) == Some(super::TestBlock::Value)
                         && let Some(first) = node.field("arguments").and_then(|a| a.named_child(0))
                         && first.kind_name() == "simple_symbol"
                     {
