@@ -428,18 +428,6 @@ struct Locals {
     stack: Vec<(usize, bool, std::collections::HashSet<String>)>,
 }
 
-const PARAMETER_KINDS: &[&str] = &[
-    "method_parameters",
-    "lambda_parameters",
-    "block_parameters",
-    "optional_parameter",
-    "keyword_parameter",
-    "splat_parameter",
-    "hash_splat_parameter",
-    "block_parameter",
-    "destructured_parameter",
-];
-
 impl Locals {
     /// Leaves the scopes that end before `node`, and opens the one it starts.
     fn visit(&mut self, node: Node<'_>, kind: &str, parent: Option<Node<'_>>, text: &str) {
@@ -469,7 +457,7 @@ impl Locals {
         let Some(parent) = parent else { return false };
         match parent.kind_name() {
             // `def f(url = root_url, back: home_url)`: the name binds, the default is a value.
-            kind if PARAMETER_KINDS.contains(&kind) => parent.field("name").is_none_or(|name| name == node),
+            _ if crate::syntax::is_parameter_name(node, parent) => true,
             "assignment" | "operator_assignment" => parent.field("left") == Some(node),
             "left_assignment_list" | "rest_assignment" | "exception_variable" | "for" => {
                 parent.kind_name() != "for" || parent.field("pattern") == Some(node)

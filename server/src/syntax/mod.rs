@@ -220,6 +220,26 @@ pub fn for_each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     }
 }
 
+/// The nodes whose identifiers a method, block or lambda binds as parameters (all of a list's, a
+/// default's or a splat's name only).
+const PARAMETER_KINDS: &[&str] = &[
+    "method_parameters",
+    "lambda_parameters",
+    "block_parameters",
+    "optional_parameter",
+    "keyword_parameter",
+    "splat_parameter",
+    "hash_splat_parameter",
+    "block_parameter",
+    "destructured_parameter",
+];
+
+/// Whether `node`, a child of `parent`, is a parameter's name being bound: `x` in `|x, (y, z)|`,
+/// `def f(x = default, key: value, *rest)`, not the names in a default value.
+pub fn is_parameter_name(node: Node<'_>, parent: Node<'_>) -> bool {
+    PARAMETER_KINDS.contains(&parent.kind_name()) && parent.field("name").is_none_or(|name| name == node)
+}
+
 /// `for_each_node`, handing each node its parent too (`None` for `root`) and its depth below `root`:
 /// the walk knows them, where `Node::parent` searches down from the tree's root on every call.
 pub fn for_each_node_with_parent<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, Option<Node<'t>>, usize)) {

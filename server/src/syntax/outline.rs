@@ -614,14 +614,7 @@ fn read_call(node: Node<'_>, scope: Scope<'_>) -> Option<Call> {
 fn parameter_names<'t>(parameters: Node<'_>, text: &'t str) -> Vec<&'t str> {
     let mut names = Vec::new();
     crate::syntax::for_each_node_with_parent(parameters, |node, parent, _| {
-        let binding = match parent.map(|p| (p.kind_name(), p)) {
-            Some(("block_parameters" | "destructured_parameter" | "lambda_parameters", _)) => true,
-            Some(("optional_parameter" | "keyword_parameter" | "splat_parameter" | "hash_splat_parameter" | "block_parameter", p)) => {
-                p.field("name") == Some(node)
-            }
-            _ => false,
-        };
-        if binding && node.kind_name() == "identifier" {
+        if node.kind_name() == "identifier" && parent.is_some_and(|parent| crate::syntax::is_parameter_name(node, parent)) {
             names.push(text_of(node, text));
         }
     });
