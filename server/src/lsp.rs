@@ -7,6 +7,7 @@
 //! and a panic in request work becomes an internal-error reply, never a dead server.
 
 mod backend;
+mod background;
 mod capabilities;
 pub mod convert;
 pub mod framing;

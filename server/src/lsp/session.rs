@@ -122,7 +122,10 @@ impl ContextCache {
     /// Keeps a context built from a snapshot taken after the index was at `generation` (a
     /// diagnostics refresh's), so the requests that follow it do not build their own.
     pub fn put(&self, generation: u64, context: Arc<AppContext>) {
-        lock(&self.0).insert(context.root.clone(), (generation, context));
+        let replaced = lock(&self.0).insert(context.root.clone(), (generation, context));
+        if let Some((_, old)) = replaced {
+            super::background::retire(old);
+        }
     }
 }
 
@@ -134,6 +137,15 @@ struct Recheck {
     running: bool,
     /// The re-check the last finished pass was for.
     done: u64,
+}
+
+/// Never published counts as published empty: a clean file needs no message.
+fn last_published_is(
+    published: &HashMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>,
+    path: &Path,
+    diagnostics: &[crate::diagnostic::Diagnostic],
+) -> bool {
+    published.get(path).map_or(&[][..], Vec::as_slice) == diagnostics
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -217,12 +229,16 @@ impl Session {
     /// Records `diagnostics` as published for `path`; returns whether they differ from the last ones.
     pub fn record_published(&self, path: &Path, diagnostics: &[crate::diagnostic::Diagnostic]) -> bool {
         let mut published = lock(&self.published);
-        // Never published counts as published empty: a clean file needs no message.
-        if published.get(path).map_or(&[][..], Vec::as_slice) == diagnostics {
+        if last_published_is(&published, path, diagnostics) {
             return false;
         }
         published.insert(path.to_path_buf(), diagnostics.to_vec());
         true
+    }
+
+    /// Whether `diagnostics` are what was last published for `path`.
+    pub fn shows(&self, path: &Path, diagnostics: &[crate::diagnostic::Diagnostic]) -> bool {
+        last_published_is(&lock(&self.published), path, diagnostics)
     }
 
     /// What was last published of Switchyard's own diagnostics for `path`.
@@ -458,7 +474,10 @@ impl Session {
 
     /// Keeps `context`, built for the app's re-check generation `built_for`.
     pub fn cache_context(&self, built_for: u64, context: Arc<AppContext>) {
-        lock(&self.contexts).insert(context.root.clone(), (built_for, context));
+        let replaced = lock(&self.contexts).insert(context.root.clone(), (built_for, context));
+        if let Some((_, old)) = replaced {
+            super::background::retire(old);
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use crate::app::{AppContext, contribution};
 use crate::checks::{derived, file_diagnostics};
 use crate::diagnostic::Diagnostic;
 use crate::lsp::session::Session;
-use crate::lsp::{convert, guard};
+use crate::lsp::{background, convert, guard};
 use crate::rails::FileFacts;
 
 /// What a notification changed, for `publish` to send once it has applied.
@@ -161,7 +161,12 @@ pub async fn publish(session: &Arc<Session>, client: &Client, changes: Vec<Chang
 fn current_diagnostics(session: &Session, facts: &FileFacts) -> Vec<Diagnostic> {
     let context = session.index.app_for(&facts.path).filter(|_| !session.is_indexing()).and_then(|app| session.latest_context(&app.root));
     match context {
-        Some(context) => file_diagnostics(facts, &derived(&context, facts), Some(&context.reading)),
+        Some(context) => {
+            let diagnostics = file_diagnostics(facts, &derived(&context, facts), Some(&context.reading));
+            // A re-check may have replaced the context meanwhile: its freeing is not the edit's.
+            background::retire(context);
+            diagnostics
+        }
         None => session.last_published_for(facts).unwrap_or_else(|| file_diagnostics(facts, &[], None)),
     }
 }
@@ -177,33 +182,6 @@ pub fn spawn_recheck(session: Arc<Session>, client: Client, root: PathBuf) {
 pub async fn claimed_recheck(session: Arc<Session>, client: Client, root: PathBuf) {
     if session.claim_rechecks(&root) {
         recheck(session, client, root).await;
-    }
-}
-
-/// The threads whole-app re-checks run on: one fewer than the machine has (at least one), each at a
-/// lower scheduling priority, so the edit that started a pass keeps a core for its own publish and
-/// the next keystroke's. The cold index runs at full speed on rayon's global pool.
-fn background() -> &'static rayon::ThreadPool {
-    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(cores.saturating_sub(1).max(1))
-            .thread_name(|i| format!("switchyard-recheck-{i}"))
-            .stack_size(crate::syntax::parse::STACK_SIZE)
-            .start_handler(|_| lower_priority())
-            .build()
-            .unwrap_or_else(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool"))
-    })
-}
-
-/// Gives the calling thread a nice value of 10 (Linux: the value is per thread). Elsewhere the pool's
-/// size alone leaves the foreground its core.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: setpriority reads its three integer arguments only; `gettid` names the calling thread.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
     }
 }
 
@@ -241,7 +219,7 @@ async fn passes(session: Arc<Session>, client: Client, root: PathBuf) {
         };
         let built = {
             let (session, root, stale) = (Arc::clone(&session), root.clone(), stale.clone());
-            tokio::task::spawn_blocking(move || background().install(|| build(&session, &root, wanted, &stale))).await
+            tokio::task::spawn_blocking(move || background::pool().install(|| build(&session, &root, wanted, &stale))).await
         };
         let (context, open, opened) = match built {
             Ok(Some(built)) => built,
@@ -260,8 +238,11 @@ async fn passes(session: Arc<Session>, client: Client, root: PathBuf) {
             continue;
         }
         let rest = {
-            let (context, stale) = (Arc::clone(&context), stale.clone());
-            tokio::task::spawn_blocking(move || background().install(|| diagnose(&context, |f| !opened.contains(&f.path), &stale))).await
+            let (session, context, stale) = (Arc::clone(&session), Arc::clone(&context), stale.clone());
+            tokio::task::spawn_blocking(move || {
+                background::pool().install(|| diagnose(&session, &context, |f| !opened.contains(&f.path), &stale))
+            })
+            .await
         };
         let Ok(Some(mut rest)) = rest else {
             if session.end_rechecks(&root, wanted) {
@@ -313,14 +294,26 @@ fn build(
     session.request_contexts.put(generation, Arc::clone(&context));
     session.hints_stale.store(true, Ordering::SeqCst);
     let open: Vec<PathBuf> = session.documents().keys().cloned().collect();
-    let diagnosed = diagnose(&context, |f| open.contains(&f.path), stale)?;
+    let diagnosed = diagnose(session, &context, |f| open.contains(&f.path), stale)?;
     Some((context, diagnosed, open))
 }
 
-/// The diagnostics of the context's files that `wanted` picks, in parallel; `None` once `stale`.
-fn diagnose(context: &AppContext, wanted: impl Fn(&FileFacts) -> bool + Sync, stale: &(dyn Fn() -> bool + Sync)) -> Option<Diagnosed> {
+/// The diagnostics of the context's files that `wanted` picks, in parallel, but for the files whose
+/// diagnostics the editor shows already; `None` once `stale`.
+///
+/// Leaving those out here, on the background pool, keeps the foreground's share of a pass (its
+/// publishing batches) to the files that changed: a handful after an edit, where comparing all of
+/// them took a core for tens of milliseconds at 20,000 files. A file edited since the snapshot is
+/// kept (`send_batch` works it out from its newest facts); one edited after this comparison is
+/// published by its edit, against this pass's context (cached before any file is compared).
+fn diagnose(
+    session: &Session,
+    context: &AppContext,
+    wanted: impl Fn(&FileFacts) -> bool + Sync,
+    stale: &(dyn Fn() -> bool + Sync),
+) -> Option<Diagnosed> {
     use rayon::prelude::*;
-    context
+    let diagnosed: Option<Vec<_>> = context
         .files
         .par_iter()
         .filter(|facts| wanted(facts))
@@ -328,9 +321,12 @@ fn diagnose(context: &AppContext, wanted: impl Fn(&FileFacts) -> bool + Sync, st
             if stale() {
                 return None;
             }
-            Some((Arc::clone(facts), file_diagnostics(facts, &derived(context, facts), Some(&context.reading))))
+            let diagnostics = file_diagnostics(facts, &derived(context, facts), Some(&context.reading));
+            let current = session.index.get(&facts.path).is_some_and(|current| Arc::ptr_eq(&current, facts));
+            Some((!current || !session.shows(&facts.path, &diagnostics)).then(|| (Arc::clone(facts), diagnostics)))
         })
-        .collect()
+        .collect();
+    Some(diagnosed?.into_iter().flatten().collect())
 }
 
 /// Publishes a batch of a re-check's diagnostics whose files changed since last published, holding the
@@ -343,10 +339,12 @@ async fn send_batch(session: &Session, client: &Client, context: &AppContext, ba
         return false;
     }
     let publishes = guard::notification("textDocument/publishDiagnostics", || {
-        let documents = session.documents();
         batch
             .into_iter()
             .filter_map(|(facts, diagnostics)| {
+                // Locked for one file at a time, so an edit waits for one file at most: an edit
+                // replaces a document and its facts together, under this lock.
+                let documents = session.documents();
                 let current = session.index.get(&facts.path)?;
                 let diagnostics = if Arc::ptr_eq(&current, &facts) {
                     diagnostics
