@@ -424,6 +424,47 @@ fn a_burst_of_whole_app_edits_settles_on_the_last_one() {
 }
 
 #[test]
+fn a_recheck_sends_only_the_files_whose_diagnostics_changed() {
+    // Renaming the resource takes one view's finding away; the other view's finding and the clean
+    // template stay as they were, so the re-check sends the first view alone.
+    let app = write_app(
+        "recheck-changed",
+        &[
+            ("config/routes.rb", "Rails.application.routes.draw do\n  resources :posts\nend\n"),
+            ("app/views/home/index.html.erb", "<%= link_to \"All\", articles_path %>\n"),
+            ("app/views/home/about.html.erb", "<%= link_to \"Gone\", gone_path %>\n"),
+            ("app/views/home/clean.html.erb", "<p>Nothing to say</p>\n"),
+        ],
+    );
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    let view = uri(&app.join("app/views/home/index.html.erb"));
+    let about = uri(&app.join("app/views/home/about.html.erb"));
+    let clean = uri(&app.join("app/views/home/clean.html.erb"));
+    client.wait_indexed();
+    client.settle(std::time::Duration::from_millis(500));
+    let routes = client.open(&app.join("config/routes.rb"), "ruby", 1);
+    client.diagnostics(&routes, Some(1));
+    client.settle(std::time::Duration::from_millis(500));
+    let before = client.seen.len();
+    let range = json!({"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 18}});
+    client.change(&routes, 2, json!([{"range": range, "text": ":articles"}]));
+    client.diagnostics(&routes, Some(2));
+    let cleared = client.wait_for(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == view);
+    assert_eq!(cleared["params"]["diagnostics"], json!([]));
+    client.settle(std::time::Duration::from_millis(1000));
+    let sent: Vec<&str> = client.seen[before..]
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .filter_map(|m| m["params"]["uri"].as_str())
+        .collect();
+    assert_eq!(sent.iter().filter(|u| **u == view).count(), 1, "{sent:?}");
+    assert!(!sent.iter().any(|u| *u == about || *u == clean), "{sent:?}");
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}
+
+#[test]
 fn a_document_opened_at_start_gets_its_whole_app_diagnostics_before_the_other_files() {
     // Two subclasses of a model, each with a validation Roundhouse drops from a subclass: a whole-app
     // finding, known only once the app's context is built. One is opened as the server starts.
