@@ -122,10 +122,7 @@ impl ContextCache {
     /// Keeps a context built from a snapshot taken after the index was at `generation` (a
     /// diagnostics refresh's), so the requests that follow it do not build their own.
     pub fn put(&self, generation: u64, context: Arc<AppContext>) {
-        let replaced = lock(&self.0).insert(context.root.clone(), (generation, context));
-        if let Some((_, old)) = replaced {
-            super::background::retire(old);
-        }
+        keep_context(&self.0, generation, context);
     }
 }
 
@@ -137,6 +134,15 @@ struct Recheck {
     running: bool,
     /// The re-check the last finished pass was for.
     done: u64,
+}
+
+/// Keeps `context` for its app, stamped `stamp`; the one it replaces is let go outside the lock, and
+/// freed on the background pool if that was its last hold.
+fn keep_context(contexts: &Mutex<HashMap<PathBuf, (u64, Arc<AppContext>)>>, stamp: u64, context: Arc<AppContext>) {
+    let replaced = lock(contexts).insert(context.root.clone(), (stamp, context));
+    if let Some((_, old)) = replaced {
+        super::background::retire(old);
+    }
 }
 
 /// Never published counts as published empty: a clean file needs no message.
@@ -474,10 +480,7 @@ impl Session {
 
     /// Keeps `context`, built for the app's re-check generation `built_for`.
     pub fn cache_context(&self, built_for: u64, context: Arc<AppContext>) {
-        let replaced = lock(&self.contexts).insert(context.root.clone(), (built_for, context));
-        if let Some((_, old)) = replaced {
-            super::background::retire(old);
-        }
+        keep_context(&self.contexts, built_for, context);
     }
 }
 

@@ -313,20 +313,18 @@ fn diagnose(
     stale: &(dyn Fn() -> bool + Sync),
 ) -> Option<Diagnosed> {
     use rayon::prelude::*;
-    let diagnosed: Option<Vec<_>> = context
+    let diagnosed: Diagnosed = context
         .files
         .par_iter()
-        .filter(|facts| wanted(facts))
-        .map(|facts| {
-            if stale() {
-                return None;
-            }
+        .filter(|facts| wanted(facts) && !stale())
+        .filter_map(|facts| {
             let diagnostics = file_diagnostics(facts, &derived(context, facts), Some(&context.reading));
             let current = session.index.get(&facts.path).is_some_and(|current| Arc::ptr_eq(&current, facts));
-            Some((!current || !session.shows(&facts.path, &diagnostics)).then(|| (Arc::clone(facts), diagnostics)))
+            (!current || !session.shows(&facts.path, &diagnostics)).then(|| (Arc::clone(facts), diagnostics))
         })
         .collect();
-    Some(diagnosed?.into_iter().flatten().collect())
+    // Once stale, stale for good (the wanted re-check only moves on): the files left were skipped.
+    (!stale()).then_some(diagnosed)
 }
 
 /// Publishes a batch of a re-check's diagnostics whose files changed since last published, holding the
