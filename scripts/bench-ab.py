@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cold `--check --no-cache` of one app by several builds, run in turn (A, B, A, B…) so a shared,
 noisy machine slows them alike. Prints each build's medians: wall time, CPU time (user + system)
-and peak RSS, with the ratio to the first build.
+and peak RSS (by GNU time where there is one: see `run`), with the ratio to the first build.
 
     scripts/bench-ab.py [--runs N] [--roundhouse CHECKOUT] [--warm] APP BINARY...
 
@@ -19,11 +19,21 @@ import tempfile
 import time
 
 
+# A child forked from this Python process starts with Python's resident pages, and the kernel keeps
+# that high-water mark through `exec`: the peak RSS `wait4` reports is never below Python's own
+# (about 15 MiB). GNU time forks from its own small process and reports its child's peak.
+GNU_TIME = "/usr/bin/time"
+
+
 def run(command, cwd=None):
-    start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(child.pid, 0)
-    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    with tempfile.NamedTemporaryFile("r") as peak:
+        measured = [GNU_TIME, "-f", "%M", "-o", peak.name, *command] if os.path.exists(GNU_TIME) else command
+        start = time.perf_counter()
+        child = subprocess.Popen(measured, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        rss = int(peak.read().split()[-1]) / 1024 if measured is not command else usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, rss
 
 
 def main():
