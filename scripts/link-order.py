@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Writes server/link-order.txt: the functions a release build runs, hottest first, for the linker to
-lay out together (server/build.rs hands the file to lld as `--symbol-ordering-file`).
+"""Writes server/link-order.txt: the functions a release build runs, in groups (what a cold `--check`
+calls, what a warm one adds, a language-server session, the other commands), for the linker to lay
+out together (server/build.rs hands the file to lld as `--symbol-ordering-file`).
 
 A process's resident memory counts every page of the binary's code it touches, and the kernel maps
 code 64 KiB at a time around each fault. Linked in the compiler's order, the 2 MiB of code a
-`--check` runs is spread over most of the 10 MiB of the binary; laid out together it is 2 MiB
-(BENCHMARKS.md, "The binary's code laid out by use").
+`--check` runs is spread over most of the 10 MiB of the binary (campfire: 5.8 MiB resident); laid
+out together, 3.4 MiB (BENCHMARKS.md, "The binary's code laid out by use").
 
 Every workload runs under valgrind's callgrind on inputs this repository owns: the bundled example,
 the fixture apps, a synthetic app, and a language-server session on the example. Regenerate after
@@ -55,16 +56,16 @@ ALTER TABLE ONLY public.comments ADD CONSTRAINT fk_rails_post FOREIGN KEY (post_
 """
 
 
-def callgrind(args, out_dir, n, stdin=None):
-    """Runs the binary under callgrind; returns (process or result, the profile's path)."""
-    profile = out_dir / f"callgrind.{n}"
-    command = ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={profile}",
-               "--compress-strings=no", "--demangle=no", str(BINARY), *args]
-    if stdin is not None:
-        return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL), profile
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return None, profile
+def under_callgrind(args, profile):
+    """The binary's command line with `args`, under callgrind writing `profile`."""
+    return ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={profile}",
+            "--compress-strings=no", "--demangle=no", str(BINARY), *args]
+
+
+def binary_symbols():
+    """The names the release binary defines."""
+    return set(subprocess.run(["nm", "--defined-only", "--format=just-symbols", str(BINARY)],
+                              capture_output=True, text=True, check=True).stdout.split())
 
 
 def self_costs(profile):
@@ -135,8 +136,9 @@ class Lsp:
             return self.replies.pop(request_id, None)
 
 
-def lsp_session(out_dir, n):
-    process, profile = callgrind([], out_dir, n, stdin=True)
+def lsp_session(profile):
+    process = subprocess.Popen(under_callgrind([], profile), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
     lsp = Lsp(process)
     root = EXAMPLE.resolve()
     lsp.request("initialize", {
@@ -176,7 +178,7 @@ def lsp_session(out_dir, n):
                 lsp.request("textDocument/completion", position)
             lsp.request("textDocument/codeAction", {**document, "range": {"start": {"line": number, "character": 0}, "end": {"line": number, "character": len(line)}},
                                                     "context": {"diagnostics": []}})
-        # Typing at the end of the file: an edit, then a rename-like change of a word.
+        # Typing at the end of the file: three insertions, each re-checked.
         for version, insertion in enumerate(["\n# note", "\ndef x; end", "\n"], start=2):
             end = {"line": len(lines), "character": 0}
             lsp.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
@@ -187,7 +189,6 @@ def lsp_session(out_dir, n):
     lsp.request("shutdown", None)
     lsp.notify("exit", None)
     process.wait(timeout=600)
-    return profile
 
 
 # What a grown app has that the example does not: tests and specs, fixtures, locales, a mailer,
@@ -274,8 +275,7 @@ GITIGNORE = """/.bundle
 def stale():
     """How many of the listed functions the release binary has (fewer after large changes or a new
     compiler: its symbol names carry hashes)."""
-    symbols = set(subprocess.run(["nm", "--defined-only", "--format=just-symbols", str(BINARY)],
-                                 capture_output=True, text=True, check=True).stdout.split())
+    symbols = binary_symbols()
     listed = OUT.read_text().split()
     print(f"{sum(name in symbols for name in listed)} of {len(listed)} functions in {OUT.relative_to(ROOT)} "
           f"are in {BINARY.relative_to(ROOT)}")
@@ -327,19 +327,23 @@ def main():
                 what = "a language-server session on the example" if args is None else \
                     "switchyard " + " ".join(os.path.relpath(a, ROOT) if a.startswith("/") else a for a in args)
                 print(f"[{n}/{total}] {what}", file=sys.stderr)
-                profiles.append(lsp_session(out_dir, n) if args is None else callgrind(args, out_dir, n)[1])
+                profile = out_dir / f"callgrind.{n}"
+                if args is None:
+                    lsp_session(profile)
+                else:
+                    subprocess.run(under_callgrind(args, profile), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+                profiles.append(profile)
             costs.append([self_costs(profile) for profile in profiles if profile.exists()])
-    symbols = set(subprocess.run(["nm", "--defined-only", "--format=just-symbols", str(BINARY)],
-                                 capture_output=True, text=True, check=True).stdout.split())
+    symbols = binary_symbols()
     # Within a group, the functions more of its runs call come first (what every app needs, before
     # what one rule needs), the hotter first among equals.
     ordered, seen = [], set()
     for workloads in costs:
-        runs, total = Counter(), Counter()
+        runs, instructions = Counter(), Counter()
         for workload in workloads:
             runs.update(workload.keys())
-            total.update(workload)
-        for name in sorted(total, key=lambda name: (-runs[name], -total[name])):
+            instructions.update(workload)
+        for name in sorted(instructions, key=lambda name: (-runs[name], -instructions[name])):
             if name in symbols and name not in seen:
                 seen.add(name)
                 ordered.append(name)

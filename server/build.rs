@@ -25,20 +25,23 @@ fn main() {
     link_order(manifest);
 }
 
-/// A release build's code laid out by use: the functions in `link-order.txt` (the ones a run calls,
-/// hottest first, written by `scripts/link-order.py`) come first, so a run touches 2 MiB of the
-/// binary's code, not most of its 10 MiB (BENCHMARKS.md). Only where the linker is known to be lld:
+/// A release build's code laid out by use: the functions in `link-order.txt` (the ones runs call, in
+/// groups, written by `scripts/link-order.py`) come first, so a run touches fewer of the binary's
+/// pages of code (BENCHMARKS.md). Only where the linker is known to be lld:
 /// rustc's own for x86-64 Linux from 1.90, unless a linker is set by hand. A name the file lists that
 /// the build no longer has is skipped; a function it does not list is laid out after.
 fn link_order(manifest: &Path) {
     println!("cargo:rerun-if-changed=link-order.txt");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let order = manifest.join("link-order.txt");
-    let lld = var("TARGET") == "x86_64-unknown-linux-gnu"
-        && rustc_minor(&var("RUSTC")).is_some_and(|minor| minor >= 90)
+    // Asking rustc its version last: a dev build's script runs at every source change.
+    if var("PROFILE") == "release"
+        && order.exists()
+        && var("TARGET") == "x86_64-unknown-linux-gnu"
         && std::env::var_os("RUSTC_LINKER").is_none()
-        && !var("CARGO_ENCODED_RUSTFLAGS").contains("link");
-    if var("PROFILE") == "release" && lld && order.exists() {
+        && !var("CARGO_ENCODED_RUSTFLAGS").contains("link")
+        && rustc_minor(&var("RUSTC")).is_some_and(|minor| minor >= 90)
+    {
         println!("cargo:rustc-link-arg-bin=switchyard=-Wl,--symbol-ordering-file={}", order.display());
         println!("cargo:rustc-link-arg-bin=switchyard=-Wl,--no-warn-symbol-ordering");
     }
