@@ -415,7 +415,7 @@ def repaired_copy(app, gaps, roundhouse, work):
     copy = os.path.join(work, "repaired-app")
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(app, copy, symlinks=True, ignore=shutil.ignore_patterns(".git", "node_modules", "tmp", "log"))
-    removed = []
+    removed, stops = [], []
     for path, message in gaps:
         file = gap_file(path)
         if rejecting(file, message) and os.path.isfile(os.path.join(copy, file)):
@@ -432,22 +432,178 @@ def repaired_copy(app, gaps, roundhouse, work):
             break
         os.remove(os.path.join(copy, file))
         removed.append(file)
-    return copy, sorted(set(removed))
+        stops.append(file)
+    return copy, sorted(set(removed)), stops
 
 
-def measure(name, app, roundhouse, binary, work):
+# ---------------------------------------------------------------------------------------------------
+# Line level: a finding of a gap rule is borne out when taking its construct out of the file takes a
+# gap of its kind out of the survey (the survey names files, never lines).
+# ---------------------------------------------------------------------------------------------------
+
+# What to put where the construct was, tried in order until the file still parses: an expression
+# (`nil`), nothing (text in a template, a string's `#@x`), a splat for a parameter list.
+NEUTRAL = {
+    "syntax.argument-forwarding": ["*a", "nil", ""],
+    "syntax.anonymous-keyword-forwarding": ["**{}", "**nil", "nil", ""],
+    "syntax.embedded-variable": ["", "nil"],
+    "syntax.empty-interpolation": ["", "nil"],
+    "views.text-interpolation": ["", "nil"],
+    "syntax.block-argument-form": ["&b", "nil", ""],
+}
+PARSE_BROKEN = re.compile(r"parse error|MissingNode")
+# Rules whose construct is the whole file (its name, its format) or whose reader records only the
+# first of several (a fixture file): the file's gap is their verdict.
+FILE_LEVEL = {"syntax.parse-error", "views.template-engine", "views.template-format", "fixtures.unsupported-value"}
+
+
+def spliced(text, finding, replacement, whole_lines=False):
+    """`text` with the finding's span (1-based lines, character columns) replaced."""
+    lines = text.split("\n")
+    first, last = finding["line"] - 1, finding.get("end_line", finding["line"]) - 1
+    if first >= len(lines):
+        return None
+    last = min(last, len(lines) - 1)
+    if whole_lines:
+        return "\n".join(lines[:first] + ["nil"] * (last - first + 1) + lines[last + 1:])
+    start_col, end_col = finding["column"] - 1, finding.get("end_column", finding["column"] + 1) - 1
+    head = lines[first][:start_col]
+    tail = lines[last][end_col:]
+    return "\n".join(lines[:first] + [head + replacement + tail] + lines[last + 1:])
+
+
+class LineJudge:
+    """Re-surveys one file of an app with one construct taken out at a time. The file is surveyed in a
+    small app of its own (the fixtures' base files and the file) when the compiler says the same of it
+    there as in the whole app, else in a working copy of the whole app. Verdicts are kept in
+    WORK/../line-verdicts.json by (app, file, span, rule, the file's text), so a later run asks the
+    compiler only about findings it has not seen."""
+
+    def __init__(self, name, app, roundhouse, work, gaps):
+        self.name, self.app, self.roundhouse, self.work = name, app, roundhouse, work
+        self.whole = os.path.join(work, "line-app")
+        self.store = os.path.join(os.path.dirname(work.rstrip("/")), "line-verdicts.json")
+        try:
+            with open(self.store) as f:
+                self.kept = json.load(f)
+        except (OSError, ValueError):
+            self.kept = {}
+        self.full_gaps = collections.defaultdict(list)
+        for path, message in gaps:
+            self.full_gaps[gap_file(path)].append(message)
+        self.place = {}  # file -> (app dir to survey, baseline gaps there)
+
+    def gaps_in(self, root, file):
+        prefix = root.rstrip("/") + "/"
+        return [m for p, m in survey(self.roundhouse, root) if gap_file(p.replace(prefix, "", 1)) == file or p == ""]
+
+    def where(self, file, text):
+        """The app to survey `file` in, and its gaps there before any change."""
+        if file in self.place:
+            return self.place[file]
+        mini = os.path.join(self.work, "line-mini")
+        shutil.rmtree(mini, ignore_errors=True)
+        _, base = parse_fixture(os.path.join(FIXTURES, "_base.fixture"))
+        write_app({**base, file: text}, mini)
+        here = self.gaps_in(mini, file)
+        if sorted(here) == sorted(self.full_gaps.get(file, [])):
+            self.place[file] = (mini, here)
+        else:
+            if not os.path.isdir(self.whole):
+                shutil.copytree(self.app, self.whole, symlinks=True, ignore=shutil.ignore_patterns(".git", "node_modules", "tmp", "log", "vendor", "public", "storage", "coverage"))
+            # The copy is the app itself: its gaps are the survey's.
+            self.place[file] = (self.whole, list(self.full_gaps.get(file, [])))
+        return self.place[file]
+
+    def verdict(self, finding, gap_pattern):
+        file = finding["file"]
+        try:
+            text = open(os.path.join(self.app, file), encoding="utf-8").read()
+        except (OSError, UnicodeDecodeError):
+            return "unreadable"
+        import hashlib
+        key = "|".join([self.name, file, str(finding["line"]), str(finding["column"]), str(finding.get("end_line")), str(finding.get("end_column")), finding["rule"], hashlib.sha1(text.encode()).hexdigest()[:16]])
+        if key in self.kept:
+            return self.kept[key]
+        root, before = self.where(file, text)
+        target = os.path.join(root, file)
+        before_kind = sum(1 for m in before if re.search(gap_pattern, m))
+        before_broken = sum(1 for m in before if PARSE_BROKEN.search(m))
+        result = "inconclusive"
+        try:
+            attempts = [(r, False) for r in NEUTRAL.get(finding["rule"], ["nil", ""])] + [(None, True)]
+            for replacement, whole in attempts:
+                variant = spliced(text, finding, replacement or "", whole)
+                if variant is None:
+                    break
+                with open(target, "w", encoding="utf-8") as f:
+                    f.write(variant)
+                after = self.gaps_in(root, file)
+                broken = sum(1 for m in after if PARSE_BROKEN.search(m))
+                if broken > before_broken and not PARSE_BROKEN.search(gap_pattern):
+                    continue  # the variant does not parse: try another
+                kind = sum(1 for m in after if re.search(gap_pattern, m))
+                result = "line" if kind < before_kind else "gap-stays"
+                break
+        finally:
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+        self.kept[key] = result
+        with open(self.store, "w") as f:
+            json.dump(self.kept, f)
+        return result
+
+
+def compiler_side(app, roundhouse, work, reuse):
+    """What the compiler says of the app: its survey, the strict compile's first stop, every file a
+    strict compile stops at (in order), and the warnings and tree of a copy without those files. Kept
+    in WORK/compiler.json: with `reuse`, a later run takes it from there (the app and the compiler
+    are what they were; only Switchyard changed)."""
+    kept = os.path.join(work, "compiler.json")
+    if reuse and os.path.isfile(kept):
+        with open(kept) as f:
+            answer = json.load(f)
+        if answer.get("app") == app and os.path.isdir(answer.get("tree") or work):
+            return answer
+    shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work, exist_ok=True)
     gaps = survey(roundhouse, app)
     strict_rc, strict_found, strict_other = transpile(roundhouse, app, "ruby", os.path.join(work, "strict"), lenient=False)
     fatal = fatal_of(strict_other)
-    warnings, spinel_warnings, tree, removed = [], [], None, []
+    warnings, spinel_warnings, tree, removed, stops = [], [], None, [], []
     compiled = app
     if fatal is not None:
-        compiled, removed = repaired_copy(app, gaps, roundhouse, work)
+        compiled, removed, stops = repaired_copy(app, gaps, roundhouse, work)
     if fatal_of(transpile(roundhouse, compiled, "ruby", os.path.join(work, "probe"), lenient=False)[2]) is None:
         _, warnings, _ = transpile(roundhouse, compiled, "ruby", os.path.join(work, "ruby"), lenient=True)
         _, spinel_warnings, _ = transpile(roundhouse, compiled, "spinel", os.path.join(work, "spinel"), lenient=True)
         tree = os.path.join(work, "ruby")
+    shutil.rmtree(os.path.join(work, "probe"), ignore_errors=True)
+    shutil.rmtree(os.path.join(work, "strict"), ignore_errors=True)
+    first = re.search(r"in (\S+?): ", fatal or "")
+    answer = {
+        "app": app,
+        "gaps": gaps,
+        "strict_rc": strict_rc,
+        "fatal": fatal,
+        "first_stop": first.group(1).replace(app.rstrip("/") + "/", "", 1) if first else None,
+        "stops": stops,
+        "removed": removed,
+        "warnings": warnings,
+        "spinel_warnings": spinel_warnings,
+        "tree": tree,
+        "strict_errors": [w for w in strict_found if w["level"] == "error"],
+    }
+    with open(kept, "w") as f:
+        json.dump(answer, f)
+    return answer
+
+
+def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
+    answer = compiler_side(app, roundhouse, work, reuse)
+    gaps, fatal, removed = answer["gaps"], answer["fatal"], answer["removed"]
+    warnings, spinel_warnings, tree = answer["warnings"], answer["spinel_warnings"], answer["tree"]
+    strict_rc, strict_found = answer["strict_rc"], answer["strict_errors"]
     findings = switchyard(binary, app)
     if tree:
         routes = run([binary, "routes", app, "--format", "json"], REPO).stdout
@@ -470,6 +626,8 @@ def measure(name, app, roundhouse, binary, work):
 
     per_rule = collections.OrderedDict()
     confirmed_findings, unscored = set(), set()
+    judge = LineJudge(name, app, roundhouse, work, gaps) if line_level else None
+    line_confirmed = set()
 
     def row(rule):
         return per_rule.setdefault(rule, {"findings": 0, "confirmed": 0, "by": collections.Counter(), "unconfirmed": [], "unscored": 0})
@@ -491,7 +649,14 @@ def measure(name, app, roundhouse, binary, work):
             unscored.add(id(f))
             continue  # its superclass is not in the compiled copy: the verdict there would be another
         if rule in GAP and any(re.search(GAP[rule], m) for m in gap_files.get(f["file"], [])):
-            why = "gap"
+            # The file has a gap of the kind; at the line level, the construct must be its cause.
+            verdict = "line" if judge is None or rule in FILE_LEVEL else judge.verdict(f, GAP[rule])
+            if verdict == "line":
+                why = "gap"
+                line_confirmed.add(id(f))
+            else:
+                r["unconfirmed"].append(f"{where} (file has the gap; line: {verdict}) {f['message'][:100]}")
+                continue
         elif rule in WARNING and near(spinel_warnings if rule == "controller.json-format-dropped" else warnings, f["file"], f["line"], WARNING[rule]):
             why = "warning"
         elif rule in TREE and tree and tree_evidence(f, app, tree, source_lines):
@@ -512,8 +677,12 @@ def measure(name, app, roundhouse, binary, work):
     error_rule_files = {f["file"] for f in findings if f["severity"] == "error" and f["rule"].startswith(SCORED_FAMILIES)}
     confirmed_files = {f for f in error_rule_files if f in gap_files}
     rejecting_files = {file for file, messages in gap_files.items() if any(rejecting(file, m) for m in messages)}
+    rejecting_files |= set(answer["stops"]) | ({answer["first_stop"]} if answer["first_stop"] else set())
     flagged = {f["file"] for f in findings if f["severity"] == "error"}
-    missed_gaps = sorted((file, m) for file in rejecting_files - flagged for m in gap_files[file] if rejecting(file, m))
+    # A stop file is flagged at the line when one of its errors is borne out there.
+    flagged_at_line = {f["file"] for f in findings if f["severity"] == "error" and (id(f) in line_confirmed or f["rule"] == "syntax.parse-error" and id(f) in confirmed_findings)}
+    first_stop = answer["first_stop"]
+    missed_gaps = sorted((file, m) for file in rejecting_files - flagged for m in (gap_files.get(file) or ["the strict compile stops in this file"]) if rejecting(file, m))
     any_finding = collections.defaultdict(list)
     for f in findings:
         any_finding[f["file"]].append(f)
@@ -574,6 +743,9 @@ def measure(name, app, roundhouse, binary, work):
             "unconfirmed": sorted(error_rule_files - confirmed_files),
             "rejecting_gap_files": len(rejecting_files),
             "flagged": len(rejecting_files & flagged),
+            "flagged_at_line": len(rejecting_files & flagged_at_line),
+            "first_stop": first_stop,
+            "first_stop_flagged": first_stop is None or first_stop in flagged,
             "missed": missed_gaps,
             "nonrejecting_missed": nonrejecting_missed,
         },
@@ -594,7 +766,9 @@ def report(result, verbose):
         out.append(f"warnings and tree measured on a copy without the {len(result['removed'])} files the strict ingest refuses: {', '.join(result['removed'][:12])}{' …' if len(result['removed']) > 12 else ''}")
     i = result["ingest"]
     out.append(f"files with a Roundhouse-rule error: {i['files_with_error_findings']}, with an ingest gap: {i['confirmed']} ({pct(i['confirmed'], i['files_with_error_findings'])})")
-    out.append(f"files with a rejecting gap: {i['rejecting_gap_files']}, flagged with an error: {i['flagged']} ({pct(i['flagged'], i['rejecting_gap_files'])})")
+    out.append(f"files where the strict compile stops: {i['rejecting_gap_files']}, flagged with an error: {i['flagged']} ({pct(i['flagged'], i['rejecting_gap_files'])}), with an error borne out at its line: {i['flagged_at_line']}")
+    if i["first_stop"]:
+        out.append(f"first stop: {i['first_stop']} — {'flagged' if i['first_stop_flagged'] else 'MISSED'}")
     w = result["warnings"]
     out.append(f"warning[unsupported] sites: {w['sites']}, covered (±1 line): {w['covered']} ({pct(w['covered'], w['sites'])})")
     mc = result["model_controller"]
@@ -637,19 +811,57 @@ def report(result, verbose):
     return "\n".join(out)
 
 
+def corpus_apps(corpus, apps_dir, held_out=False):
+    """NAME=PATH for each app of a corpus file (`name repository commit [subfolder]`, `#` comments):
+    the apps tuned on, or (`held_out`) those after the `# Held out` line."""
+    specs, in_held_out = [], False
+    for line in open(corpus):
+        if line.startswith("# Held out"):
+            in_held_out = True
+        fields = line.split("#", 1)[0].split()
+        if len(fields) >= 3 and in_held_out == held_out:
+            name, sub = fields[0], fields[3] if len(fields) > 3 else ""
+            specs.append(f"{name}={os.path.join(apps_dir, name, sub)}")
+    return specs
+
+
+def summary(results):
+    """Per app and overall: the figures the issue's targets name."""
+    out = ["## Summary", "", "| app | findings borne out | stop files with an error | … borne out at the line | first stop | warning[unsupported] covered |", "|---|---|---|---|---|---|"]
+    total = collections.Counter()
+    for r in results:
+        scored = sum(v["findings"] for v in r["per_rule"].values())
+        confirmed = sum(v["confirmed"] for v in r["per_rule"].values())
+        i, w = r["ingest"], r["warnings"]
+        total.update({"scored": scored, "confirmed": confirmed, "stops": i["rejecting_gap_files"], "flagged": i["flagged"],
+                      "at_line": i["flagged_at_line"], "sites": w["sites"], "covered": w["covered"],
+                      "firsts": 1 if i["first_stop"] else 0, "firsts_flagged": 1 if i["first_stop"] and i["first_stop_flagged"] else 0})
+        first = "—" if not i["first_stop"] else ("flagged" if i["first_stop_flagged"] else "**missed**")
+        out.append(f"| {r['name']} | {confirmed}/{scored} ({pct(confirmed, scored)}) | {i['flagged']}/{i['rejecting_gap_files']} | {i['flagged_at_line']}/{i['rejecting_gap_files']} | {first} | {w['covered']}/{w['sites']} ({pct(w['covered'], w['sites'])}) |")
+    out.append(f"| **all {len(results)}** | {total['confirmed']}/{total['scored']} ({pct(total['confirmed'], total['scored'])}) | {total['flagged']}/{total['stops']} ({pct(total['flagged'], total['stops'])}) | {total['at_line']}/{total['stops']} ({pct(total['at_line'], total['stops'])}) | {total['firsts_flagged']}/{total['firsts']} | {total['covered']}/{total['sites']} ({pct(total['covered'], total['sites'])}) |")
+    return "\n".join(out)
+
+
 def cmd_apps(args):
     binary = args.switchyard or os.path.join(REPO, "target", "release", "switchyard")
+    specs = list(args.apps)
+    if args.corpus:
+        specs += corpus_apps(args.corpus, args.apps_dir or os.path.dirname(os.path.abspath(args.corpus)), args.held_out)
+    if args.only:
+        specs = [s for s in specs if s.partition("=")[0] in args.only.split(",")]
     results = []
-    for spec in args.apps:
+    for spec in specs:
         name, _, path = spec.rpartition("=")
         path = os.path.abspath(path)
         name = name or os.path.basename(path.rstrip("/"))
         work = os.path.join(args.work, name)
-        shutil.rmtree(work, ignore_errors=True)
-        result = measure(name, path, os.path.abspath(args.roundhouse), binary, work)
+        if not args.reuse:
+            shutil.rmtree(work, ignore_errors=True)
+        result = measure(name, path, os.path.abspath(args.roundhouse), binary, work, reuse=args.reuse, line_level=not args.file_level)
         results.append(result)
-        print(report(result, args.verbose))
-        print()
+        print(report(result, args.verbose), flush=True)
+        print(flush=True)
+    print(summary(results))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1, default=list)
@@ -825,7 +1037,13 @@ def main():
     apps.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "switchyard-fidelity"))
     apps.add_argument("--json")
     apps.add_argument("--verbose", action="store_true")
-    apps.add_argument("apps", nargs="+")
+    apps.add_argument("--corpus", help="a corpus file: `name repository commit [subfolder]` per line")
+    apps.add_argument("--apps-dir", help="where the corpus's apps are extracted, one folder per name")
+    apps.add_argument("--held-out", action="store_true", help="the corpus's held-out apps instead of those tuned on")
+    apps.add_argument("--only", help="comma-separated names of the corpus to measure")
+    apps.add_argument("--reuse", action="store_true", help="take the compiler's answers from the last run's WORK (the apps and the compiler unchanged)")
+    apps.add_argument("--file-level", action="store_true", help="skip the line-level re-surveys")
+    apps.add_argument("apps", nargs="*")
     one = sub.add_parser("ask")
     one.add_argument("--roundhouse", required=True)
     one.add_argument("--show", action="append", help="print this emitted file")

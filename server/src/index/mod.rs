@@ -470,12 +470,7 @@ fn find_model<'a>(snapshot: &'a [Arc<FileFacts>], class_name: &str) -> Option<&'
 /// One file's facts (`rails::extract`) and Roundhouse's per-file judgement of them
 /// (`roundhouse::check_file`): what the index stores for it.
 pub fn analyze(path: std::path::PathBuf, relative: String, kind: Option<project::FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
-    // The syntax rules' shapes ride on extraction's walk of the whole tree: one walk, not two.
-    let ruby_text = parsed.ruby_text(text);
-    let mut shapes = crate::roundhouse::syntax_rules::Shapes::default();
-    let mut facts = crate::rails::extract_walking(path, relative, kind, text, parsed, &mut |node, kind, depth| {
-        shapes.visit(node, kind, depth, ruby_text)
-    });
-    crate::roundhouse::check_file(&mut facts, text, parsed, shapes);
+    let mut facts = crate::rails::extract(path, relative, kind, text, parsed);
+    crate::roundhouse::check_file(&mut facts, text, parsed);
     facts
 }

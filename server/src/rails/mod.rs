@@ -570,9 +570,10 @@ pub fn extract_walking<'t>(
     let ruby_text = parsed.ruby_text(text);
     let error_rule =
         if parsed.language == Language::Ruby && kind != Some(FileKind::View) { rule::PARSE_ERROR } else { rule::TEMPLATE_PARSE_ERROR };
-    // A HAML template's masked Ruby has its block structure taken out: not held to Ruby's syntax, only
-    // to the expression-level rules of Roundhouse's ingest.
-    if parsed.language != Language::Haml {
+    // An ERB template's Ruby is held to Ruby's syntax here; a `.rb` file's syntax is Prism's to judge
+    // (`roundhouse::check_file`, as the compiler parses it); a HAML template's masked Ruby has its
+    // block structure taken out: not held to Ruby's syntax, only to the ingest's rules.
+    if parsed.language == Language::Erb {
         facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
     }
     let outline = if kind == Some(FileKind::Test) { Outline::keeping(tree, ruby_text, declares) } else { Outline::new(tree, ruby_text) };

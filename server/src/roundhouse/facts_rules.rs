@@ -6,7 +6,6 @@ use crate::diagnostic::Diagnostic;
 use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
 use crate::syntax::Span;
-use crate::syntax::value::Value;
 
 /// `has_many :tags, through: :taggings` and the model's own `scope :x, -> { includes(:y) }` must name
 /// one of its associations. A model that includes a module or inherits from another model may get
@@ -158,57 +157,13 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
-    // The outline of each Active Record model class: class variables, `class << self`, parameters.
+    // The outline of each Active Record model class: its methods' parameters.
     let bodies = super::ingest::bodies(facts);
     for namespace in facts.outline.namespaces() {
         // The class Roundhouse reads as this file's model (its other classes are not read).
         let is_model = bodies.get(&namespace.span.start()) == Some(&super::ingest::Body::Full) && facts.kind == Some(FileKind::Model);
         for item in &namespace.items {
             match item {
-                crate::syntax::outline::Item::Assignment(a) if a.target.starts_with("@@") => {
-                    let library =
-                        matches!(facts.kind, Some(FileKind::Library | FileKind::Helper | FileKind::AppSupport | FileKind::Concern));
-                    if is_model || (library && a.value != Value::Nil) {
-                        push(
-                            &mut out,
-                            rule!("model.class-variable-initializer"),
-                            a.span,
-                            format!(
-                                "Roundhouse rejects `{} = …` here{}: use a constant or a class-level instance variable.",
-                                a.target,
-                                if is_model { " (in a model body, even `= nil`)" } else { " (the whole file is dropped)" }
-                            ),
-                        );
-                    }
-                }
-                crate::syntax::outline::Item::SingletonClass { items, .. } if is_model => {
-                    use crate::syntax::outline::Item;
-                    for item in items {
-                        let span = match item {
-                            Item::Method(_) => continue,
-                            // A bare `private` / `protected` / `public` is taken as a visibility marker.
-                            Item::Call(call)
-                                if call.receiver.is_none()
-                                    && matches!(call.method.as_str(), "private" | "protected" | "public")
-                                    && call.arguments.is_empty() =>
-                            {
-                                continue;
-                            }
-                            Item::Call(call) => call.span,
-                            Item::Assignment(a) => a.span,
-                            Item::Namespace(ns) => ns.span,
-                            Item::SingletonClass { span, .. } => *span,
-                            // Not read by this rule (before the outline kept conditionals, it never saw them).
-                            Item::Conditional(_) => continue,
-                        };
-                        push(
-                            &mut out,
-                            rule!("model.singleton-class-statement"),
-                            span,
-                            "Roundhouse accepts only `def`s (and a bare `private`) inside a model's `class << self`: its ingest stops here. Move this statement into the class body (`class_attribute`, a constant) or a method.".to_owned(),
-                        );
-                    }
-                }
                 // Roundhouse drops a model method's `*`, `**` and `&` parameters: that changes nothing
                 // for an anonymous one (a block still yields), but breaks a body that uses the name.
                 crate::syntax::outline::Item::Method(def) if is_model => {
@@ -589,9 +544,7 @@ mod tests {
             [
                 "app/controllers/posts_controller.rb:3 controller.after-around-filter",
                 "app/controllers/posts_controller.rb:4 controller.macro-dropped",
-                "app/models/event.rb:2 model.class-variable-initializer",
                 "app/models/hasher.rb:2 jruby.c-extension",
-                "app/models/ledger.rb:3 model.singleton-class-statement",
                 "app/models/post.rb:10 model.validation-option-ignored",
                 "app/models/post.rb:12 model.callback-form",
                 "app/models/post.rb:13 model.unsupported-macro",
@@ -607,7 +560,6 @@ mod tests {
                 "config/initializers/mailer.rb:3 initializer.not-read",
                 "config/initializers/patch.rb:1 initializer.monkey-patch",
                 "db/schema.rb:3 schema.unknown-column-type",
-                "lib/registry.rb:2 model.class-variable-initializer",
                 "test/models/post_test.rb:1 spinel.test-lane",
             ]
         "#]]

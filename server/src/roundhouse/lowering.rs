@@ -881,6 +881,12 @@ fn macro_item(model: &Model, call: &crate::rails::Macro) -> Option<Lowered> {
     if name.contains('.') || READ_MACROS.contains(&name) || (name == "has_rich_text" && call.options.is_empty()) {
         return None;
     }
+    // `private def x`: the method itself is lost (`syntax.def-in-expression` says so).
+    if matches!(name, "private" | "protected")
+        && call.arguments.iter().any(|a| matches!(a, crate::syntax::value::Value::Code(code) if code.starts_with("def ")))
+    {
+        return None;
+    }
     let consequence = match name {
         "private" | "protected" => format!("The methods below `{name}` are public in the compiled class."),
         "has_one_attached" => "The compiled class only gets a reader that finds the attachment: no blob, variants or uploads.".to_owned(),

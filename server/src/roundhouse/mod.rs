@@ -15,9 +15,9 @@ pub mod ingest;
 pub mod jbuilder;
 pub mod lowering;
 pub mod preview;
+pub mod prism_ingest;
 pub mod routes;
 pub mod rule_docs;
-pub mod syntax_patterns;
 pub mod syntax_rules;
 pub mod template_rules;
 pub mod tree;
@@ -27,19 +27,45 @@ use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
 use crate::syntax::{Language, ParsedFile};
 
-/// Every per-file finding of `facts`' file (no other file needed): the `syntax.*` rules on its Ruby,
-/// the template rules, and the rules read off its facts. `schema.migration-verb` findings go to
-/// `facts.migration_verbs` (they hold only in an app without `db/schema.rb`).
-pub fn check_file<'t>(facts: &mut FileFacts, text: &str, parsed: &'t ParsedFile, shapes: syntax_rules::Shapes<'t>) {
+/// Every per-file finding of `facts`' file (no other file needed): Prism's syntax errors in a `.rb`
+/// file, the constructs Roundhouse's ingest rejects or drops in code it compiles (`prism_ingest`,
+/// on Prism's tree as the compiler reads it), the template rules, and the rules read off its facts.
+/// `schema.migration-verb` findings go to `facts.migration_verbs` (they hold only in an app without
+/// `db/schema.rb`).
+pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
     let kind = facts.kind;
     let mut found = Vec::new();
     // Template text rules hold for a template with no Ruby at all (`#{` in plain HTML).
     if parsed.language == Language::Erb && kind == Some(FileKind::View) {
         found.extend(template_rules::check(text, parsed, &facts.line_index));
     }
-    // The syntax rules cost a walk of the tree: only for code Roundhouse may compile.
-    if let Some(tree) = parsed.ruby.as_ref().filter(|_| ingest::reading(facts, None).compiles_code()) {
-        found.extend(syntax_rules::check_shapes(tree, parsed.ruby_text(text), facts, shapes));
+    let compiles = ingest::reading(facts, None).compiles_code();
+    let walk = if compiles { prism_ingest::Walk::of(kind, &facts.relative_path) } else { prism_ingest::Walk::None };
+    let dispatch = kind.is_some_and(FileKind::is_app_code);
+    match parsed.language {
+        // A `.rb` file: Prism's verdict on its syntax wherever it is, the ingest's where it is compiled.
+        Language::Ruby if parsed.ruby.is_some() => {
+            let mut judged = prism_ingest::judge(text, &facts.line_index, walk, true, dispatch);
+            if let Some(tree) = parsed.ruby.as_ref() {
+                tidy_parse_errors(&mut judged, tree, text);
+            }
+            if kind == Some(FileKind::View) {
+                for d in judged.iter_mut().filter(|d| d.rule == crate::diagnostic::rule::PARSE_ERROR) {
+                    d.rule = crate::diagnostic::rule::TEMPLATE_PARSE_ERROR;
+                }
+            }
+            found.extend(judged);
+        }
+        // A template's Ruby (its masked copy, position for position): compiled as one program.
+        Language::Erb | Language::Haml if parsed.ruby.is_some() && walk != prism_ingest::Walk::None => {
+            found.extend(prism_ingest::judge(parsed.ruby_text(text), &facts.line_index, walk, false, dispatch));
+        }
+        _ => {}
+    }
+    if let Some(tree) = parsed.ruby.as_ref().filter(|_| compiles) {
+        if facts.relative_path.starts_with("app/controllers/") {
+            found.extend(syntax_rules::json_arms(tree, parsed.ruby_text(text)));
+        }
         if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
             found.extend(jbuilder::check(tree, parsed.ruby_text(text)));
         }
@@ -57,4 +83,52 @@ pub fn check_file<'t>(facts: &mut FileFacts, text: &str, parsed: &'t ParsedFile,
     let (verbs, found): (Vec<Diagnostic>, Vec<Diagnostic>) = found.into_iter().partition(|d| d.rule == facts_rules::MIGRATION_VERB);
     facts.diagnostics.extend(found);
     facts.migration_verbs = verbs;
+}
+
+/// Prism says whether a file parses, and every place it noticed; one slip (a bracket never closed, an
+/// `end` missing) is noticed at several places, most of them the slip's fallout. The findings keep
+/// what points at the slip: where Prism noticed a bracket that is never closed (`expected a `)` to
+/// close the arguments`, at the `end` that came instead), tree-sitter's recovery names the bracket
+/// itself, and that is the finding; otherwise Prism's own errors, without those that only say the file
+/// ended early or an `end` is missing when another error says more, one per line.
+fn tidy_parse_errors(found: &mut Vec<Diagnostic>, tree: &tree_sitter::Tree, text: &str) {
+    use crate::diagnostic::rule::PARSE_ERROR;
+    if !found.iter().any(|d| d.rule == PARSE_ERROR) {
+        return;
+    }
+    let closing = |message: &str| ["`)`", "`]`", "`}`", "array elements", "arguments", "hash"].iter().any(|m| message.contains(m));
+    let mut openers: Vec<Diagnostic> = Vec::new();
+    if tree.root_node().has_error() && found.iter().any(|d| d.rule == PARSE_ERROR && closing(&d.message)) {
+        let candidates: Vec<Diagnostic> = crate::syntax::syntax_errors(tree, text, PARSE_ERROR)
+            .into_iter()
+            .filter(|d| d.message.ends_with("is never closed"))
+            .collect();
+        for d in found.iter().filter(|d| d.rule == PARSE_ERROR && closing(&d.message)) {
+            if let Some(opener) = candidates.iter().rev().find(|o| o.span.start_byte <= d.span.start_byte)
+                && !openers.contains(opener)
+            {
+                openers.push(opener.clone());
+            }
+        }
+    }
+    let (errors, mut others): (Vec<Diagnostic>, Vec<Diagnostic>) = std::mem::take(found).into_iter().partition(|d| d.rule == PARSE_ERROR);
+    let kept: Vec<Diagnostic> = if !openers.is_empty() {
+        openers
+    } else {
+        let fallout = |d: &Diagnostic| {
+            d.message.contains("unexpected end-of-input") || d.message.contains("assuming it is closing") || d.message.contains("to close the `")
+        };
+        let said_more = errors.iter().any(|d| !fallout(d));
+        let mut kept: Vec<Diagnostic> = Vec::new();
+        for d in errors {
+            if (said_more && fallout(&d)) || kept.iter().any(|k| k.span.start.line == d.span.start.line) {
+                continue;
+            }
+            kept.push(d);
+        }
+        kept
+    };
+    others.extend(kept);
+    others.sort_by_key(|d| (d.span.start_byte, d.rule));
+    *found = others;
 }

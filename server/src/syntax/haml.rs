@@ -326,7 +326,8 @@ mod tests {
         let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Haml, text);
         let path = "app/views/posts/index.html.haml";
         let facts = crate::rails::extract(path.into(), path.to_owned(), Some(crate::rails::project::FileKind::View), text, &parsed);
-        let found: Vec<String> = crate::roundhouse::syntax_rules::check(parsed.ruby.as_ref().unwrap(), parsed.ruby_text(text), &facts)
+        let walk = crate::roundhouse::prism_ingest::Walk::Program;
+        let found: Vec<String> = crate::roundhouse::prism_ingest::judge(parsed.ruby_text(text), &facts.line_index, walk, false, false)
             .iter()
             .map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule))
             .collect();

@@ -43,7 +43,7 @@ imaginary = 2i
 BEGIN { setup }
 # <- syntax.begin-end-block
 def forward(...) = target(...)
-#           ^ syntax.argument-forwarding
+#           ^ !syntax.argument-forwarding
 #                         ^ syntax.argument-forwarding
 def keywords(**) = target(**)
 #            ^ !syntax.anonymous-keyword-forwarding
@@ -57,8 +57,11 @@ items.map(&method(:format))
 #          ^ syntax.block-argument-form
 items.map(&:to_s)
 #          ^ !syntax.block-argument-form
+formatter = ->(item) { item.to_s }
 items.map(&formatter)
 #          ^ !syntax.block-argument-form
+items.map(&format_method)
+#          ^ syntax.block-argument-form
 pairs.each { |(key, value)| key }
 #             ^ syntax.block-parameter-form
 pairs.each { |key, value = 1| key }
@@ -80,6 +83,18 @@ grid[row, col] += 1
 grid[row] += 1
 # <- !syntax.multi-index-assign
 pattern = /#{word}/o
+#         ^ !syntax.regex-once-flag
+pattern = /#{word}/u
+#         ^ syntax.regex-once-flag
+puts "found" if /error/
+#               ^ syntax.regex-condition
+puts "found" if line =~ /error/
+#                       ^ !syntax.regex-condition
+private def hidden = 1
+#       ^ syntax.def-in-expression
+hidden = __FILE__ + __dir__
+#        ^ syntax.magic-constant
+#                   ^ !syntax.magic-constant
 text = "a#{}b"
 #        ^ syntax.empty-interpolation
 text = "a#{name}b"
@@ -103,10 +118,6 @@ visible = !request.post? && -posts.count < 0 && (not post.draft?)
 #         ^ !syntax.defined-path
 #                           ^ !syntax.defined-path
 #                                                ^ !syntax.defined-path
-class (base_module)::Widget; end
-#     ^ syntax.dynamic-class-name
-class Admin::Widget; end
-#     ^ !syntax.dynamic-class-name
 lines.each { |l| puts l if (l == "BEGIN")..(l == "END") }
 #                          ^ syntax.flip-flop
 if (i == 3)..(i == 5) then puts i end

@@ -1,0 +1,490 @@
+//! The expression converter of Roundhouse's ingest, mirrored on Prism's tree: which node kinds it
+//! takes, which it rejects (and with which of our rules), and where it stops looking. The compiler
+//! turns every expression it reads into its own IR with one match over Prism's node kinds; a kind
+//! with no arm, or an arm's own refusal, is an "unsupported construct": the compile stops, or the
+//! file or statement is dropped, as the place it sits decides (`super`). This module decides only
+//! what the converter does with an expression; the class-body walkers decide which expressions it
+//! is handed.
+//!
+//! What mirrors what (measured on real apps and one-construct apps, `tests/fixtures/fidelity/`):
+//! - rejected wherever converted: `alias`/`undef`, a class, module or `class << x` in expression
+//!   position, any write of a class or global variable, `...` at a call, pattern matching, a
+//!   regexp literal matched with named captures (`/(?<y>.)/ =~ s`), a bare regexp as a condition,
+//!   flip-flops, `for`, backticks, `BEGIN`/`END`, `__FILE__`/`__LINE__`/`__ENCODING__`, rational
+//!   and imaginary literals, constants under `# shareable_constant_value:`;
+//! - refused inside a kind it takes: `defined?` of anything but `@ivar`, a local or a bare name;
+//!   a block argument other than `&:sym`, `&local` or `&`; anonymous `**` at a call; a multiple
+//!   assignment with targets after a splat, or to anything but locals, ivars and one-index
+//!   elements; a compound assignment to a multi-index element; `begin … end while`; an empty
+//!   `#{}`; `#@x` interpolation; an interpolated regexp with an encoding flag;
+//! - a `def` used as a value (`private def x`, a `def` inside a block) becomes `nil`: its body is
+//!   never read, so nothing in it is rejected, and the method is gone;
+//! - dropped without a word: a block's or lambda's parameters other than plain names (and `_1`).
+//!
+//! A rejected node is not looked into (the compiler records it and goes on with its siblings).
+
+use ruby_prism::{Node, Visit};
+
+use crate::diagnostic::RuleId;
+
+/// What a rejection costs where the expression sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cost {
+    /// The statement or file is compiled: the rejection is the compiler's (a stop, or a dropped file).
+    Rejected,
+    /// The statement is read on its own and its failure swallowed: the statement alone is dropped.
+    StatementDropped,
+}
+
+/// One thing the converter does with a node, at a byte range of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub rule: RuleId,
+    pub start: usize,
+    pub end: usize,
+    pub cost: Cost,
+    /// For a `def` used as a value: the method's name, and the call it is the argument of.
+    pub name: Option<String>,
+    pub argument_of: Option<String>,
+}
+
+/// Collects what the converter finds in the expressions it is handed.
+pub struct Converter {
+    pub found: Vec<Found>,
+    /// Depth of `def`s the walkers opened around the expression (a class variable written there is
+    /// `syntax.class-variable-in-method`, in a class body `model.class-variable-initializer`).
+    pub in_def: u32,
+    pub cost: Cost,
+    /// Whether to report calls the Spinel lane cannot compile (`spinel.dynamic-dispatch`): app code.
+    pub dispatch: bool,
+}
+
+/// Calls the Spinel lane cannot compile ahead of time.
+const DYNAMIC_DISPATCH: &[&str] = &[
+    "send",
+    "__send__",
+    "public_send",
+    "instance_variable_get",
+    "instance_variable_set",
+    "define_method",
+    "class_eval",
+    "instance_eval",
+    "module_eval",
+    "eval",
+];
+
+fn range(node: &Node<'_>) -> (usize, usize) {
+    let location = node.location();
+    (location.start_offset(), location.end_offset())
+}
+
+pub fn name_of(id: ruby_prism::ConstantId<'_>) -> String {
+    String::from_utf8_lossy(id.as_slice()).into_owned()
+}
+
+impl Converter {
+    pub fn new(cost: Cost, dispatch: bool) -> Converter {
+        Converter { found: Vec::new(), in_def: 0, cost, dispatch }
+    }
+
+    pub fn report(&mut self, rule: RuleId, start: usize, end: usize) {
+        self.found.push(Found { rule, start, end, cost: self.cost, name: None, argument_of: None });
+    }
+
+    fn reject(&mut self, rule: RuleId, node: &Node<'_>) {
+        let (start, end) = range(node);
+        self.report(rule, start, end);
+    }
+
+    /// Converts `node` as the compiler does an expression it is handed.
+    pub fn expression(&mut self, node: &Node<'_>) {
+        self.visit(node);
+    }
+
+    /// A method's parameters' defaults (the compiler converts them) and its body, one `def` deeper.
+    pub fn method(&mut self, def: &ruby_prism::DefNode<'_>, keyword_defaults: bool) {
+        self.in_def += 1;
+        if let Some(parameters) = def.parameters() {
+            for optional in parameters.optionals().iter() {
+                if let Some(optional) = optional.as_optional_parameter_node() {
+                    self.visit(&optional.value());
+                }
+            }
+            if keyword_defaults {
+                for keyword in parameters.keywords().iter() {
+                    if let Some(keyword) = keyword.as_optional_keyword_parameter_node() {
+                        self.visit(&keyword.value());
+                    }
+                }
+            }
+        }
+        if self.dispatch && name_of(def.name()) == "method_missing" {
+            let location = def.name_loc();
+            self.report(rule!("spinel.dynamic-dispatch"), location.start_offset(), location.end_offset());
+        }
+        if let Some(body) = def.body() {
+            self.visit(&body);
+        }
+        self.in_def -= 1;
+    }
+
+    /// A scope's lambda: its defaults and keywords are kept (and its defaults converted), its body
+    /// converted.
+    pub fn scope_lambda(&mut self, parameters: Option<Node<'_>>, body: Option<Node<'_>>) {
+        if let Some(list) = parameters.as_ref().and_then(|p| p.as_block_parameters_node()).and_then(|p| p.parameters()) {
+            for optional in list.optionals().iter() {
+                if let Some(optional) = optional.as_optional_parameter_node() {
+                    self.visit(&optional.value());
+                }
+            }
+            for keyword in list.keywords().iter() {
+                if let Some(keyword) = keyword.as_optional_keyword_parameter_node() {
+                    self.visit(&keyword.value());
+                }
+            }
+        }
+        self.block_parameters(parameters, true);
+        if let Some(body) = body {
+            self.visit(&body);
+        }
+    }
+
+    /// Parameters a block or lambda takes that the compiler drops: all but plain names (`|a, b|`);
+    /// numbered parameters (`_1`) too. Anonymous ones (`|*|`, `|&|`) lose nothing. A scope's lambda
+    /// keeps defaults and keywords.
+    fn block_parameters(&mut self, parameters: Option<Node<'_>>, scope: bool) {
+        let Some(parameters) = parameters else { return };
+        if let Some(numbered) = parameters.as_numbered_parameters_node() {
+            let (start, end) = range(&numbered.as_node());
+            // The node spans the whole block; report its opening only.
+            let _ = end;
+            self.report(rule!("syntax.block-parameter-form"), start, start + 1);
+            return;
+        }
+        let Some(block_parameters) = parameters.as_block_parameters_node() else { return };
+        let Some(list) = block_parameters.parameters() else { return };
+        let mut dropped: Vec<Node<'_>> = Vec::new();
+        dropped.extend(list.requireds().iter().filter(|r| r.as_multi_target_node().is_some()));
+        if !scope {
+            dropped.extend(list.optionals().iter());
+            dropped.extend(list.keywords().iter());
+        }
+        dropped.extend(list.rest().filter(|r| r.as_rest_parameter_node().is_some_and(|r| r.name().is_some())));
+        dropped.extend(list.posts().iter());
+        dropped.extend(list.keyword_rest().filter(|r| r.as_keyword_rest_parameter_node().is_some_and(|r| r.name().is_some())));
+        dropped.extend(list.block().filter(|b| b.name().is_some()).map(|b| b.as_node()));
+        for parameter in dropped {
+            self.reject(rule!("syntax.block-parameter-form"), &parameter);
+        }
+    }
+
+    /// `defined?`: of an ivar, a local or a receiverless call without arguments or block.
+    fn defined_target_supported(value: &Node<'_>) -> bool {
+        if value.as_instance_variable_read_node().is_some() || value.as_local_variable_read_node().is_some() {
+            return true;
+        }
+        value.as_call_node().is_some_and(|call| call.receiver().is_none() && call.arguments().is_none() && call.block().is_none())
+    }
+
+    /// A multiple assignment's targets: locals, ivars and one-index elements only, none after a splat.
+    fn multi_write_supported(lefts: ruby_prism::NodeList<'_>, rest: Option<Node<'_>>, rights: ruby_prism::NodeList<'_>) -> bool {
+        if rights.iter().next().is_some() {
+            return false;
+        }
+        let target_supported = |target: &Node<'_>| {
+            target.as_local_variable_target_node().is_some()
+                || target.as_instance_variable_target_node().is_some()
+                || target.as_index_target_node().is_some()
+        };
+        let rest_supported = rest.is_none_or(|rest| {
+            rest.as_implicit_rest_node().is_some()
+                || rest.as_splat_node().is_some_and(|splat| splat.expression().is_none_or(|e| target_supported(&e)))
+        });
+        lefts.iter().all(|t| target_supported(&t)) && rest_supported
+    }
+
+    fn interpolation_parts(&mut self, parts: ruby_prism::NodeList<'_>) {
+        for part in parts.iter() {
+            if let Some(embedded) = part.as_embedded_statements_node() {
+                match embedded.statements() {
+                    Some(statements) => self.visit_statements_node(&statements),
+                    None => self.reject(rule!("syntax.empty-interpolation"), &part),
+                }
+            } else if part.as_embedded_variable_node().is_some() {
+                self.reject(rule!("syntax.embedded-variable"), &part);
+            } else {
+                self.visit(&part);
+            }
+        }
+    }
+
+    /// A compound assignment to an element: one index only.
+    fn index_write(&mut self, node: &Node<'_>, arguments: Option<ruby_prism::ArgumentsNode<'_>>) -> bool {
+        let count = arguments.map_or(0, |a| a.arguments().iter().count());
+        if count != 1 {
+            self.reject(rule!("syntax.multi-index-assign"), node);
+            return false;
+        }
+        true
+    }
+}
+
+impl<'pr> Visit<'pr> for Converter {
+    fn visit_alias_method_node(&mut self, node: &ruby_prism::AliasMethodNode<'pr>) {
+        self.reject(rule!("syntax.alias-keyword"), &node.as_node());
+    }
+    fn visit_alias_global_variable_node(&mut self, node: &ruby_prism::AliasGlobalVariableNode<'pr>) {
+        self.reject(rule!("syntax.alias-keyword"), &node.as_node());
+    }
+    fn visit_undef_node(&mut self, node: &ruby_prism::UndefNode<'pr>) {
+        self.reject(rule!("syntax.undef"), &node.as_node());
+    }
+    fn visit_class_node(&mut self, node: &ruby_prism::ClassNode<'pr>) {
+        self.reject(rule!("syntax.nested-definition"), &node.as_node());
+    }
+    fn visit_module_node(&mut self, node: &ruby_prism::ModuleNode<'pr>) {
+        self.reject(rule!("syntax.nested-definition"), &node.as_node());
+    }
+    fn visit_singleton_class_node(&mut self, node: &ruby_prism::SingletonClassNode<'pr>) {
+        self.reject(rule!("syntax.nested-definition"), &node.as_node());
+    }
+    fn visit_class_variable_write_node(&mut self, node: &ruby_prism::ClassVariableWriteNode<'pr>) {
+        self.class_variable_write(&node.as_node());
+    }
+    fn visit_class_variable_or_write_node(&mut self, node: &ruby_prism::ClassVariableOrWriteNode<'pr>) {
+        self.class_variable_write(&node.as_node());
+    }
+    fn visit_class_variable_and_write_node(&mut self, node: &ruby_prism::ClassVariableAndWriteNode<'pr>) {
+        self.class_variable_write(&node.as_node());
+    }
+    fn visit_class_variable_operator_write_node(&mut self, node: &ruby_prism::ClassVariableOperatorWriteNode<'pr>) {
+        self.class_variable_write(&node.as_node());
+    }
+    fn visit_global_variable_write_node(&mut self, node: &ruby_prism::GlobalVariableWriteNode<'pr>) {
+        self.reject(rule!("syntax.global-variable-write"), &node.as_node());
+    }
+    fn visit_global_variable_or_write_node(&mut self, node: &ruby_prism::GlobalVariableOrWriteNode<'pr>) {
+        self.reject(rule!("syntax.global-variable-write"), &node.as_node());
+    }
+    fn visit_global_variable_and_write_node(&mut self, node: &ruby_prism::GlobalVariableAndWriteNode<'pr>) {
+        self.reject(rule!("syntax.global-variable-write"), &node.as_node());
+    }
+    fn visit_global_variable_operator_write_node(&mut self, node: &ruby_prism::GlobalVariableOperatorWriteNode<'pr>) {
+        self.reject(rule!("syntax.global-variable-write"), &node.as_node());
+    }
+    fn visit_forwarding_arguments_node(&mut self, node: &ruby_prism::ForwardingArgumentsNode<'pr>) {
+        self.reject(rule!("syntax.argument-forwarding"), &node.as_node());
+    }
+    fn visit_case_match_node(&mut self, node: &ruby_prism::CaseMatchNode<'pr>) {
+        self.reject(rule!("syntax.pattern-matching"), &node.as_node());
+    }
+    fn visit_match_predicate_node(&mut self, node: &ruby_prism::MatchPredicateNode<'pr>) {
+        self.reject(rule!("syntax.pattern-matching"), &node.as_node());
+    }
+    fn visit_match_required_node(&mut self, node: &ruby_prism::MatchRequiredNode<'pr>) {
+        self.reject(rule!("syntax.pattern-matching"), &node.as_node());
+    }
+    fn visit_match_write_node(&mut self, node: &ruby_prism::MatchWriteNode<'pr>) {
+        self.reject(rule!("syntax.regex-named-capture"), &node.as_node());
+    }
+    fn visit_match_last_line_node(&mut self, node: &ruby_prism::MatchLastLineNode<'pr>) {
+        self.reject(rule!("syntax.regex-condition"), &node.as_node());
+    }
+    fn visit_interpolated_match_last_line_node(&mut self, node: &ruby_prism::InterpolatedMatchLastLineNode<'pr>) {
+        self.reject(rule!("syntax.regex-condition"), &node.as_node());
+    }
+    fn visit_flip_flop_node(&mut self, node: &ruby_prism::FlipFlopNode<'pr>) {
+        self.reject(rule!("syntax.flip-flop"), &node.as_node());
+    }
+    fn visit_for_node(&mut self, node: &ruby_prism::ForNode<'pr>) {
+        self.reject(rule!("syntax.for-loop"), &node.as_node());
+    }
+    fn visit_x_string_node(&mut self, node: &ruby_prism::XStringNode<'pr>) {
+        self.reject(rule!("syntax.backtick-command"), &node.as_node());
+    }
+    fn visit_interpolated_x_string_node(&mut self, node: &ruby_prism::InterpolatedXStringNode<'pr>) {
+        self.reject(rule!("syntax.backtick-command"), &node.as_node());
+    }
+    fn visit_pre_execution_node(&mut self, node: &ruby_prism::PreExecutionNode<'pr>) {
+        self.reject(rule!("syntax.begin-end-block"), &node.as_node());
+    }
+    fn visit_post_execution_node(&mut self, node: &ruby_prism::PostExecutionNode<'pr>) {
+        self.reject(rule!("syntax.begin-end-block"), &node.as_node());
+    }
+    fn visit_source_file_node(&mut self, node: &ruby_prism::SourceFileNode<'pr>) {
+        self.reject(rule!("syntax.magic-constant"), &node.as_node());
+    }
+    fn visit_source_line_node(&mut self, node: &ruby_prism::SourceLineNode<'pr>) {
+        self.reject(rule!("syntax.magic-constant"), &node.as_node());
+    }
+    fn visit_source_encoding_node(&mut self, node: &ruby_prism::SourceEncodingNode<'pr>) {
+        self.reject(rule!("syntax.magic-constant"), &node.as_node());
+    }
+    fn visit_rational_node(&mut self, node: &ruby_prism::RationalNode<'pr>) {
+        self.reject(rule!("syntax.rational-imaginary"), &node.as_node());
+    }
+    fn visit_imaginary_node(&mut self, node: &ruby_prism::ImaginaryNode<'pr>) {
+        self.reject(rule!("syntax.rational-imaginary"), &node.as_node());
+    }
+    fn visit_shareable_constant_node(&mut self, node: &ruby_prism::ShareableConstantNode<'pr>) {
+        self.reject(rule!("syntax.shareable-constant"), &node.as_node());
+    }
+    // A syntax error's stand-in: `syntax.parse-error` reports the error itself.
+    fn visit_missing_node(&mut self, _node: &ruby_prism::MissingNode<'pr>) {}
+
+    /// A `def` as a value is `nil` to the compiler: the method is gone and its body never read.
+    fn visit_def_node(&mut self, node: &ruby_prism::DefNode<'pr>) {
+        let (start, end) = range(&node.as_node());
+        self.found.push(Found {
+            rule: rule!("syntax.def-in-expression"),
+            start,
+            end,
+            cost: self.cost,
+            name: Some(name_of(node.name())),
+            argument_of: None,
+        });
+    }
+
+    fn visit_defined_node(&mut self, node: &ruby_prism::DefinedNode<'pr>) {
+        if !Self::defined_target_supported(&node.value()) {
+            self.reject(rule!("syntax.defined-path"), &node.as_node());
+        }
+    }
+
+    fn visit_while_node(&mut self, node: &ruby_prism::WhileNode<'pr>) {
+        if node.is_begin_modifier() {
+            self.reject(rule!("syntax.do-while"), &node.as_node());
+        } else {
+            ruby_prism::visit_while_node(self, node);
+        }
+    }
+    fn visit_until_node(&mut self, node: &ruby_prism::UntilNode<'pr>) {
+        if node.is_begin_modifier() {
+            self.reject(rule!("syntax.do-while"), &node.as_node());
+        } else {
+            ruby_prism::visit_until_node(self, node);
+        }
+    }
+
+    fn visit_multi_write_node(&mut self, node: &ruby_prism::MultiWriteNode<'pr>) {
+        if !Self::multi_write_supported(node.lefts(), node.rest(), node.rights()) {
+            self.reject(rule!("syntax.multi-assign-target"), &node.as_node());
+            return;
+        }
+        for target in node.lefts().iter() {
+            if let Some(index) = target.as_index_target_node()
+                && !self.index_write(&target, index.arguments())
+            {
+                return;
+            }
+        }
+        ruby_prism::visit_multi_write_node(self, node);
+    }
+
+    fn visit_index_operator_write_node(&mut self, node: &ruby_prism::IndexOperatorWriteNode<'pr>) {
+        if self.index_write(&node.as_node(), node.arguments()) {
+            ruby_prism::visit_index_operator_write_node(self, node);
+        }
+    }
+    fn visit_index_or_write_node(&mut self, node: &ruby_prism::IndexOrWriteNode<'pr>) {
+        if self.index_write(&node.as_node(), node.arguments()) {
+            ruby_prism::visit_index_or_write_node(self, node);
+        }
+    }
+    fn visit_index_and_write_node(&mut self, node: &ruby_prism::IndexAndWriteNode<'pr>) {
+        if self.index_write(&node.as_node(), node.arguments()) {
+            ruby_prism::visit_index_and_write_node(self, node);
+        }
+    }
+
+    fn visit_interpolated_string_node(&mut self, node: &ruby_prism::InterpolatedStringNode<'pr>) {
+        self.interpolation_parts(node.parts());
+    }
+    fn visit_interpolated_symbol_node(&mut self, node: &ruby_prism::InterpolatedSymbolNode<'pr>) {
+        self.interpolation_parts(node.parts());
+    }
+    fn visit_interpolated_regular_expression_node(&mut self, node: &ruby_prism::InterpolatedRegularExpressionNode<'pr>) {
+        if node.is_euc_jp() || node.is_windows_31j() || node.is_utf_8() || node.is_ascii_8bit() {
+            self.reject(rule!("syntax.regex-once-flag"), &node.as_node());
+            return;
+        }
+        self.interpolation_parts(node.parts());
+    }
+
+    fn visit_assoc_splat_node(&mut self, node: &ruby_prism::AssocSplatNode<'pr>) {
+        match node.value() {
+            Some(value) => self.visit(&value),
+            None => self.reject(rule!("syntax.anonymous-keyword-forwarding"), &node.as_node()),
+        }
+    }
+
+    fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
+        let method = node.name().as_slice();
+        if self.dispatch {
+            if let Some(location) = node.message_loc().filter(|_| DYNAMIC_DISPATCH.iter().any(|m| m.as_bytes() == method)) {
+                self.report(rule!("spinel.dynamic-dispatch"), location.start_offset(), location.end_offset());
+            } else if method == b"new"
+                && node.receiver().and_then(|r| r.as_constant_read_node()).is_some_and(|c| matches!(c.name().as_slice(), b"Thread" | b"Mutex"))
+            {
+                let (start, end) = range(&node.as_node());
+                self.report(rule!("spinel.dynamic-dispatch"), start, end);
+            }
+        }
+        // `private def x`: the `def` is the call's argument.
+        for argument in node.arguments().iter().flat_map(|a| a.arguments().iter()) {
+            if let Some(def) = argument.as_def_node() {
+                let (start, end) = range(&argument);
+                self.found.push(Found {
+                    rule: rule!("syntax.def-in-expression"),
+                    start,
+                    end,
+                    cost: self.cost,
+                    name: Some(name_of(def.name())),
+                    argument_of: Some(name_of(node.name())),
+                });
+            }
+        }
+        if let Some(block) = node.block()
+            && let Some(argument) = block.as_block_argument_node()
+        {
+            let supported = argument.expression().is_none_or(|e| e.as_symbol_node().is_some() || e.as_local_variable_read_node().is_some());
+            if !supported {
+                self.reject(rule!("syntax.block-argument-form"), &block);
+                // The whole call is the compiler's failed node; its arguments are read first.
+                if let Some(arguments) = node.arguments() {
+                    self.visit_arguments_node(&arguments);
+                }
+                return;
+            }
+        }
+        ruby_prism::visit_call_node(self, node);
+    }
+
+    // `super`'s block is dropped unread.
+    fn visit_super_node(&mut self, node: &ruby_prism::SuperNode<'pr>) {
+        if let Some(arguments) = node.arguments() {
+            self.visit_arguments_node(&arguments);
+        }
+    }
+    fn visit_forwarding_super_node(&mut self, _node: &ruby_prism::ForwardingSuperNode<'pr>) {}
+
+    fn visit_block_node(&mut self, node: &ruby_prism::BlockNode<'pr>) {
+        self.block_parameters(node.parameters(), false);
+        if let Some(body) = node.body() {
+            self.visit(&body);
+        }
+    }
+    fn visit_lambda_node(&mut self, node: &ruby_prism::LambdaNode<'pr>) {
+        self.block_parameters(node.parameters(), false);
+        if let Some(body) = node.body() {
+            self.visit(&body);
+        }
+    }
+}
+
+impl Converter {
+    fn class_variable_write(&mut self, node: &Node<'_>) {
+        let rule = if self.in_def > 0 { rule!("syntax.class-variable-in-method") } else { rule!("model.class-variable-initializer") };
+        self.reject(rule, node);
+    }
+}

@@ -1,0 +1,768 @@
+//! Roundhouse's ingest, mirrored on Prism's tree: which statements of a file its ingest hands to
+//! the expression converter (`convert`), which it reads for their DSL alone, and which it never
+//! reads. Roundhouse parses Ruby with Prism and decides by Prism's node kinds, so this pass reads
+//! each file with the same parser (at the version the compiler builds with) instead of guessing
+//! from tree-sitter's tree, whose shapes differ (a heredoc inside another's `#{}`, `-1` as a call,
+//! `def m(...)` beside a call's `...`). tree-sitter stays the incremental index every other feature
+//! reads; this pass runs once per file where the facts are made (`check_file`).
+//!
+//! The walkers, one per way the ingest reads a file (measured against the compiler, fixtures in
+//! `tests/fixtures/fidelity/`):
+//! - **a model file** (`app/models/**`): the file's first class (looked for through modules, not
+//!   classes) decides. An Active Record model (`< ApplicationRecord`, `< ActiveRecord::Base`, or no
+//!   superclass and `include ActiveModel::Model`/`Validations`) is read statement by statement:
+//!   validations, symbol callbacks, `enum`s and `self.primary_key =` for their DSL, an association's
+//!   lambdas and blocks on their own (a rejection drops the association's scope, not the compile),
+//!   a scope's lambda and every other statement converted (a nested class, `alias`, `@@x = …`
+//!   stop the compile), `class << self` holding only `def`s. Its other classes are never read.
+//!   Any other first class (an STI subclass, a Mongoid document, a plain class) makes the file a
+//!   library file.
+//! - **a controller file** (`app/controllers/**`): the first class named `…Controller` (else the
+//!   first class) is read as a model is, without the model DSL; its neighbours are not read. With no
+//!   class the file is a library file.
+//! - **a library file** (`lib/`, helpers, jobs, mailers, the `app/models` files above): every class
+//!   and every module that defines something; in a body, methods and constant values are converted,
+//!   `@@x = v` refused unless `v` is `nil`, `class << self`, `class_methods do` and
+//!   `module ClassMethods` read as the body, `include`/`attr_*`/visibility/`require` read for their
+//!   names, other calls without a receiver converted on their own (a rejection drops the call), and
+//!   the rest (calls on a receiver, `alias`, conditionals, loops) dropped unread.
+//! - **a test file** (`test/models`, `test/controllers`): the test class's test and setup bodies,
+//!   helper methods, constants and nested classes.
+//! - **a program** (`db/seeds.rb`, jbuilder, a template's Ruby): every statement.
+//!
+//! Whether a rejection stops the compile or drops the file is the file's reading (`ingest::apply`).
+
+pub mod convert;
+
+use ruby_prism::Node;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::project::FileKind;
+use crate::syntax::LineIndex;
+use convert::{Converter, Cost, Found, name_of};
+
+/// More than this many syntax errors in one file says "this file is broken"; the rest are noise.
+const MAX_PARSE_ERRORS: usize = 20;
+
+/// How the ingest reads the file at `relative_path` of kind `kind`, for this pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Walk {
+    ModelFile,
+    ControllerFile,
+    LibraryFile,
+    TestFile,
+    /// Every statement converted: seeds, jbuilder, a template's Ruby.
+    Program,
+    /// Nothing of it is converted.
+    None,
+}
+
+impl Walk {
+    pub fn of(kind: Option<FileKind>, relative_path: &str) -> Walk {
+        match kind {
+            Some(FileKind::View) => Walk::Program,
+            Some(FileKind::Model | FileKind::Concern) if relative_path.starts_with("app/models/") => Walk::ModelFile,
+            Some(FileKind::Controller | FileKind::Concern) if relative_path.starts_with("app/controllers/") => Walk::ControllerFile,
+            Some(FileKind::Model | FileKind::Controller | FileKind::Concern) => Walk::LibraryFile,
+            Some(FileKind::Library | FileKind::Helper | FileKind::AppSupport) => Walk::LibraryFile,
+            Some(FileKind::Test) if relative_path.starts_with("test/models/") || relative_path.starts_with("test/controllers/") => {
+                Walk::TestFile
+            }
+            Some(FileKind::Test) if relative_path.starts_with("test/test_helper") => Walk::LibraryFile,
+            Some(FileKind::OtherRuby) if relative_path == "db/seeds.rb" => Walk::Program,
+            _ => Walk::None,
+        }
+    }
+}
+
+/// Prism's syntax errors in `text`, as `syntax.parse-error` findings.
+pub fn parse_errors(text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
+    let result = ruby_prism::parse(text.as_bytes());
+    errors_of(&result, text, line_index)
+}
+
+fn errors_of(result: &ruby_prism::ParseResult<'_>, text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for error in result.errors().take(MAX_PARSE_ERRORS) {
+        let location = error.location();
+        let (start, end) = (location.start_offset().min(text.len()), location.end_offset().min(text.len()));
+        // At most the rest of the line: an error over a whole unclosed block says little more.
+        let end = text[start..end].find('\n').map_or(end, |n| start + n);
+        out.push(Diagnostic {
+            span: line_index.span(start..end),
+            severity: Severity::Error,
+            rule: rule!("syntax.parse-error"),
+            message: format!("syntax error: {}", error.message()),
+        });
+    }
+    out
+}
+
+/// What the ingest makes of `text` (a file's Ruby; a template's masked Ruby), walked as `walk`
+/// says: parse errors (for a `.rb` file, when `parse_errors`) and the findings of the constructs it
+/// rejects or drops. `dispatch`: whether to report what the Spinel lane cannot compile (app code).
+pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors: bool, dispatch: bool) -> Vec<Diagnostic> {
+    let result = ruby_prism::parse(text.as_bytes());
+    let mut out = if report_parse_errors { errors_of(&result, text, line_index) } else { Vec::new() };
+    let root = result.node();
+    let Some(program) = root.as_program_node() else { return out };
+    let mut converter = Converter::new(Cost::Rejected, dispatch);
+    let statements: Vec<Node<'_>> = program.statements().body().iter().collect();
+    let mut notes = Notes { model_concern: walk == Walk::ModelFile, ..Notes::default() };
+    match walk {
+        Walk::ModelFile => model_file(&statements, &mut converter, &mut notes),
+        Walk::ControllerFile => controller_file(&statements, &mut converter, &mut notes),
+        Walk::LibraryFile => library_file(&statements, &mut converter, &mut notes),
+        Walk::TestFile => test_file(&statements, &mut converter, &mut notes),
+        Walk::Program => {
+            for statement in &statements {
+                converter.expression(statement);
+            }
+        }
+        Walk::None => {}
+    }
+    out.extend(findings(converter, notes, text, line_index));
+    out.sort_by_key(|d| (d.span.start_byte, d.rule));
+    out
+}
+
+/// The diagnostics of what the converter found and the walkers noted.
+fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut found = converter.found;
+    found.sort_by_key(|f| (f.start, f.end));
+    // The same node reached twice (a call's `def` argument, then the `def` itself): the first says more.
+    found.dedup_by(|later, first| later.start == first.start && later.rule == first.rule);
+    for f in found {
+        if let Some(d) = diagnostic(&f, text, line_index, &notes) {
+            out.push(d);
+        }
+    }
+    for (start, end, name) in notes.aliases_dropped {
+        out.push(Diagnostic {
+            span: line_index.span(start..end),
+            severity: Severity::Warning,
+            rule: rule!("syntax.alias-keyword"),
+            message: format!(
+                "Roundhouse drops this `alias` without a word (it rejects `alias` only in models and controllers): the compiled class has no `{name}`. Instead, write `alias_method`."
+            ),
+        });
+    }
+    for (start, end, name, call) in notes.defs_dropped {
+        out.push(def_dropped(start, end, &name, line_index, &call));
+    }
+    for (start, end) in notes.singleton_statements {
+        out.push(Diagnostic {
+            span: line_index.span(start..end),
+            severity: Severity::Error,
+            rule: rule!("model.singleton-class-statement"),
+            message: "Roundhouse accepts only `def`s (and a bare `private`) inside a model's `class << self`: its ingest stops here. Move this statement into the class body (`class_attribute`, a constant) or a method.".to_owned(),
+        });
+    }
+    for (start, end, name) in notes.class_variables {
+        out.push(Diagnostic {
+            span: line_index.span(start..end),
+            severity: Severity::Error,
+            rule: rule!("model.class-variable-initializer"),
+            message: format!(
+                "Roundhouse rejects `{name} = …` here (in a library class body, any value but `nil`; the whole file is dropped): use a constant or a class-level instance variable."
+            ),
+        });
+    }
+    out
+}
+
+/// What the walkers note beside the converter's findings.
+#[derive(Default)]
+struct Notes {
+    /// A library body's `alias`: dropped without a word.
+    aliases_dropped: Vec<(usize, usize, String)>,
+    /// `private def x` in a library body: the call is dropped unread, and the method with it.
+    defs_dropped: Vec<(usize, usize, String, String)>,
+    /// A model's `class << self` statement that is not a `def` or a bare visibility call.
+    singleton_statements: Vec<(usize, usize)>,
+    /// A library body's `@@x = v` with `v` not `nil`.
+    class_variables: Vec<(usize, usize, String)>,
+    /// `def`s inside a concern's `included` block: another rule says what becomes of them.
+    included_blocks: Vec<(usize, usize)>,
+    /// Whether the file is under `app/models`, where a concern's `included` block is read for the
+    /// models including it.
+    model_concern: bool,
+}
+
+fn def_dropped(start: usize, end: usize, name: &str, line_index: &LineIndex, call: &str) -> Diagnostic {
+    let instead = match call {
+        "private" | "protected" | "public" => format!("define the method on its own, below a line holding only `{call}`"),
+        _ => format!("define the method on its own and call `{call} :{name}` after it"),
+    };
+    Diagnostic {
+        span: line_index.span(start..end),
+        severity: Severity::Warning,
+        rule: rule!("syntax.def-in-expression"),
+        message: format!(
+            "Roundhouse reads this `def` as the argument of `{call}` and compiles it as `nil`: the method `{name}` is missing from the compiled class. Instead, {instead}."
+        ),
+    }
+}
+
+fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) -> Option<Diagnostic> {
+    let span = line_index.span(found.start..found.end);
+    let snippet = text.get(found.start..found.end).unwrap_or("");
+    if found.rule == "syntax.def-in-expression" {
+        if notes.included_blocks.iter().any(|&(s, e)| s <= found.start && found.end <= e) {
+            return None;
+        }
+        let name = found.name.as_deref().unwrap_or("");
+        let mut d = if let Some(call) = &found.argument_of {
+            def_dropped(found.start, found.end, name, line_index, call)
+        } else {
+            Diagnostic {
+                span: line_index.span(found.start..found.end),
+                severity: Severity::Warning,
+                rule: rule!("syntax.def-in-expression"),
+                message: format!(
+                    "Roundhouse compiles a `def` inside a block as `nil`: the method `{name}` is never defined. Instead, define it in the class body (or pass a lambda)."
+                ),
+            }
+        };
+        // Only the `def` line: its body is not the finding.
+        let first_line = snippet.find('\n').map_or(found.end, |n| found.start + n);
+        d.span = line_index.span(found.start..first_line);
+        return Some(d);
+    }
+    let severity = super::catalogue::rule(&found.rule).map_or(Severity::Error, |r| r.severity);
+    let mut message = if found.rule == "model.class-variable-initializer" {
+        let name = snippet.split(|c: char| c.is_whitespace() || c == '=' || c == '|' || c == '+').next().unwrap_or(snippet);
+        format!("Roundhouse rejects `{name} = …` in a model body (even `= nil`): use a constant or a class-level instance variable.")
+    } else {
+        super::syntax_rules::message(&found.rule, snippet)
+    };
+    let mut severity = severity;
+    if found.cost == Cost::StatementDropped && severity == Severity::Error {
+        severity = Severity::Warning;
+        message = message.replacen(
+            "Roundhouse's ingest rejects",
+            "Roundhouse reads this statement on its own and drops it, because its ingest rejects",
+            1,
+        );
+    }
+    Some(Diagnostic { span, severity, rule: found.rule, message })
+}
+
+// ----------------------------------------------------------------------------------------------
+// Names and shapes
+// ----------------------------------------------------------------------------------------------
+
+/// A constant's path as the ingest reads it (a leading `::` and a non-constant parent dropped).
+fn constant_path(node: &Node<'_>) -> Option<Vec<String>> {
+    if let Some(read) = node.as_constant_read_node() {
+        return Some(vec![name_of(read.name())]);
+    }
+    let path = node.as_constant_path_node()?;
+    let mut segments = path.parent().and_then(|p| constant_path(&p)).unwrap_or_default();
+    segments.push(name_of(path.name()?));
+    Some(segments)
+}
+
+fn statements_of<'pr>(body: Option<Node<'pr>>) -> Vec<Node<'pr>> {
+    match body {
+        Some(body) => match body.as_statements_node() {
+            Some(statements) => statements.body().iter().collect(),
+            None => vec![body],
+        },
+        None => Vec::new(),
+    }
+}
+
+fn call_name(call: &ruby_prism::CallNode<'_>) -> String {
+    name_of(call.name())
+}
+
+fn arguments<'pr>(call: &ruby_prism::CallNode<'pr>) -> Vec<Node<'pr>> {
+    call.arguments().map(|a| a.arguments().iter().collect()).unwrap_or_default()
+}
+
+fn is_symbol(node: &Node<'_>) -> bool {
+    node.as_symbol_node().is_some()
+}
+
+/// The first class, looked for through modules only (not into classes): the class a model file is.
+fn first_class<'pr>(statements: &[Node<'pr>]) -> Option<ruby_prism::ClassNode<'pr>> {
+    for statement in statements {
+        if let Some(class) = statement.as_class_node() {
+            return Some(class);
+        }
+        if let Some(module) = statement.as_module_node()
+            && let Some(found) = first_class(&statements_of(module.body()))
+        {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// Whether the ingest reads `class` as a model.
+fn is_model(class: &ruby_prism::ClassNode<'_>) -> bool {
+    match class.superclass() {
+        Some(superclass) => {
+            let path = constant_path(&superclass).map(|p| p.join("::"));
+            matches!(path.as_deref(), Some("ApplicationRecord" | "ActiveRecord::Base"))
+        }
+        None => statements_of(class.body()).iter().any(|s| {
+            s.as_call_node().is_some_and(|call| {
+                call.receiver().is_none()
+                    && call_name(&call) == "include"
+                    && arguments(&call).iter().any(|a| {
+                        constant_path(a).is_some_and(|p| p.join("::") == "ActiveModel::Model" || p.join("::") == "ActiveModel::Validations")
+                    })
+            })
+        }),
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Model files
+// ----------------------------------------------------------------------------------------------
+
+const ASSOCIATIONS: &[&str] = &["has_many", "has_one", "belongs_to", "has_and_belongs_to_many"];
+
+/// Hooks whose symbol-only form the ingest reads as a callback (its other forms are converted).
+fn is_callback_hook(name: &str) -> bool {
+    matches!(name, "before_validation" | "after_validation" | "after_commit" | "after_rollback")
+        || ["before_", "after_"].iter().any(|prefix| {
+            name.strip_prefix(prefix).is_some_and(|rest| {
+                matches!(rest, "save" | "create" | "update" | "destroy" | "create_commit" | "update_commit" | "destroy_commit" | "save_commit")
+            })
+        })
+}
+
+fn model_file(statements: &[Node<'_>], converter: &mut Converter, notes: &mut Notes) {
+    match first_class(statements) {
+        Some(class) if is_model(&class) => model_body(&class, converter, notes),
+        Some(_) => library_file(statements, converter, notes),
+        None => library_file(statements, converter, notes),
+    }
+}
+
+fn model_body(class: &ruby_prism::ClassNode<'_>, converter: &mut Converter, notes: &mut Notes) {
+    for statement in statements_of(class.body()) {
+        if let Some(singleton) = statement.as_singleton_class_node() {
+            for inner in statements_of(singleton.body()) {
+                if let Some(def) = inner.as_def_node() {
+                    converter.method(&def, true);
+                } else if !inner.as_call_node().is_some_and(|c| {
+                    c.receiver().is_none()
+                        && c.arguments().is_none()
+                        && c.block().is_none()
+                        && matches!(call_name(&c).as_str(), "private" | "protected" | "public")
+                }) {
+                    let location = inner.location();
+                    notes.singleton_statements.push((location.start_offset(), location.end_offset()));
+                }
+            }
+            continue;
+        }
+        model_statement(&statement, converter);
+    }
+}
+
+/// One statement of a model's body (or of a model concern's `included` block, which the ingest reads
+/// the same way for the models that include it): its DSL read, or converted.
+fn model_statement(statement: &Node<'_>, converter: &mut Converter) {
+    if let Some(def) = statement.as_def_node() {
+        converter.method(&def, true);
+        return;
+    }
+    let Some(call) = statement.as_call_node() else {
+        converter.expression(statement);
+        return;
+    };
+    if call.receiver().is_some() {
+        // `self.primary_key = …` is read for its value; any other call on a receiver is converted.
+        if call_name(&call) != "primary_key=" {
+            converter.expression(statement);
+        }
+        return;
+    }
+    let name = call_name(&call);
+    let args = arguments(&call);
+    match name.as_str() {
+        // Read for their DSL (`lowering` says what becomes of them).
+        "enum" if !args.is_empty() => {}
+        "validates_presence_of" | "validates_absence_of" if !args.is_empty() && args.iter().all(is_symbol) => {}
+        "validates" if args.first().is_some_and(is_symbol) => {}
+        "validate" if !args.is_empty() && args.iter().all(is_symbol) => {}
+        association if ASSOCIATIONS.contains(&association) && args.first().is_some_and(is_symbol) => {
+            // Its lambdas and its extension block are read on their own: a rejection drops them.
+            let saved = converter.cost;
+            converter.cost = Cost::StatementDropped;
+            for argument in args.iter().skip(1) {
+                if argument.as_lambda_node().is_some() {
+                    converter.expression(argument);
+                } else if let Some(hash) = argument.as_keyword_hash_node() {
+                    for element in hash.elements().iter() {
+                        if let Some(pair) = element.as_assoc_node()
+                            && pair.value().as_lambda_node().is_some()
+                        {
+                            converter.expression(&pair.value());
+                        }
+                    }
+                }
+            }
+            if let Some(block) = call.block().and_then(|b| b.as_block_node()) {
+                for inner in statements_of(block.body()) {
+                    if let Some(def) = inner.as_def_node() {
+                        converter.method(&def, true);
+                    }
+                }
+            }
+            converter.cost = saved;
+        }
+        "scope" if args.first().is_some_and(is_symbol) && args.len() >= 2 => {
+            let body = &args[1];
+            if let Some(lambda) = body.as_lambda_node() {
+                converter.scope_lambda(lambda.parameters(), lambda.body());
+            } else if let Some(spelled) = body
+                .as_call_node()
+                .filter(|c| c.receiver().is_none() && matches!(call_name(c).as_str(), "lambda" | "proc") && c.block().is_some())
+                && let Some(block) = spelled.block().and_then(|b| b.as_block_node())
+            {
+                converter.scope_lambda(block.parameters(), block.body());
+            }
+            // Any other body is `model.scope-body` (`lowering`).
+        }
+        hook if is_callback_hook(hook) && !args.is_empty() && callback_symbols_only(&args) => {}
+        _ => converter.expression(statement),
+    }
+}
+
+/// A model concern's `included` block, as the ingest reads it for each model that includes it: each
+/// statement as a model's (through `with_options do`), its failures recorded and the statement
+/// skipped, never a stop.
+fn included_block(block: &ruby_prism::BlockNode<'_>, converter: &mut Converter) {
+    let saved = converter.cost;
+    converter.cost = Cost::StatementDropped;
+    for statement in statements_of(block.body()) {
+        if let Some(inner) = statement.as_call_node().filter(|c| c.receiver().is_none() && call_name(c) == "with_options")
+            && let Some(inner_block) = inner.block().and_then(|b| b.as_block_node())
+        {
+            included_block(&inner_block, converter);
+            continue;
+        }
+        model_statement(&statement, converter);
+    }
+    converter.cost = saved;
+}
+
+/// Every argument a symbol, but an `on: :create`/`:update`/`:destroy`.
+fn callback_symbols_only(args: &[Node<'_>]) -> bool {
+    args.iter().all(|a| {
+        is_symbol(a)
+            || a.as_keyword_hash_node().is_some_and(|hash| {
+                hash.elements().iter().all(|e| {
+                    e.as_assoc_node().is_some_and(|pair| {
+                        pair.key().as_symbol_node().is_some_and(|k| k.unescaped() == b"on")
+                            && pair.value().as_symbol_node().is_some_and(|v| matches!(v.unescaped(), b"create" | b"update" | b"destroy"))
+                    })
+                })
+            })
+    })
+}
+
+// ----------------------------------------------------------------------------------------------
+// Controller files
+// ----------------------------------------------------------------------------------------------
+
+/// Every class, pre-order, through modules and classes (not blocks, conditionals or methods).
+fn all_classes<'pr>(statements: &[Node<'pr>], out: &mut Vec<ruby_prism::ClassNode<'pr>>) {
+    for statement in statements {
+        if let Some(class) = statement.as_class_node() {
+            let inner = statements_of(class.body());
+            out.push(class);
+            all_classes(&inner, out);
+        } else if let Some(module) = statement.as_module_node() {
+            all_classes(&statements_of(module.body()), out);
+        }
+    }
+}
+
+const FILTERS: &[&str] = &["before_action", "around_action", "after_action", "skip_before_action"];
+
+fn controller_file(statements: &[Node<'_>], converter: &mut Converter, notes: &mut Notes) {
+    let mut classes = Vec::new();
+    all_classes(statements, &mut classes);
+    let chosen = classes
+        .iter()
+        .position(|c| constant_path(&c.constant_path()).and_then(|p| p.last().cloned()).is_some_and(|last| last.ends_with("Controller")))
+        .or(if classes.is_empty() { None } else { Some(0) });
+    let Some(index) = chosen else {
+        library_file(statements, converter, notes);
+        return;
+    };
+    for statement in statements_of(classes[index].body()) {
+        if let Some(call) = statement.as_call_node()
+            && call.receiver().is_none()
+            && FILTERS.contains(&call_name(&call).as_str())
+            && arguments(&call).iter().any(is_symbol)
+        {
+            // A filter: its `if:`/`unless:` lambdas are read on their own.
+            let saved = converter.cost;
+            converter.cost = Cost::StatementDropped;
+            for argument in arguments(&call) {
+                if let Some(hash) = argument.as_keyword_hash_node() {
+                    for element in hash.elements().iter() {
+                        if let Some(pair) = element.as_assoc_node()
+                            && pair.key().as_symbol_node().is_some_and(|k| matches!(k.unescaped(), b"if" | b"unless"))
+                            && pair.value().as_lambda_node().is_some()
+                        {
+                            converter.expression(&pair.value());
+                        }
+                    }
+                }
+            }
+            converter.cost = saved;
+            continue;
+        }
+        if let Some(def) = statement.as_def_node() {
+            // An action: its optional parameters' defaults and its body (keywords are dropped).
+            converter.method(&def, false);
+            continue;
+        }
+        if statement.as_call_node().is_some_and(|c| {
+            c.receiver().is_none() && c.arguments().is_none() && c.block().is_none() && call_name(&c) == "private"
+        }) {
+            continue;
+        }
+        converter.expression(&statement);
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Library files
+// ----------------------------------------------------------------------------------------------
+
+/// Calls a library body drops unread, whatever their arguments (`private def x` and all).
+const POSITION_SENSITIVE: &[&str] = &[
+    "private",
+    "public",
+    "protected",
+    "private_class_method",
+    "public_class_method",
+    "private_constant",
+    "public_constant",
+    "require",
+    "require_relative",
+];
+
+const ATTRIBUTES: &[&str] = &[
+    "attr_reader",
+    "attr_writer",
+    "attr_accessor",
+    "cattr_reader",
+    "cattr_writer",
+    "cattr_accessor",
+    "mattr_reader",
+    "mattr_writer",
+    "mattr_accessor",
+];
+
+/// Whether a module's body is read: it defines a method, an attribute or a constant directly, or
+/// holds `included do`, or a `class_methods do` / `class << self` / `module ClassMethods` that
+/// defines a method or an attribute.
+fn module_read(module: &ruby_prism::ModuleNode<'_>) -> bool {
+    fn defines(statements: &[Node<'_>]) -> bool {
+        statements.iter().any(|s| {
+            s.as_def_node().is_some()
+                || s.as_call_node().is_some_and(|c| c.receiver().is_none() && ATTRIBUTES[..3].contains(&call_name(&c).as_str()))
+        })
+    }
+    statements_of(module.body()).iter().any(|s| {
+        if s.as_def_node().is_some() || s.as_constant_write_node().is_some() || s.as_constant_path_write_node().is_some() {
+            return true;
+        }
+        if let Some(call) = s.as_call_node().filter(|c| c.receiver().is_none()) {
+            let name = call_name(&call);
+            if ATTRIBUTES[..3].contains(&name.as_str()) {
+                return true;
+            }
+            let block = call.block().and_then(|b| b.as_block_node());
+            if name == "included" && block.is_some() {
+                return true;
+            }
+            if name == "class_methods" && block.is_some_and(|b| defines(&statements_of(b.body()))) {
+                return true;
+            }
+        }
+        if let Some(singleton) = s.as_singleton_class_node() {
+            return defines(&statements_of(singleton.body()));
+        }
+        if let Some(inner) = s.as_module_node()
+            && constant_path(&inner.constant_path()).is_some_and(|p| p == ["ClassMethods"])
+        {
+            return defines(&statements_of(inner.body()));
+        }
+        false
+    })
+}
+
+/// Every class, and every module whose body is read, pre-order through modules and classes.
+fn library_declarations<'pr>(statements: &[Node<'pr>], bodies: &mut Vec<Option<Node<'pr>>>) {
+    for statement in statements {
+        if let Some(class) = statement.as_class_node() {
+            bodies.push(class.body());
+            library_declarations(&statements_of(class.body()), bodies);
+        } else if let Some(module) = statement.as_module_node() {
+            if module_read(&module) {
+                bodies.push(module.body());
+            }
+            library_declarations(&statements_of(module.body()), bodies);
+        }
+    }
+}
+
+fn library_file(statements: &[Node<'_>], converter: &mut Converter, notes: &mut Notes) {
+    let mut bodies = Vec::new();
+    library_declarations(statements, &mut bodies);
+    if bodies.is_empty() {
+        return;
+    }
+    // File-level constants join the first class; their values are converted.
+    for statement in statements {
+        if let Some(constant) = statement.as_constant_write_node() {
+            converter.expression(&constant.value());
+        }
+    }
+    for body in bodies {
+        declaration_body(body, converter, notes);
+    }
+}
+
+fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &mut Notes) {
+    for statement in statements_of(body) {
+        if let Some(constant) = statement.as_constant_write_node() {
+            converter.expression(&constant.value());
+            continue;
+        }
+        if let Some(write) = statement.as_class_variable_write_node() {
+            let before = converter.found.len();
+            converter.expression(&write.value());
+            if converter.found.len() == before && write.value().as_nil_node().is_none() {
+                let location = statement.location();
+                notes.class_variables.push((location.start_offset(), location.end_offset(), name_of(write.name())));
+            }
+            continue;
+        }
+        if let Some(def) = statement.as_def_node() {
+            converter.method(&def, true);
+            continue;
+        }
+        if let Some(singleton) = statement.as_singleton_class_node() {
+            declaration_body(singleton.body(), converter, notes);
+            continue;
+        }
+        if let Some(module) = statement.as_module_node() {
+            if constant_path(&module.constant_path()).is_some_and(|p| p == ["ClassMethods"]) {
+                declaration_body(module.body(), converter, notes);
+            }
+            continue;
+        }
+        if let Some(alias) = statement.as_alias_method_node() {
+            let name = alias.new_name();
+            let location = name.location();
+            let text = String::from_utf8_lossy(location.as_slice()).trim_start_matches(':').to_owned();
+            let whole = statement.location();
+            notes.aliases_dropped.push((whole.start_offset(), whole.end_offset(), text));
+            continue;
+        }
+        let Some(call) = statement.as_call_node() else { continue };
+        if call.receiver().is_some() {
+            continue;
+        }
+        let name = call_name(&call);
+        if name == "class_methods"
+            && let Some(block) = call.block().and_then(|b| b.as_block_node())
+        {
+            declaration_body(block.body(), converter, notes);
+            continue;
+        }
+        if name == "include" || ATTRIBUTES.contains(&name.as_str()) || name == "extend" || name == "module_function" {
+            continue;
+        }
+        if POSITION_SENSITIVE.contains(&name.as_str()) {
+            // `private def x`: the call is dropped unread, and the method with it.
+            for argument in arguments(&call) {
+                if let Some(def) = argument.as_def_node() {
+                    let location = argument.location();
+                    let line_end = location.start_offset() + location.as_slice().iter().position(|&b| b == b'\n').unwrap_or(location.as_slice().len());
+                    notes.defs_dropped.push((location.start_offset(), line_end, name_of(def.name()), name.clone()));
+                }
+            }
+            continue;
+        }
+        if name == "included" {
+            let location = statement.location();
+            notes.included_blocks.push((location.start_offset(), location.end_offset()));
+            if notes.model_concern
+                && let Some(block) = call.block().and_then(|b| b.as_block_node())
+            {
+                included_block(&block, converter);
+            }
+        }
+        // Converted on its own: a rejection drops the call.
+        let saved = converter.cost;
+        converter.cost = Cost::StatementDropped;
+        converter.expression(&statement);
+        converter.cost = saved;
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Test files
+// ----------------------------------------------------------------------------------------------
+
+fn is_test_class(class: &ruby_prism::ClassNode<'_>) -> bool {
+    let last = |node: &Node<'_>| constant_path(node).and_then(|p| p.last().cloned()).unwrap_or_default();
+    last(&class.constant_path()).ends_with("Test")
+        || class.superclass().is_some_and(|s| matches!(last(&s).as_str(), "Test" | "TestCase" | "IntegrationTest"))
+}
+
+fn test_file(statements: &[Node<'_>], converter: &mut Converter, notes: &mut Notes) {
+    let classes: Vec<ruby_prism::ClassNode<'_>> = statements.iter().filter_map(|s| s.as_class_node()).collect();
+    let Some(index) = classes.iter().position(is_test_class).or(if classes.is_empty() { None } else { Some(0) }) else { return };
+    for statement in statements_of(classes[index].body()) {
+        if let Some(def) = statement.as_def_node() {
+            converter.method(&def, true);
+            continue;
+        }
+        if let Some(class) = statement.as_class_node() {
+            declaration_body(class.body(), converter, notes);
+            continue;
+        }
+        if let Some(constant) = statement.as_constant_write_node() {
+            converter.expression(&constant.value());
+            continue;
+        }
+        let Some(call) = statement.as_call_node() else { continue };
+        if call.receiver().is_some() {
+            continue;
+        }
+        let name = call_name(&call);
+        let block = call.block().and_then(|b| b.as_block_node());
+        let literal_name = arguments(&call).first().is_some_and(|a| a.as_string_node().is_some());
+        if (name == "setup" || name == "test" && literal_name)
+            && let Some(block) = block
+            && let Some(body) = block.body()
+        {
+            converter.expression(&body);
+        }
+    }
+    // The file's other top-level classes are its helpers, read as library classes.
+    for (i, class) in classes.iter().enumerate() {
+        if i != index && !is_test_class(class) {
+            declaration_body(class.body(), converter, notes);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
