@@ -450,6 +450,8 @@ NEUTRAL = {
     "syntax.empty-interpolation": ["", "nil"],
     "views.text-interpolation": ["", "nil"],
     "syntax.block-argument-form": ["&b", "nil", ""],
+    # A template's line the compiler cannot read: without it.
+    "views.template-parse-error": [""],
 }
 PARSE_BROKEN = re.compile(r"parse error|MissingNode")
 # Rules whose construct is the whole file (its name, its format) or whose reader records only the
@@ -457,18 +459,43 @@ PARSE_BROKEN = re.compile(r"parse error|MissingNode")
 FILE_LEVEL = {"syntax.parse-error", "views.template-engine", "views.template-format", "fixtures.unsupported-value"}
 
 
-def spliced(text, finding, replacement, whole_lines=False):
-    """`text` with the finding's span (1-based lines, character columns) replaced."""
+FOR_HEAD = re.compile(r"for\s+(.+?)\s+in\s+(.+?)(?:\s+do)?\s*;?\s*$")
+
+
+def neutral_options(finding, file):
+    """What to put in the construct's place, in order of preference; `None` blanks its lines."""
+    options = list(NEUTRAL.get(finding["rule"], ["nil", ""]))
+    if finding["rule"] == "syntax.for-loop":
+        options.insert(0, "for")  # rewritten as `.each` below
+    return options + [None]
+
+
+def spliced(text, finding, replacement, template=False):
+    """`text` with the finding's span (1-based lines, character columns) replaced; `replacement` None
+    puts `nil` on each of its lines. In a template, a construct over several lines (a block across
+    tags) is replaced on its first line, up to the tag's end."""
     lines = text.split("\n")
     first, last = finding["line"] - 1, finding.get("end_line", finding["line"]) - 1
     if first >= len(lines):
         return None
     last = min(last, len(lines) - 1)
-    if whole_lines:
-        return "\n".join(lines[:first] + ["nil"] * (last - first + 1) + lines[last + 1:])
     start_col, end_col = finding["column"] - 1, finding.get("end_column", finding["column"] + 1) - 1
-    head = lines[first][:start_col]
-    tail = lines[last][end_col:]
+    if template and last > first:
+        last = first
+        closing = lines[first].find("%>", start_col)
+        end_col = closing if closing >= 0 else len(lines[first])
+    if replacement is None:
+        if template:
+            return None
+        return "\n".join(lines[:first] + ["nil"] * (last - first + 1) + lines[last + 1:])
+    head, tail = lines[first][:start_col], lines[last][end_col:]
+    if replacement == "for":
+        m = FOR_HEAD.match(lines[first][start_col:end_col] if first == last else lines[first][start_col:])
+        if not m:
+            return None
+        replacement = f"({m.group(2)}).each do |{m.group(1)}|"
+        if first != last:  # the whole loop: keep its body and `end`, rewrite the head alone
+            return "\n".join(lines[:first] + [head + replacement] + lines[first + 1:])
     return "\n".join(lines[:first] + [head + replacement + tail] + lines[last + 1:])
 
 
@@ -515,7 +542,48 @@ class LineJudge:
             self.place[file] = (self.whole, list(self.full_gaps.get(file, [])))
         return self.place[file]
 
-    def verdict(self, finding, gap_pattern):
+    def attempt(self, root, file, text, finding, before, gap_pattern):
+        """Takes the finding's construct out of `text` (surveyed at `root`): "line" when a gap of the
+        kind goes with it, "gap-stays", or "inconclusive" when no stand-in keeps the file parsing."""
+        target = os.path.join(root, file)
+        template = file.endswith((".erb", ".haml"))
+        before_kind = sum(1 for m in before if re.search(gap_pattern, m))
+        before_broken = sum(1 for m in before if PARSE_BROKEN.search(m))
+        try:
+            for replacement in neutral_options(finding, file):
+                variant = spliced(text, finding, replacement, template)
+                if variant is None:
+                    continue
+                with open(target, "w", encoding="utf-8") as f:
+                    f.write(variant)
+                after = self.gaps_in(root, file)
+                broken = sum(1 for m in after if PARSE_BROKEN.search(m))
+                if broken > before_broken and not PARSE_BROKEN.search(gap_pattern):
+                    continue  # the stand-in does not parse: try another
+                kind = sum(1 for m in after if re.search(gap_pattern, m))
+                return "line" if kind < before_kind else "gap-stays"
+            return "inconclusive"
+        finally:
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+
+    def without(self, text, findings, file):
+        """`text` with each of `findings`' constructs replaced by its first stand-in that applies,
+        from the last to the first (so that earlier positions hold)."""
+        template = file.endswith((".erb", ".haml"))
+        for f in sorted(findings, key=lambda f: (f["line"], f["column"]), reverse=True):
+            for replacement in neutral_options(f, file):
+                variant = spliced(text, f, replacement, template)
+                if variant is not None:
+                    text = variant
+                    break
+        return text
+
+    def verdict(self, finding, gap_pattern, others):
+        """Whether taking the finding's construct out takes a gap of its kind out of the survey. When
+        it does not, the same is asked of the file with every other finding's construct taken out
+        first: a reader that stops at its first error (a library body's `@@x = {}`, a fixture) or a
+        second construct of the kind on the line hides the rest."""
         file = finding["file"]
         try:
             text = open(os.path.join(self.app, file), encoding="utf-8").read()
@@ -526,28 +594,24 @@ class LineJudge:
         if key in self.kept:
             return self.kept[key]
         root, before = self.where(file, text)
-        target = os.path.join(root, file)
-        before_kind = sum(1 for m in before if re.search(gap_pattern, m))
-        before_broken = sum(1 for m in before if PARSE_BROKEN.search(m))
-        result = "inconclusive"
-        try:
-            attempts = [(r, False) for r in NEUTRAL.get(finding["rule"], ["nil", ""])] + [(None, True)]
-            for replacement, whole in attempts:
-                variant = spliced(text, finding, replacement or "", whole)
-                if variant is None:
-                    break
+        result = self.attempt(root, file, text, finding, before, gap_pattern)
+        if result != "line" and others:
+            alone = self.without(text, others, file)
+            target = os.path.join(root, file)
+            try:
                 with open(target, "w", encoding="utf-8") as f:
-                    f.write(variant)
-                after = self.gaps_in(root, file)
-                broken = sum(1 for m in after if PARSE_BROKEN.search(m))
-                if broken > before_broken and not PARSE_BROKEN.search(gap_pattern):
-                    continue  # the variant does not parse: try another
-                kind = sum(1 for m in after if re.search(gap_pattern, m))
-                result = "line" if kind < before_kind else "gap-stays"
-                break
-        finally:
-            with open(target, "w", encoding="utf-8") as f:
-                f.write(text)
+                    f.write(alone)
+                before_alone = self.gaps_in(root, file)
+            finally:
+                with open(target, "w", encoding="utf-8") as f:
+                    f.write(text)
+            if any(re.search(gap_pattern, m) for m in before_alone) and not any(PARSE_BROKEN.search(m) for m in before_alone):
+                try:
+                    if self.attempt(root, file, alone, finding, before_alone, gap_pattern) == "line":
+                        result = "line (alone)"
+                finally:
+                    with open(target, "w", encoding="utf-8") as f:
+                        f.write(text)
         self.kept[key] = result
         with open(self.store, "w") as f:
             json.dump(self.kept, f)
@@ -650,8 +714,9 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             continue  # its superclass is not in the compiled copy: the verdict there would be another
         if rule in GAP and any(re.search(GAP[rule], m) for m in gap_files.get(f["file"], [])):
             # The file has a gap of the kind; at the line level, the construct must be its cause.
-            verdict = "line" if judge is None or rule in FILE_LEVEL else judge.verdict(f, GAP[rule])
-            if verdict == "line":
+            others = [g for g in findings if g is not f and g["file"] == f["file"] and g["rule"] in GAP and g["severity"] != "info" and g["rule"] not in FILE_LEVEL]
+            verdict = "line" if judge is None or rule in FILE_LEVEL else judge.verdict(f, GAP[rule], others)
+            if verdict.startswith("line"):
                 why = "gap"
                 line_confirmed.add(id(f))
             else:
@@ -830,7 +895,8 @@ def summary(results):
     out = ["## Summary", "", "| app | findings borne out | stop files with an error | … borne out at the line | first stop | warning[unsupported] covered |", "|---|---|---|---|---|---|"]
     total = collections.Counter()
     for r in results:
-        scored = sum(v["findings"] for v in r["per_rule"].values())
+        # Findings of a rule with no compiler channel (and not borne out by another) are not scored.
+        scored = sum(v["findings"] - v["unscored"] for v in r["per_rule"].values())
         confirmed = sum(v["confirmed"] for v in r["per_rule"].values())
         i, w = r["ingest"], r["warnings"]
         total.update({"scored": scored, "confirmed": confirmed, "stops": i["rejecting_gap_files"], "flagged": i["flagged"],

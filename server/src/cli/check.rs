@@ -531,6 +531,15 @@ fn write_summary(
     for (rule, n) in counts {
         writeln!(out, "  {n:>4}  {rule}")?;
     }
+    if let Some(documents) = counts.get("model.document-not-compiled") {
+        writeln!(
+            out,
+            "note: {documents} model{} {} persisted by a document store (Mongoid or another): Roundhouse compiles Active Record models only, so {} plain classes in every tree.",
+            if *documents == 1 { "" } else { "s" },
+            if *documents == 1 { "is" } else { "are" },
+            if *documents == 1 { "it compiles as" } else { "they compile as" }
+        )?;
+    }
     if let Some(rule) = counts.keys().find(|r| crate::roundhouse::catalogue::rule(r).is_some()) {
         writeln!(out, "`switchyard explain <rule>` says why and how to fix each (`switchyard explain {rule}`).")?;
     }

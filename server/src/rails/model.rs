@@ -372,3 +372,36 @@ fn add_call(model: &mut Model, call: &Call) {
     }
     model.macros.push(Macro::of(call));
 }
+
+/// Modules and base classes that make a class another library's persisted document rather than an
+/// Active Record model, with the library's name.
+const DOCUMENT_MAPPERS: &[(&str, &str)] = &[
+    ("Mongoid::Document", "Mongoid"),
+    ("MongoMapper::Document", "MongoMapper"),
+    ("MongoMapper::EmbeddedDocument", "MongoMapper"),
+    ("Dynamoid::Document", "Dynamoid"),
+    ("NoBrainer::Document", "NoBrainer"),
+    ("DataMapper::Resource", "DataMapper"),
+    ("Neo4j::ActiveNode", "Neo4j"),
+    ("Ripple::Document", "Ripple"),
+    ("Sequel::Model", "Sequel"),
+    ("Ohm::Model", "Ohm"),
+    ("CouchRest::Model::Base", "CouchRest"),
+    ("ActiveResource::Base", "Active Resource"),
+];
+
+/// The library that persists `class`, when it is not Active Record (`include Mongoid::Document`,
+/// `< Sequel::Model`), and the span that says so (the `include`, or the class's name).
+pub fn document_mapper(class: &crate::syntax::outline::Namespace) -> Option<(&'static str, crate::syntax::Span)> {
+    use crate::syntax::outline::Item;
+    let base = |name: &str| DOCUMENT_MAPPERS.iter().find(|(m, _)| *m == name.trim_start_matches("::")).map(|(_, lib)| *lib);
+    if let Some(lib) = class.superclass.as_deref().and_then(|s| base(s.split('(').next().unwrap_or(s))) {
+        return Some((lib, class.name_span));
+    }
+    class.items.iter().find_map(|item| match item {
+        Item::Call(call) if call.receiver.is_none() && call.method == "include" => {
+            call.arguments.iter().filter_map(|a| a.as_name()).find_map(base).map(|lib| (lib, call.span))
+        }
+        _ => None,
+    })
+}

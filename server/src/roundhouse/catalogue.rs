@@ -243,6 +243,14 @@ pub const RULES: &[Rule] = &[
         implemented: true,
     },
     Rule {
+        id: "model.document-not-compiled",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "model",
+        trigger: "a class under `app/models` persisted by another library (`include Mongoid::Document`, `MongoMapper`, `Dynamoid`, `< Sequel::Model`…): compiled as a plain class, its fields, associations, validations, scopes, callbacks and indexes dropped",
+        implemented: true,
+    },
+    Rule {
         id: "model.enum-mapping",
         severity: Severity::Error,
         targets: ALL,

@@ -42,6 +42,8 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
     let compiles = ingest::reading(facts, None).compiles_code();
     let walk = if compiles { prism_ingest::Walk::of(kind, &facts.relative_path) } else { prism_ingest::Walk::None };
     let dispatch = kind.is_some_and(FileKind::is_app_code);
+    // A template's findings on the Ruby Roundhouse compiles it into, merged with the template rules'.
+    let mut erb_found = Vec::new();
     match parsed.language {
         // A `.rb` file: Prism's verdict on its syntax wherever it is, the ingest's where it is compiled.
         Language::Ruby if parsed.ruby.is_some() => {
@@ -56,10 +58,10 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
             }
             found.extend(judged);
         }
-        // A template's Ruby (its masked copy, position for position): compiled as one program.
-        Language::Erb | Language::Haml if parsed.ruby.is_some() && walk != prism_ingest::Walk::None => {
-            found.extend(prism_ingest::judge(parsed.ruby_text(text), &facts.line_index, walk, false, dispatch));
-        }
+        // An ERB template's Ruby as Roundhouse compiles it (merged below, with the template rules).
+        Language::Erb if walk != prism_ingest::Walk::None => erb_found = prism_ingest::judge_erb(text, &facts.line_index, dispatch),
+        // A HAML template's Ruby as Roundhouse compiles it.
+        Language::Haml if walk != prism_ingest::Walk::None => erb_found = prism_ingest::judge_haml(text, &facts.line_index, dispatch),
         _ => {}
     }
     if let Some(tree) = parsed.ruby.as_ref().filter(|_| compiles) {
@@ -69,20 +71,35 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
             found.extend(jbuilder::check(tree, parsed.ruby_text(text)));
         }
-        if parsed.language == Language::Haml {
-            for range in crate::syntax::haml::for_loops(text) {
-                let span = facts.line_index.span(range.clone());
-                found.push(syntax_rules::finding(rule!("syntax.for-loop"), span, &text[range]));
-            }
-        }
     }
     if parsed.language == Language::Yaml && facts.relative_path.starts_with("test/fixtures/") {
         found.extend(fixtures::check(text, &facts.line_index));
     }
     found.extend(facts_rules::check(facts, text));
+    merge_compiled_template(&mut found, erb_found, &facts.diagnostics);
     let (verbs, found): (Vec<Diagnostic>, Vec<Diagnostic>) = found.into_iter().partition(|d| d.rule == facts_rules::MIGRATION_VERB);
     facts.diagnostics.extend(found);
     facts.migration_verbs = verbs;
+}
+
+/// A template's findings on the Ruby Roundhouse compiles it into, beside the template rules': a
+/// syntax error there is the template's stop. Where a template rule already names the construct
+/// (an error of its own, or `=%>` on the line that breaks), that finding says it; otherwise the
+/// syntax error does.
+fn merge_compiled_template(found: &mut Vec<Diagnostic>, compiled: Vec<Diagnostic>, earlier: &[Diagnostic]) {
+    use crate::diagnostic::{Severity, rule::TEMPLATE_PARSE_ERROR};
+    let explained = |d: &Diagnostic| d.severity == Severity::Error && (d.rule.starts_with("views.") || d.rule == TEMPLATE_PARSE_ERROR);
+    let stop_explained = found.iter().any(explained) || earlier.iter().any(explained);
+    for d in compiled {
+        if d.rule != TEMPLATE_PARSE_ERROR {
+            found.push(d);
+        } else if let Some(tag) = found.iter_mut().find(|f| f.rule == "views.literal-tag" && f.span.start.line == d.span.start.line) {
+            tag.severity = Severity::Error;
+            tag.message.push_str(" Here it stops the compile: the Ruby Roundhouse builds from this tag does not parse.");
+        } else if !stop_explained {
+            found.push(d);
+        }
+    }
 }
 
 /// Prism says whether a file parses, and every place it noticed; one slip (a bracket never closed, an

@@ -106,6 +106,16 @@ pub fn preview(
         routes(&mut out, context, &facts.relative_path);
     } else if let Some(schema) = &facts.schema {
         schema_ddl(&mut out, schema);
+    } else if let Some((class, library)) = facts
+        .outline
+        .namespaces()
+        .into_iter()
+        .find_map(|ns| crate::rails::model::document_mapper(ns).map(|(library, _)| (ns.name.clone(), library)))
+        .filter(|_| facts.relative_path.starts_with("app/models/"))
+    {
+        out.line(comment(&format!(
+            "No model preview: `{class}` is a {library} document, and Roundhouse compiles Active Record models only. It emits `{class}` as a plain class with its methods; its fields, associations, validations, scopes and callbacks are dropped (model.document-not-compiled)."
+        )));
     } else if let Some(model) = facts
         .models
         .first()

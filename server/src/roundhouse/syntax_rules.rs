@@ -39,7 +39,9 @@ pub fn message(rule: &str, text: &str) -> String {
             ("a class or module defined inside a method (or a class nested in a model's body)", "define it at the top level of a file")
         }
         "syntax.multi-assign-target" => ("multiple assignment to attributes or around a splat", "assign one target per statement"),
-        "syntax.regex-once-flag" => ("the `/o` flag on an interpolated regexp", "build the regexp once into a constant"),
+        "syntax.regex-once-flag" => {
+            ("an interpolated regexp with an encoding flag (`u`, `n`, `e`, `s`)", "drop the flag: source files are UTF-8 already")
+        }
         "syntax.defined-path" => (
             "`defined?` around anything but a bare name (a constant, a path, a call with a receiver, `super`…)",
             "use `Object.const_defined?(\"Name\")` or `respond_to?(:name)`",
@@ -75,12 +77,6 @@ pub fn message(rule: &str, text: &str) -> String {
         _ => "Roundhouse drops",
     };
     format!("{consequence} {what}: `{snippet}`. Instead, {instead}.")
-}
-
-/// A finding of a `syntax.*` rule found outside the query (a HAML `for` loop), with the rule's message.
-pub fn finding(rule: crate::diagnostic::RuleId, span: Span, snippet: &str) -> Diagnostic {
-    let severity = catalogue::rule(&rule).map_or(Severity::Error, |r| r.severity);
-    Diagnostic { span, severity, rule, message: message(&rule, snippet) }
 }
 
 /// `controller.json-format-dropped`: the Spinel tree answers a `respond_to` in an action with its html

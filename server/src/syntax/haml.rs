@@ -121,22 +121,6 @@ enum Body {
     Text,
 }
 
-/// The `for … in …` loops of a template's `-` lines (their masked copy keeps only the collection, so
-/// the syntax rules cannot see them): from `for` to the line's end.
-pub fn for_loops(text: &str) -> Vec<Range<usize>> {
-    line_ranges(text)
-        .into_iter()
-        .filter_map(|line| {
-            let content = &text[line.clone()];
-            let code = content.trim_start().strip_prefix('-')?;
-            let lead = content.len() - code.len();
-            let code = code.trim_start();
-            let start = line.start + lead + (content.len() - lead - code.len());
-            (code.starts_with("for ") && code.contains(" in ")).then(|| start..line.start + content.trim_end().len())
-        })
-        .collect()
-}
-
 type Copy<'a> = dyn FnMut(&mut Vec<u8>, Range<usize>, &mut Vec<Range<usize>>) + 'a;
 
 fn line_ranges(text: &str) -> Vec<Range<usize>> {
@@ -322,16 +306,13 @@ mod tests {
 
     #[test]
     fn syntax_rules_read_haml_code_without_false_alarms() {
-        let text = "- for post in @posts do\n  %p= \"By #@author\"\n  - case post.state\n  - in :draft\n    %em draft\n%p= `uptime`\n";
-        let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Haml, text);
-        let path = "app/views/posts/index.html.haml";
-        let facts = crate::rails::extract(path.into(), path.to_owned(), Some(crate::rails::project::FileKind::View), text, &parsed);
-        let walk = crate::roundhouse::prism_ingest::Walk::Program;
-        let found: Vec<String> = crate::roundhouse::prism_ingest::judge(parsed.ruby_text(text), &facts.line_index, walk, false, false)
+        let text = "- for post in @posts do\n  %p= \"By #@author\"\n  - case post.state\n  - when :draft\n    %em draft\n%p= `uptime`\n";
+        let index = crate::syntax::LineIndex::new(text);
+        let found: Vec<String> = crate::roundhouse::prism_ingest::judge_haml(text, &index, false)
             .iter()
             .map(|d| format!("{}:{} {}", d.span.start.line + 1, d.span.start.col + 1, d.rule))
             .collect();
-        assert_eq!(found, ["2:11 syntax.embedded-variable", "6:5 syntax.backtick-command"]);
+        assert_eq!(found, ["1:3 syntax.for-loop", "2:11 syntax.embedded-variable", "6:5 syntax.backtick-command"]);
     }
 
     #[test]
@@ -342,13 +323,6 @@ mod tests {
             assert_eq!(masked.len(), end);
             assert!(ranges.iter().all(|r| r.end <= end && text.is_char_boundary(r.start) && text.is_char_boundary(r.end)));
         }
-    }
-
-    #[test]
-    fn for_loops_are_found_on_code_lines_only() {
-        let text = "%p for a in b\n  - for post in @posts do\n    = post\n-# - for x in y\n";
-        let found: Vec<&str> = for_loops(text).into_iter().map(|r| &text[r]).collect();
-        assert_eq!(found, ["for post in @posts do"]);
     }
 
     #[test]

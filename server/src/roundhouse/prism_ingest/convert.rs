@@ -21,7 +21,10 @@
 //!   never read, so nothing in it is rejected, and the method is gone;
 //! - dropped without a word: a block's or lambda's parameters other than plain names (and `_1`).
 //!
-//! A rejected node is not looked into (the compiler records it and goes on with its siblings).
+//! The compiler records a rejected node and goes on with its siblings, never looking inside it; this
+//! pass looks inside (a `for` loop's body, a pattern match's arms, an assignment's value) where the
+//! code would be read once the construct is rewritten, so that every construct to rewrite is found at
+//! once. A class, module or `def` it rejects or drops is not looked into.
 
 use ruby_prism::{Node, Visit};
 
@@ -57,6 +60,9 @@ pub struct Converter {
     pub cost: Cost,
     /// Whether to report calls the Spinel lane cannot compile (`spinel.dynamic-dispatch`): app code.
     pub dispatch: bool,
+    /// Whether to report Prism's stand-ins for what a syntax error left out: in a program Roundhouse
+    /// builds from a template, where no syntax error is reported, they are the reason it stops.
+    pub missing: bool,
 }
 
 /// Calls the Spinel lane cannot compile ahead of time.
@@ -84,7 +90,7 @@ pub fn name_of(id: ruby_prism::ConstantId<'_>) -> String {
 
 impl Converter {
     pub fn new(cost: Cost, dispatch: bool) -> Converter {
-        Converter { found: Vec::new(), in_def: 0, cost, dispatch }
+        Converter { found: Vec::new(), in_def: 0, cost, dispatch, missing: false }
     }
 
     pub fn report(&mut self, rule: RuleId, start: usize, end: usize) {
@@ -250,42 +256,54 @@ impl<'pr> Visit<'pr> for Converter {
     }
     fn visit_class_variable_write_node(&mut self, node: &ruby_prism::ClassVariableWriteNode<'pr>) {
         self.class_variable_write(&node.as_node());
+        ruby_prism::visit_class_variable_write_node(self, node);
     }
     fn visit_class_variable_or_write_node(&mut self, node: &ruby_prism::ClassVariableOrWriteNode<'pr>) {
         self.class_variable_write(&node.as_node());
+        ruby_prism::visit_class_variable_or_write_node(self, node);
     }
     fn visit_class_variable_and_write_node(&mut self, node: &ruby_prism::ClassVariableAndWriteNode<'pr>) {
         self.class_variable_write(&node.as_node());
+        ruby_prism::visit_class_variable_and_write_node(self, node);
     }
     fn visit_class_variable_operator_write_node(&mut self, node: &ruby_prism::ClassVariableOperatorWriteNode<'pr>) {
         self.class_variable_write(&node.as_node());
+        ruby_prism::visit_class_variable_operator_write_node(self, node);
     }
     fn visit_global_variable_write_node(&mut self, node: &ruby_prism::GlobalVariableWriteNode<'pr>) {
         self.reject(rule!("syntax.global-variable-write"), &node.as_node());
+        ruby_prism::visit_global_variable_write_node(self, node);
     }
     fn visit_global_variable_or_write_node(&mut self, node: &ruby_prism::GlobalVariableOrWriteNode<'pr>) {
         self.reject(rule!("syntax.global-variable-write"), &node.as_node());
+        ruby_prism::visit_global_variable_or_write_node(self, node);
     }
     fn visit_global_variable_and_write_node(&mut self, node: &ruby_prism::GlobalVariableAndWriteNode<'pr>) {
         self.reject(rule!("syntax.global-variable-write"), &node.as_node());
+        ruby_prism::visit_global_variable_and_write_node(self, node);
     }
     fn visit_global_variable_operator_write_node(&mut self, node: &ruby_prism::GlobalVariableOperatorWriteNode<'pr>) {
         self.reject(rule!("syntax.global-variable-write"), &node.as_node());
+        ruby_prism::visit_global_variable_operator_write_node(self, node);
     }
     fn visit_forwarding_arguments_node(&mut self, node: &ruby_prism::ForwardingArgumentsNode<'pr>) {
         self.reject(rule!("syntax.argument-forwarding"), &node.as_node());
     }
     fn visit_case_match_node(&mut self, node: &ruby_prism::CaseMatchNode<'pr>) {
         self.reject(rule!("syntax.pattern-matching"), &node.as_node());
+        ruby_prism::visit_case_match_node(self, node);
     }
     fn visit_match_predicate_node(&mut self, node: &ruby_prism::MatchPredicateNode<'pr>) {
         self.reject(rule!("syntax.pattern-matching"), &node.as_node());
+        ruby_prism::visit_match_predicate_node(self, node);
     }
     fn visit_match_required_node(&mut self, node: &ruby_prism::MatchRequiredNode<'pr>) {
         self.reject(rule!("syntax.pattern-matching"), &node.as_node());
+        ruby_prism::visit_match_required_node(self, node);
     }
     fn visit_match_write_node(&mut self, node: &ruby_prism::MatchWriteNode<'pr>) {
         self.reject(rule!("syntax.regex-named-capture"), &node.as_node());
+        ruby_prism::visit_match_write_node(self, node);
     }
     fn visit_match_last_line_node(&mut self, node: &ruby_prism::MatchLastLineNode<'pr>) {
         self.reject(rule!("syntax.regex-condition"), &node.as_node());
@@ -295,21 +313,26 @@ impl<'pr> Visit<'pr> for Converter {
     }
     fn visit_flip_flop_node(&mut self, node: &ruby_prism::FlipFlopNode<'pr>) {
         self.reject(rule!("syntax.flip-flop"), &node.as_node());
+        ruby_prism::visit_flip_flop_node(self, node);
     }
     fn visit_for_node(&mut self, node: &ruby_prism::ForNode<'pr>) {
         self.reject(rule!("syntax.for-loop"), &node.as_node());
+        ruby_prism::visit_for_node(self, node);
     }
     fn visit_x_string_node(&mut self, node: &ruby_prism::XStringNode<'pr>) {
         self.reject(rule!("syntax.backtick-command"), &node.as_node());
     }
     fn visit_interpolated_x_string_node(&mut self, node: &ruby_prism::InterpolatedXStringNode<'pr>) {
         self.reject(rule!("syntax.backtick-command"), &node.as_node());
+        ruby_prism::visit_interpolated_x_string_node(self, node);
     }
     fn visit_pre_execution_node(&mut self, node: &ruby_prism::PreExecutionNode<'pr>) {
         self.reject(rule!("syntax.begin-end-block"), &node.as_node());
+        ruby_prism::visit_pre_execution_node(self, node);
     }
     fn visit_post_execution_node(&mut self, node: &ruby_prism::PostExecutionNode<'pr>) {
         self.reject(rule!("syntax.begin-end-block"), &node.as_node());
+        ruby_prism::visit_post_execution_node(self, node);
     }
     fn visit_source_file_node(&mut self, node: &ruby_prism::SourceFileNode<'pr>) {
         self.reject(rule!("syntax.magic-constant"), &node.as_node());
@@ -329,8 +352,12 @@ impl<'pr> Visit<'pr> for Converter {
     fn visit_shareable_constant_node(&mut self, node: &ruby_prism::ShareableConstantNode<'pr>) {
         self.reject(rule!("syntax.shareable-constant"), &node.as_node());
     }
-    // A syntax error's stand-in: `syntax.parse-error` reports the error itself.
-    fn visit_missing_node(&mut self, _node: &ruby_prism::MissingNode<'pr>) {}
+    // A syntax error's stand-in: in a `.rb` file, `syntax.parse-error` reports the error itself.
+    fn visit_missing_node(&mut self, node: &ruby_prism::MissingNode<'pr>) {
+        if self.missing {
+            self.reject(rule!("views.template-parse-error"), &node.as_node());
+        }
+    }
 
     /// A `def` as a value is `nil` to the compiler: the method is gone and its body never read.
     fn visit_def_node(&mut self, node: &ruby_prism::DefNode<'pr>) {
@@ -354,21 +381,20 @@ impl<'pr> Visit<'pr> for Converter {
     fn visit_while_node(&mut self, node: &ruby_prism::WhileNode<'pr>) {
         if node.is_begin_modifier() {
             self.reject(rule!("syntax.do-while"), &node.as_node());
-        } else {
-            ruby_prism::visit_while_node(self, node);
         }
+        ruby_prism::visit_while_node(self, node);
     }
     fn visit_until_node(&mut self, node: &ruby_prism::UntilNode<'pr>) {
         if node.is_begin_modifier() {
             self.reject(rule!("syntax.do-while"), &node.as_node());
-        } else {
-            ruby_prism::visit_until_node(self, node);
         }
+        ruby_prism::visit_until_node(self, node);
     }
 
     fn visit_multi_write_node(&mut self, node: &ruby_prism::MultiWriteNode<'pr>) {
         if !Self::multi_write_supported(node.lefts(), node.rest(), node.rights()) {
             self.reject(rule!("syntax.multi-assign-target"), &node.as_node());
+            self.visit(&node.value());
             return;
         }
         for target in node.lefts().iter() {

@@ -33,6 +33,8 @@
 //! Whether a rejection stops the compile or drops the file is the file's reading (`ingest::apply`).
 
 pub mod convert;
+pub mod erb;
+pub mod haml;
 
 use ruby_prism::Node;
 
@@ -126,6 +128,73 @@ pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors
     out
 }
 
+/// What the ingest makes of an ERB template: its Ruby as Roundhouse compiles it (`erb`), converted
+/// as one program, each finding placed back in the template. What sits in the template's text is the
+/// template rules' (`views.text-interpolation`); a syntax error in the program is the reason the
+/// compile stops (`views.template-parse-error`), placed where Prism noticed it, with its message.
+pub fn judge_erb(source: &str, line_index: &LineIndex, dispatch: bool) -> Vec<Diagnostic> {
+    match erb::compile(source) {
+        Some(compiled) => judge_template(&compiled, source, line_index, dispatch, false),
+        None => Vec::new(),
+    }
+}
+
+/// What the ingest makes of a HAML template, as `judge_erb` does for ERB; its text's interpolation
+/// is Ruby to Roundhouse too, so a rejection there (`#@x`) is reported where it is.
+pub fn judge_haml(source: &str, line_index: &LineIndex, dispatch: bool) -> Vec<Diagnostic> {
+    judge_template(&haml::compile(source), source, line_index, dispatch, true)
+}
+
+fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex, dispatch: bool, text: bool) -> Vec<Diagnostic> {
+    let result = ruby_prism::parse(compiled.ruby.as_bytes());
+    let root = result.node();
+    let Some(program) = root.as_program_node() else { return Vec::new() };
+    let mut converter = Converter::new(Cost::Rejected, dispatch);
+    converter.missing = true;
+    for statement in program.statements().body().iter() {
+        converter.expression(&statement);
+    }
+    let first_error = result.errors().next().map(|e| e.message().to_owned());
+    let mut found: Vec<Found> = Vec::new();
+    for mut f in converter.found {
+        let (start, end) = if let Some(segment) = compiled.text_segment(f.start) {
+            if !text {
+                continue;
+            }
+            // Inside a string literal: the same characters in the template's text, else its start.
+            let snippet = compiled.ruby.get(f.start..f.end).unwrap_or("");
+            let within = source.get(segment.template.clone()).unwrap_or("");
+            match within.find(snippet).filter(|_| !snippet.is_empty()) {
+                Some(at) => (segment.template.start + at, segment.template.start + at + snippet.len()),
+                None => (segment.template.start, segment.template.start),
+            }
+        } else {
+            (compiled.template_offset(f.start), compiled.template_offset(f.end))
+        };
+        f.start = start.min(source.len());
+        // A block's construct (a `for` loop) over several of the template's lines: its first line.
+        let line_end = source[f.start..].find('\n').map_or(source.len(), |n| f.start + n);
+        f.end = end.max(start).min(line_end);
+        found.push(f);
+    }
+    let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
+    for d in out.iter_mut().filter(|d| d.rule == "views.template-parse-error") {
+        // The line it shows on, from its first character: where Prism noticed is often a point.
+        let line_start = source[..d.span.start_byte as usize].rfind('\n').map_or(0, |n| n + 1);
+        let line_end = source[line_start..].find('\n').map_or(source.len(), |n| line_start + n);
+        let content = line_start + (source[line_start..line_end].len() - source[line_start..line_end].trim_start().len());
+        d.span = line_index.span(content..line_end.max(content));
+        d.message = format!(
+            "Roundhouse compiles this template into Ruby that does not parse here ({}): its compile stops. Rails renders it; the construct that Roundhouse reads differently is on this line.",
+            first_error.as_deref().unwrap_or("a syntax error")
+        );
+    }
+    // One syntax error is one stop: the first place it shows.
+    let mut seen = false;
+    out.retain(|d| d.rule != "views.template-parse-error" || !std::mem::replace(&mut seen, true));
+    out
+}
+
 /// The diagnostics of what the converter found and the walkers noted.
 fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -145,6 +214,16 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
             rule: rule!("syntax.alias-keyword"),
             message: format!(
                 "Roundhouse drops this `alias` without a word (it rejects `alias` only in models and controllers): the compiled class has no `{name}`. Instead, write `alias_method`."
+            ),
+        });
+    }
+    for (start, end, name) in notes.constants_dropped {
+        out.push(Diagnostic {
+            span: line_index.span(start..end),
+            severity: Severity::Warning,
+            rule: rule!("syntax.shareable-constant"),
+            message: format!(
+                "Roundhouse drops `{name}` without a word: `# shareable_constant_value:` wraps the constant in a node its class-body reader skips, so the compiled class has no `{name}`. Instead, remove the magic comment and freeze the value (`.freeze`)."
             ),
         });
     }
@@ -169,6 +248,9 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
             ),
         });
     }
+    // A declaration walked twice (a `module ClassMethods` folded into its module and read on its own).
+    out.sort_by_key(|d| (d.span.start_byte, d.rule));
+    out.dedup_by(|a, b| a.span.start_byte == b.span.start_byte && a.rule == b.rule);
     out
 }
 
@@ -181,6 +263,8 @@ struct Notes {
     defs_dropped: Vec<(usize, usize, String, String)>,
     /// A model's `class << self` statement that is not a `def` or a bare visibility call.
     singleton_statements: Vec<(usize, usize)>,
+    /// A library body's constant under `# shareable_constant_value:`: dropped without a word.
+    constants_dropped: Vec<(usize, usize, String)>,
     /// A library body's `@@x = v` with `v` not `nil`.
     class_variables: Vec<(usize, usize, String)>,
     /// `def`s inside a concern's `included` block: another rule says what becomes of them.
@@ -221,7 +305,7 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
                 severity: Severity::Warning,
                 rule: rule!("syntax.def-in-expression"),
                 message: format!(
-                    "Roundhouse compiles a `def` inside a block as `nil`: the method `{name}` is never defined. Instead, define it in the class body (or pass a lambda)."
+                    "Roundhouse reads a `def` only as a method of a class body: this one (inside a block, or a statement of a program) compiles as `nil`, and the method `{name}` is never defined. Instead, define it in a class body, or use a lambda."
                 ),
             }
         };
@@ -664,6 +748,12 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
             if constant_path(&module.constant_path()).is_some_and(|p| p == ["ClassMethods"]) {
                 declaration_body(module.body(), converter, notes);
             }
+            continue;
+        }
+        if let Some(shareable) = statement.as_shareable_constant_node() {
+            let location = statement.location();
+            let name = shareable.write().as_constant_write_node().map(|w| name_of(w.name())).unwrap_or_default();
+            notes.constants_dropped.push((location.start_offset(), location.end_offset(), name));
             continue;
         }
         if let Some(alias) = statement.as_alias_method_node() {
