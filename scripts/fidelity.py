@@ -694,7 +694,7 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
     line_confirmed = set()
 
     def row(rule):
-        return per_rule.setdefault(rule, {"findings": 0, "confirmed": 0, "by": collections.Counter(), "unconfirmed": [], "unscored": 0})
+        return per_rule.setdefault(rule, {"findings": 0, "confirmed": 0, "scored": 0, "by": collections.Counter(), "unconfirmed": [], "unscored": 0})
 
     for f in findings:
         rule = f["rule"]
@@ -720,6 +720,7 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
                 why = "gap"
                 line_confirmed.add(id(f))
             else:
+                r["scored"] += 1
                 r["unconfirmed"].append(f"{where} (file has the gap; line: {verdict}) {f['message'][:100]}")
                 continue
         elif rule in WARNING and near(spinel_warnings if rule == "controller.json-format-dropped" else warnings, f["file"], f["line"], WARNING[rule]):
@@ -730,12 +731,14 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             why = "other warning on line"
         if why:
             r["confirmed"] += 1
+            r["scored"] += 1
             r["by"][why] += 1
             confirmed_findings.add(id(f))
         elif rule not in GAP and rule not in WARNING and rule not in TREE:
             r["unscored"] += 1
             r["unconfirmed"].append(f"{where} (no compiler channel) {f['message'][:110]}")
         else:
+            r["scored"] += 1
             r["unconfirmed"].append(f"{where} {f['message'][:120]}")
 
     # Ingest, file level.
@@ -896,7 +899,7 @@ def summary(results):
     total = collections.Counter()
     for r in results:
         # Findings of a rule with no compiler channel (and not borne out by another) are not scored.
-        scored = sum(v["findings"] - v["unscored"] for v in r["per_rule"].values())
+        scored = sum(v["scored"] for v in r["per_rule"].values())
         confirmed = sum(v["confirmed"] for v in r["per_rule"].values())
         i, w = r["ingest"], r["warnings"]
         total.update({"scored": scored, "confirmed": confirmed, "stops": i["rejecting_gap_files"], "flagged": i["flagged"],

@@ -48,6 +48,11 @@ pub struct Model {
     pub span: Span,
     #[serde(skip)]
     pub name_span: Span,
+    /// Where each statement Roundhouse's ingest rejects starts (an enum whose mapping it cannot read,
+    /// a scope whose body is no lambda): decided on Prism's tree (`roundhouse::prism_ingest`), read
+    /// by the lowering.
+    #[serde(skip)]
+    pub rejected_statements: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
@@ -259,6 +264,7 @@ pub fn extract(namespace: &Namespace) -> Model {
         methods: method_summaries(&namespace.items),
         span: namespace.span,
         name_span: namespace.name_span,
+        rejected_statements: Vec::new(),
     };
     model.table_name_computed |= model.methods.iter().any(|m| m.singleton && m.name == "table_name");
     for item in &namespace.items {

@@ -116,10 +116,10 @@ pub fn lower(model: &Model, tables: Tables<'_>) -> Vec<Lowered> {
         out.push(named(callback_item(callback), &callback.kind));
     }
     for scope in &model.scopes {
-        out.push(named(scope_item(scope, &own_table), "scope"));
+        out.push(named(scope_item(scope, &own_table, model.rejected_statements.contains(&scope.span.start_byte)), "scope"));
     }
     for enumeration in &model.enums {
-        out.push(named(enum_item(enumeration), "enum"));
+        out.push(named(enum_item(enumeration, model.rejected_statements.contains(&enumeration.span.start_byte)), "enum"));
     }
     for call in &model.concerns {
         out.push(named(include_item(model, call), &call.name));
@@ -682,10 +682,10 @@ fn callback_item(callback: &Callback) -> Lowered {
     }
 }
 
-fn scope_item(scope: &crate::rails::model::Scope, own_table: &str) -> Lowered {
+fn scope_item(scope: &crate::rails::model::Scope, own_table: &str, rejected: bool) -> Lowered {
     let body = scope.body.trim_start();
-    let lambda = body.starts_with("->") || body.starts_with("lambda") || body.starts_with("proc");
-    if !lambda {
+    // Whether the ingest reads the body is decided on Prism's tree (`prism_ingest`).
+    if rejected {
         let f = finding(
             rule!("model.scope-body"),
             scope.span,
@@ -716,21 +716,19 @@ fn scope_item(scope: &crate::rails::model::Scope, own_table: &str) -> Lowered {
     }
 }
 
-fn enum_item(enumeration: &crate::rails::model::Enum) -> Lowered {
-    let labels: Option<Vec<(String, String)>> = match &enumeration.values {
-        Value::Hash(pairs) if pairs.iter().all(|(_, v)| matches!(v, Value::Integer(_) | Value::String(_) | Value::Symbol(_))) => {
-            Some(pairs.iter().map(|(k, v)| (k.as_name().unwrap_or("").to_owned(), v.to_string())).collect())
-        }
-        Value::Array(items) => Some(items.iter().enumerate().map(|(i, v)| (v.as_name().unwrap_or("").to_owned(), i.to_string())).collect()),
-        Value::Code(code) if code.starts_with("%w") && code.ends_with(".index_by(&:itself)") => Some(Vec::new()),
-        _ => None,
+fn enum_item(enumeration: &crate::rails::model::Enum, rejected: bool) -> Lowered {
+    let labels: Vec<(String, String)> = match &enumeration.values {
+        Value::Hash(pairs) => pairs.iter().map(|(k, v)| (k.as_name().unwrap_or("").to_owned(), v.to_string())).collect(),
+        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (v.as_name().unwrap_or("").to_owned(), i.to_string())).collect(),
+        _ => Vec::new(),
     };
-    let Some(labels) = labels else {
+    // Whether the ingest reads the mapping is decided on Prism's tree (`prism_ingest`).
+    if rejected {
         let f = finding(
             rule!("model.enum-mapping"),
             enumeration.span,
             format!(
-                "Roundhouse reads an enum's mapping only from a literal array, or a hash of literal values: `enum :{}` stops the compile (\"enum mapping must be an array or hash literal\"). Instead, list the values in place.",
+                "Roundhouse reads an enum's mapping only from a literal array of names, or a braced hash of names to strings or integers: `enum :{}` stops the compile (\"enum mapping must be an array or hash literal\"). Instead, write the mapping in place, in braces (`enum :status, {{ draft: 0, live: 1 }}`).",
                 enumeration.name
             ),
         );

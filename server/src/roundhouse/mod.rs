@@ -56,6 +56,14 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                     d.rule = crate::diagnostic::rule::TEMPLATE_PARSE_ERROR;
                 }
             }
+            // A model statement the ingest rejects is the lowering's to say (its preview and hint too).
+            let (statements, judged): (Vec<Diagnostic>, Vec<Diagnostic>) =
+                judged.into_iter().partition(|d| matches!(d.rule.as_ref(), "model.enum-mapping" | "model.scope-body"));
+            for d in statements {
+                if let Some(model) = facts.models.iter_mut().find(|m| m.span.start_byte <= d.span.start_byte && d.span.end_byte <= m.span.end_byte) {
+                    model.rejected_statements.push(d.span.start_byte);
+                }
+            }
             found.extend(judged);
         }
         // An ERB template's Ruby as Roundhouse compiles it (merged below, with the template rules).

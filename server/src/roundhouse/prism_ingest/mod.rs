@@ -470,9 +470,17 @@ fn model_statement(statement: &Node<'_>, converter: &mut Converter) {
     }
     let name = call_name(&call);
     let args = arguments(&call);
+    if name == "enum"
+        && let Some(readable) = enum_mapping_readable(&args)
+    {
+        if !readable {
+            let location = statement.location();
+            converter.report(rule!("model.enum-mapping"), location.start_offset(), location.end_offset());
+        }
+        return;
+    }
     match name.as_str() {
         // Read for their DSL (`lowering` says what becomes of them).
-        "enum" if !args.is_empty() => {}
         "validates_presence_of" | "validates_absence_of" if !args.is_empty() && args.iter().all(is_symbol) => {}
         "validates" if args.first().is_some_and(is_symbol) => {}
         "validate" if !args.is_empty() && args.iter().all(is_symbol) => {}
@@ -512,8 +520,10 @@ fn model_statement(statement: &Node<'_>, converter: &mut Converter) {
                 && let Some(block) = spelled.block().and_then(|b| b.as_block_node())
             {
                 converter.scope_lambda(block.parameters(), block.body());
+            } else {
+                let location = statement.location();
+                converter.report(rule!("model.scope-body"), location.start_offset(), location.end_offset());
             }
-            // Any other body is `model.scope-body` (`lowering`).
         }
         hook if is_callback_hook(hook) && !args.is_empty() && callback_symbols_only(&args) => {}
         _ => converter.expression(statement),
@@ -536,6 +546,47 @@ fn included_block(block: &ruby_prism::BlockNode<'_>, converter: &mut Converter) 
         model_statement(&statement, converter);
     }
     converter.cost = saved;
+}
+
+/// Whether the ingest reads an `enum`'s mapping (`Some(false)`: it stops the compile), or `None` when
+/// the call is not of an enum's shape (`enum :name, mapping` or `enum name: mapping`) and is read as
+/// any other call. The mapping must be an array of symbols or strings, a braced hash of symbol or
+/// string keys and string or 32-bit integer values, or `index_by` on such an array; a bare keyword
+/// hash (`enum :status, draft: 0`), a constant or a symbol value is not.
+fn enum_mapping_readable(args: &[Node<'_>]) -> Option<bool> {
+    let first = args.first()?;
+    let mapping = if is_symbol(first) {
+        args.get(1)?
+    } else {
+        let hash = first.as_keyword_hash_node()?;
+        let elements: Vec<Node<'_>> = hash.elements().iter().collect();
+        let pair = elements.first()?.as_assoc_node()?;
+        if !is_symbol(&pair.key()) {
+            return None;
+        }
+        return Some(mapping_readable(&pair.value()));
+    };
+    Some(mapping_readable(mapping))
+}
+
+fn mapping_readable(mapping: &Node<'_>) -> bool {
+    let label = |n: &Node<'_>| n.as_symbol_node().is_some() || n.as_string_node().is_some();
+    if let Some(array) = mapping.as_array_node() {
+        return array.elements().iter().all(|e| label(&e));
+    }
+    if let Some(hash) = mapping.as_hash_node() {
+        return hash.elements().iter().all(|e| {
+            e.as_assoc_node().is_some_and(|pair| {
+                let value = pair.value();
+                label(&pair.key())
+                    && (value.as_string_node().is_some()
+                        || value.as_integer_node().is_some_and(|i| TryInto::<i32>::try_into(i.value()).is_ok()))
+            })
+        });
+    }
+    mapping.as_call_node().is_some_and(|call| {
+        call_name(&call) == "index_by" && call.receiver().and_then(|r| r.as_array_node()).is_some_and(|a| a.elements().iter().all(|e| label(&e)))
+    })
 }
 
 /// Every argument a symbol, but an `on: :create`/`:update`/`:destroy`.
