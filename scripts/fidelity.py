@@ -310,10 +310,24 @@ def tree_evidence(finding, app, tree, source_lines):
             return None
         if rule == "model.association-option-ignored":
             m = re.search(r"`(\w+):` on `\w+ :(\w+)`", message)
+            if m and m.group(1) == "counter_cache":
+                # The counter the option names (or `<table>_count`), written anywhere by the emitted model.
+                lines = source_lines(file)[line - 1:]
+                statement = []
+                for l in lines:
+                    statement.append(l)
+                    if not l.rstrip().endswith((",", "(")):
+                        break
+                named = re.search(r"counter_cache:\s*(?::(\w+)|[\"'](\w+)[\"'])", " ".join(statement))
+                plural = re.sub(r"y$", "ies", snake(name.split("::")[-1])) if snake(name.split("::")[-1]).endswith("y") else snake(name.split("::")[-1]) + "s"
+                column = (named.group(1) or named.group(2)) if named else plural + "_count"
+                writes = re.compile(r"(update_counters|increment|decrement|update_column)[^\n]*\b" + re.escape(column) + r"\b|\b" + re.escape(column) + r"\s*[+-]=")
+                if not writes.search(emitted):
+                    return f"{emitted_path} never writes the counter `{column}`"
+                return None
             if m:
                 key, name = m.group(1), m.group(2)
                 probe = {
-                    "counter_cache": r"update_counters|increment|_count \+ 1",
                     "touch": r"\btouch\b",
                     "inverse_of": r"inverse",
                     "autosave": r"_autosave_" + re.escape(name) + r"\b",
@@ -353,6 +367,19 @@ def tree_evidence(finding, app, tree, source_lines):
     if rule in ("routes.redirect", "routes.missing-target", "routes.resource-option-ignored", "routes.statement-skipped"):
         return route_evidence(finding, tree)
     if rule == "views.jbuilder-ignored":
+        # `app/views/a/_x.json.jbuilder` is emitted as `app/views/a/_x_json.rb`, which writes each key.
+        emitted = emitted_text(tree, re.sub(r"\.json\.jbuilder$", "_json.rb", file))
+        if emitted is None:
+            return None
+        as_key = re.search(r'as a key named "([^"]+)"', message)
+        if as_key and f'\\"{as_key.group(1)}\\":' in emitted:
+            return f"the emitted view writes a \"{as_key.group(1)}\" key"
+        dropped = re.search(r"drops `json\.(\w+)", message)
+        if dropped and f'\\"{dropped.group(1)}\\"' not in emitted:
+            return f"the emitted view has no \"{dropped.group(1)}\" key"
+        with_argument = re.search(r"writes `json\.(\w+)` with its argument as the value and drops the block", message)
+        if with_argument and f'\\"{with_argument.group(1)}\\":' in emitted and "do |" not in emitted:
+            return f"the emitted view writes \"{with_argument.group(1)}\" from the argument alone"
         return None
     return None
 
@@ -452,6 +479,8 @@ NEUTRAL = {
     "syntax.block-argument-form": ["&b", "nil", ""],
     # A template's line the compiler cannot read: without it.
     "views.template-parse-error": [""],
+    # A statement of a model's `class << self` that is not a `def`: without it.
+    "model.singleton-class-statement": [""],
 }
 PARSE_BROKEN = re.compile(r"parse error|MissingNode")
 # Rules whose construct is the whole file (its name, its format) or whose reader records only the
@@ -480,10 +509,13 @@ def spliced(text, finding, replacement, template=False):
         return None
     last = min(last, len(lines) - 1)
     start_col, end_col = finding["column"] - 1, finding.get("end_column", finding["column"] + 1) - 1
-    if template and last > first:
-        last = first
+    if template:
+        # Within the tag (or the HAML line) the construct starts on: never its `%>`.
         closing = lines[first].find("%>", start_col)
-        end_col = closing if closing >= 0 else len(lines[first])
+        if last > first:
+            last, end_col = first, (closing if closing >= 0 else len(lines[first]))
+        elif closing >= 0:
+            end_col = min(end_col, closing)
     if replacement is None:
         if template:
             return None

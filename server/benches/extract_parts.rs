@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use switchyard::index::Index;
 use switchyard::rails::project;
-use switchyard::roundhouse::syntax_rules::Shapes;
 use switchyard::syntax::ParsedFile;
 
 const RUNS: usize = 5;
@@ -91,17 +90,23 @@ fn main() {
             }),
         ),
         (
-            "check_file, shapes on a walk of their own",
+            "check_file (with the Prism pass)",
             time(&|| {
                 for (i, (_, t, f)) in parsed.iter().enumerate() {
                     let mut copy = facts[i].clone();
                     copy.diagnostics.clear();
-                    let shapes = match f.ruby.as_ref() {
-                        Some(tree) => Shapes::of(tree.root_node(), f.ruby_text(t)),
-                        None => Shapes::default(),
-                    };
-                    switchyard::roundhouse::check_file(&mut copy, t, f, shapes);
+                    switchyard::roundhouse::check_file(&mut copy, t, f);
                     std::hint::black_box(copy);
+                }
+            }),
+        ),
+        (
+            "Prism parse alone (.rb files)",
+            time(&|| {
+                for (p, t, _) in &parsed {
+                    if p.extension().is_some_and(|e| e == "rb") {
+                        std::hint::black_box(ruby_prism::parse(t.as_bytes()).errors().count());
+                    }
                 }
             }),
         ),

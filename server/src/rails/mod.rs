@@ -514,19 +514,6 @@ pub fn text_hash(text: &str) -> u64 {
 /// `roundhouse::check_file`, over these facts). `relative_path` and `kind` come from the app it
 /// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
-    extract_walking(path, relative_path, kind, text, parsed, &mut |_, _, _| {})
-}
-
-/// `extract`, handing every node of its Ruby tree to `along` as its walk of the whole tree passes
-/// (`references::extract_walking`).
-pub fn extract_walking<'t>(
-    path: PathBuf,
-    relative_path: String,
-    kind: Option<FileKind>,
-    text: &str,
-    parsed: &'t ParsedFile,
-    along: &mut dyn FnMut(tree_sitter::Node<'t>, &'t str, usize),
-) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
     if let Some(Skipped::TooLarge { len }) = parsed.skipped {
         // Nothing of it is read, not even its lines.
@@ -577,7 +564,7 @@ pub fn extract_walking<'t>(
         facts.diagnostics = syntax_errors(tree, ruby_text, error_rule);
     }
     let outline = if kind == Some(FileKind::Test) { Outline::keeping(tree, ruby_text, declares) } else { Outline::new(tree, ruby_text) };
-    let references = references::extract_walking(tree.root_node(), ruby_text, along);
+    let references = references::extract(tree.root_node(), ruby_text);
     facts.route_helper_calls = references.route_helpers;
     facts.constants = references.constants;
     facts.sqlite3_uses = references.sqlite3_uses;

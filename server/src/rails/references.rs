@@ -480,12 +480,6 @@ impl Locals {
 }
 
 pub fn extract(root: Node<'_>, text: &str) -> References {
-    extract_walking(root, text, &mut |_, _, _| {})
-}
-
-/// `extract`, handing every node of its walk (in document order, with its depth below `root`) to
-/// `along`: a reader of the whole tree rides on this walk instead of walking it again.
-pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Node<'t>, &'t str, usize)) -> References {
     let mut references = References::default();
     let mut read = BTreeSet::new();
     let mut helpers = BTreeSet::new();
@@ -496,10 +490,9 @@ pub fn extract_walking<'t>(root: Node<'t>, text: &str, along: &mut dyn FnMut(Nod
     let mut lets: BTreeSet<String> = BTreeSet::new();
     // Methods the file defines, wherever (`def stub_current_path(path)` inside an RSpec `describe`).
     let mut defined: BTreeSet<String> = BTreeSet::new();
-    crate::syntax::for_each_node_with_parent(root, |node, parent, depth| {
+    crate::syntax::for_each_node_with_parent(root, |node, parent, _| {
         // Asked once here for every reader of the node (tree-sitter answers it through two calls).
         let kind = node.kind_name();
-        along(node, kind, depth);
         // Every kind read below is a named node's; the tokens between (`(`, `,`, `do`, `end`) are
         // half of a tree and bind or use nothing.
         if !node.is_named() {

@@ -443,6 +443,59 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     out
 }
 
+/// What Roundhouse makes of a class another library persists: the DSL it drops, counted by kind.
+fn document_message(class: &crate::syntax::outline::Namespace, library: &str) -> String {
+    use crate::syntax::outline::Item;
+    let mut kinds: Vec<((&str, &str), Vec<String>)> = Vec::new();
+    for item in &class.items {
+        let Item::Call(call) = item else { continue };
+        if call.receiver.is_some() {
+            continue;
+        }
+        let kind = match call.method.as_str() {
+            "field" | "attribute" | "key" => ("field", "fields"),
+            "has_many"
+            | "has_one"
+            | "belongs_to"
+            | "has_and_belongs_to_many"
+            | "embeds_many"
+            | "embeds_one"
+            | "embedded_in"
+            | "many"
+            | "one" => ("association", "associations"),
+            m if m.starts_with("validate") => ("validation", "validations"),
+            "scope" | "default_scope" => ("scope", "scopes"),
+            "index" | "store_in" => ("index or storage option", "indexes and storage options"),
+            m if m.starts_with("before_") || m.starts_with("after_") || m.starts_with("around_") => ("callback", "callbacks"),
+            _ => continue,
+        };
+        let name = call
+            .arguments
+            .first()
+            .and_then(|a| a.as_name())
+            .map(|n| format!("`{} :{n}`", call.method))
+            .unwrap_or_else(|| format!("`{}`", call.method));
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, names)) => names.push(name),
+            None => kinds.push((kind, vec![name])),
+        }
+    }
+    let dropped: Vec<String> = kinds
+        .iter()
+        .map(|(kind, names)| {
+            let shown: Vec<&str> = names.iter().take(2).map(String::as_str).collect();
+            let more = if names.len() > 2 { ", …" } else { "" };
+            let noun = if names.len() == 1 { kind.0 } else { kind.1 };
+            format!("{} {noun} ({}{more})", names.len(), shown.join(", "))
+        })
+        .collect();
+    let what = if dropped.is_empty() { "its persistence".to_owned() } else { dropped.join(", ") };
+    format!(
+        "Roundhouse compiles `{}` as a plain Ruby class in every tree (CRuby, JVM, Spinel): it compiles Active Record models only, not {library} documents. It keeps the class's methods and drops {what}: the compiled class has no attributes, queries or persistence. Instead, make it an Active Record model (`< ApplicationRecord`) with a table in db/schema.rb, or keep this app off Roundhouse.",
+        class.name
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -689,45 +742,4 @@ mod tests {
         assert_eq!(rules("<p>a</p>\n<p><%%= literal %></p>\n"), ["2:4 views.literal-tag"]);
         assert_eq!(rules("<p><%= code %></p>\n"), Vec::<String>::new());
     }
-}
-
-/// What Roundhouse makes of a class another library persists: the DSL it drops, counted by kind.
-fn document_message(class: &crate::syntax::outline::Namespace, library: &str) -> String {
-    use crate::syntax::outline::Item;
-    let mut kinds: Vec<((&str, &str), Vec<String>)> = Vec::new();
-    for item in &class.items {
-        let Item::Call(call) = item else { continue };
-        if call.receiver.is_some() {
-            continue;
-        }
-        let kind = match call.method.as_str() {
-            "field" | "attribute" | "key" => ("field", "fields"),
-            "has_many" | "has_one" | "belongs_to" | "has_and_belongs_to_many" | "embeds_many" | "embeds_one" | "embedded_in"
-            | "many" | "one" => ("association", "associations"),
-            m if m.starts_with("validate") => ("validation", "validations"),
-            "scope" | "default_scope" => ("scope", "scopes"),
-            "index" | "store_in" => ("index or storage option", "indexes and storage options"),
-            m if m.starts_with("before_") || m.starts_with("after_") || m.starts_with("around_") => ("callback", "callbacks"),
-            _ => continue,
-        };
-        let name = call.arguments.first().and_then(|a| a.as_name()).map(|n| format!("`{} :{n}`", call.method)).unwrap_or_else(|| format!("`{}`", call.method));
-        match kinds.iter_mut().find(|(k, _)| *k == kind) {
-            Some((_, names)) => names.push(name),
-            None => kinds.push((kind, vec![name])),
-        }
-    }
-    let dropped: Vec<String> = kinds
-        .iter()
-        .map(|(kind, names)| {
-            let shown: Vec<&str> = names.iter().take(2).map(String::as_str).collect();
-            let more = if names.len() > 2 { ", …" } else { "" };
-            let noun = if names.len() == 1 { kind.0 } else { kind.1 };
-            format!("{} {noun} ({}{more})", names.len(), shown.join(", "))
-        })
-        .collect();
-    let what = if dropped.is_empty() { "its persistence".to_owned() } else { dropped.join(", ") };
-    format!(
-        "Roundhouse compiles `{}` as a plain Ruby class in every tree (CRuby, JVM, Spinel): it compiles Active Record models only, not {library} documents. It keeps the class's methods and drops {what}: the compiled class has no attributes, queries or persistence. Instead, make it an Active Record model (`< ApplicationRecord`) with a table in db/schema.rb, or keep this app off Roundhouse.",
-        class.name
-    )
 }

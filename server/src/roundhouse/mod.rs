@@ -60,7 +60,9 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
             let (statements, judged): (Vec<Diagnostic>, Vec<Diagnostic>) =
                 judged.into_iter().partition(|d| matches!(d.rule.as_ref(), "model.enum-mapping" | "model.scope-body"));
             for d in statements {
-                if let Some(model) = facts.models.iter_mut().find(|m| m.span.start_byte <= d.span.start_byte && d.span.end_byte <= m.span.end_byte) {
+                if let Some(model) =
+                    facts.models.iter_mut().find(|m| m.span.start_byte <= d.span.start_byte && d.span.end_byte <= m.span.end_byte)
+                {
                     model.rejected_statements.push(d.span.start_byte);
                 }
             }
@@ -124,10 +126,8 @@ fn tidy_parse_errors(found: &mut Vec<Diagnostic>, tree: &tree_sitter::Tree, text
     let closing = |message: &str| ["`)`", "`]`", "`}`", "array elements", "arguments", "hash"].iter().any(|m| message.contains(m));
     let mut openers: Vec<Diagnostic> = Vec::new();
     if tree.root_node().has_error() && found.iter().any(|d| d.rule == PARSE_ERROR && closing(&d.message)) {
-        let candidates: Vec<Diagnostic> = crate::syntax::syntax_errors(tree, text, PARSE_ERROR)
-            .into_iter()
-            .filter(|d| d.message.ends_with("is never closed"))
-            .collect();
+        let candidates: Vec<Diagnostic> =
+            crate::syntax::syntax_errors(tree, text, PARSE_ERROR).into_iter().filter(|d| d.message.ends_with("is never closed")).collect();
         for d in found.iter().filter(|d| d.rule == PARSE_ERROR && closing(&d.message)) {
             if let Some(opener) = candidates.iter().rev().find(|o| o.span.start_byte <= d.span.start_byte)
                 && !openers.contains(opener)
@@ -141,7 +141,9 @@ fn tidy_parse_errors(found: &mut Vec<Diagnostic>, tree: &tree_sitter::Tree, text
         openers
     } else {
         let fallout = |d: &Diagnostic| {
-            d.message.contains("unexpected end-of-input") || d.message.contains("assuming it is closing") || d.message.contains("to close the `")
+            d.message.contains("unexpected end-of-input")
+                || d.message.contains("assuming it is closing")
+                || d.message.contains("to close the `")
         };
         let said_more = errors.iter().any(|d| !fallout(d));
         let mut kept: Vec<Diagnostic> = Vec::new();

@@ -135,7 +135,9 @@ mod tests {
 
     #[test]
     fn every_syntax_rule_message_names_the_fix() {
-        for rule in catalogue::RULES.iter().filter(|r| r.family == "syntax" && r.id != "syntax.parse-error" && r.id != "syntax.def-in-expression") {
+        for rule in
+            catalogue::RULES.iter().filter(|r| r.family == "syntax" && r.id != "syntax.parse-error" && r.id != "syntax.def-in-expression")
+        {
             let text = message(rule.id, "x");
             assert!(text.contains("Instead, ") && !text.contains("this form"), "{}: {text}", rule.id);
         }

@@ -450,7 +450,10 @@ impl<'pr> Visit<'pr> for Converter {
             if let Some(location) = node.message_loc().filter(|_| DYNAMIC_DISPATCH.iter().any(|m| m.as_bytes() == method)) {
                 self.report(rule!("spinel.dynamic-dispatch"), location.start_offset(), location.end_offset());
             } else if method == b"new"
-                && node.receiver().and_then(|r| r.as_constant_read_node()).is_some_and(|c| matches!(c.name().as_slice(), b"Thread" | b"Mutex"))
+                && node
+                    .receiver()
+                    .and_then(|r| r.as_constant_read_node())
+                    .is_some_and(|c| matches!(c.name().as_slice(), b"Thread" | b"Mutex"))
             {
                 let (start, end) = range(&node.as_node());
                 self.report(rule!("spinel.dynamic-dispatch"), start, end);

@@ -178,7 +178,14 @@ pub fn compile(source: &str) -> Option<Compiled> {
         let raw = output && bytes.get(open + 3) == Some(&b'=');
         let comment = !output && bytes.get(open + 2) == Some(&b'#');
         let trim_open = !output && !comment && bytes.get(open + 2) == Some(&b'-');
-        let body_start = open + if raw { 4 } else if output || trim_open { 3 } else { 2 };
+        let body_start = open
+            + if raw {
+                4
+            } else if output || trim_open {
+                3
+            } else {
+                2
+            };
         let close = memchr::memmem::find(bytes.get(body_start..)?, b"%>").map(|i| body_start + i)?;
         let body = &source[body_start..close];
         let tail_dash = body.ends_with('-');

@@ -19,7 +19,8 @@
 
 use super::erb::{Compiled, Segment, opens_block};
 
-const VOID_ELEMENTS: &[&str] = &["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"];
+const VOID_ELEMENTS: &[&str] =
+    &["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"];
 
 /// How an open frame ends when the indentation drops to it.
 enum Close {
@@ -63,7 +64,8 @@ fn opens_counted(code: &str) -> bool {
     let code = code.trim();
     const KEYWORDS: &[&str] = &["if", "unless", "while", "until", "for", "case", "begin", "class", "def", "module"];
     !code.is_empty()
-        && (KEYWORDS.iter().any(|k| code == *k || code.strip_prefix(k).is_some_and(|rest| rest.starts_with([' ', '(']))) || opens_block(code))
+        && (KEYWORDS.iter().any(|k| code == *k || code.strip_prefix(k).is_some_and(|rest| rest.starts_with([' ', '('])))
+            || opens_block(code))
 }
 
 /// Whether a line's Ruby may go on on the next line (after a trailing comma).
@@ -406,7 +408,8 @@ mod tests {
 
     #[test]
     fn elements_blocks_and_output() {
-        let compiled = compile("%ul.posts\n  - @posts.each do |post|\n    %li= post.title\n  - if @more\n    %p more\n  - else\n    %p none\n");
+        let compiled =
+            compile("%ul.posts\n  - @posts.each do |post|\n    %li= post.title\n  - if @more\n    %p more\n  - else\n    %p none\n");
         expect_test::expect![[r#"
             _buf = ""
             _buf = _buf + "<ul class=\"posts\">"

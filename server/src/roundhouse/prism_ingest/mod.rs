@@ -415,7 +415,10 @@ fn is_callback_hook(name: &str) -> bool {
     matches!(name, "before_validation" | "after_validation" | "after_commit" | "after_rollback")
         || ["before_", "after_"].iter().any(|prefix| {
             name.strip_prefix(prefix).is_some_and(|rest| {
-                matches!(rest, "save" | "create" | "update" | "destroy" | "create_commit" | "update_commit" | "destroy_commit" | "save_commit")
+                matches!(
+                    rest,
+                    "save" | "create" | "update" | "destroy" | "create_commit" | "update_commit" | "destroy_commit" | "save_commit"
+                )
             })
         })
 }
@@ -585,7 +588,8 @@ fn mapping_readable(mapping: &Node<'_>) -> bool {
         });
     }
     mapping.as_call_node().is_some_and(|call| {
-        call_name(&call) == "index_by" && call.receiver().and_then(|r| r.as_array_node()).is_some_and(|a| a.elements().iter().all(|e| label(&e)))
+        call_name(&call) == "index_by"
+            && call.receiver().and_then(|r| r.as_array_node()).is_some_and(|a| a.elements().iter().all(|e| label(&e)))
     })
 }
 
@@ -663,9 +667,10 @@ fn controller_file(statements: &[Node<'_>], converter: &mut Converter, notes: &m
             converter.method(&def, false);
             continue;
         }
-        if statement.as_call_node().is_some_and(|c| {
-            c.receiver().is_none() && c.arguments().is_none() && c.block().is_none() && call_name(&c) == "private"
-        }) {
+        if statement
+            .as_call_node()
+            .is_some_and(|c| c.receiver().is_none() && c.arguments().is_none() && c.block().is_none() && call_name(&c) == "private")
+        {
             continue;
         }
         converter.expression(&statement);
@@ -834,7 +839,8 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
             for argument in arguments(&call) {
                 if let Some(def) = argument.as_def_node() {
                     let location = argument.location();
-                    let line_end = location.start_offset() + location.as_slice().iter().position(|&b| b == b'\n').unwrap_or(location.as_slice().len());
+                    let line_end =
+                        location.start_offset() + location.as_slice().iter().position(|&b| b == b'\n').unwrap_or(location.as_slice().len());
                     notes.defs_dropped.push((location.start_offset(), line_end, name_of(def.name()), name.clone()));
                 }
             }

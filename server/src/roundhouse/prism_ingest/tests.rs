@@ -10,7 +10,10 @@ fn judged(fixture: &str) -> String {
         let reading = super::super::ingest::reading(&facts, None);
         for d in &facts.diagnostics {
             let decided_here = d.rule.starts_with("syntax.")
-                || matches!(d.rule.as_ref(), "model.class-variable-initializer" | "model.singleton-class-statement" | "spinel.dynamic-dispatch");
+                || matches!(
+                    d.rule.as_ref(),
+                    "model.class-variable-initializer" | "model.singleton-class-statement" | "spinel.dynamic-dispatch"
+                );
             if let Some(d) = decided_here.then(|| super::super::ingest::apply(&reading, &facts.relative_path, d.clone())).flatten() {
                 let severity = format!("{:?}", d.severity).to_lowercase();
                 lines.push(format!("{}:{} {severity} {}", facts.relative_path, d.span.start.line + 1, d.rule));
