@@ -83,11 +83,22 @@ pub fn parse_errors(text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
     errors_of(&result, text, line_index)
 }
 
+/// `offset`, or the start of the character it falls inside: every offset this pass maps from one
+/// text to another is placed on a character before the text is sliced there.
+fn on_char(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
 fn errors_of(result: &ruby_prism::ParseResult<'_>, text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     for error in result.errors().take(MAX_PARSE_ERRORS) {
         let location = error.location();
-        let (start, end) = (location.start_offset().min(text.len()), location.end_offset().min(text.len()));
+        let start = on_char(text, location.start_offset());
+        let end = on_char(text, location.end_offset()).max(start);
         // At most the rest of the line: an error over a whole unclosed block says little more.
         let end = text[start..end].find('\n').map_or(end, |n| start + n);
         out.push(Diagnostic {
@@ -171,10 +182,10 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         } else {
             (compiled.template_offset(f.start), compiled.template_offset(f.end))
         };
-        f.start = start.min(source.len());
+        f.start = on_char(source, start);
         // A block's construct (a `for` loop) over several of the template's lines: its first line.
         let line_end = source[f.start..].find('\n').map_or(source.len(), |n| f.start + n);
-        f.end = end.max(start).min(line_end);
+        f.end = on_char(source, end.max(f.start).min(line_end));
         found.push(f);
     }
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);

@@ -166,3 +166,24 @@ fn each_file_is_walked_as_the_ingest_reads_it() {
         "#,
     ));
 }
+
+/// Every prefix of a file being typed, in each of the three readers: no panic, whatever is half-written.
+#[test]
+fn every_prefix_of_a_file_being_typed_is_judged_without_a_panic() {
+    let erb = "<p>é<%= link_to \"ü\", x # ö %>\n<% for a in b do |x| %><%= é =%>\n<% } %><%- end -%>\n#@é #{}<%% \n<%= f(\"%>\") %><%";
+    let haml = "%p.é{a: \"ü{\", b: [1, (2)]}(x=1)[@r]<= f(\"#{é}\",\n  g)\n- for a in b do |x|\n  ~ \"#{\"\n!= `é`\n==#{z} é\n:ruby\n  é = 1\n%a{x: 1,\n  y: 2} t\n#{\n%\n.\n-\n=\n";
+    let ruby = "class Ü < ApplicationRecord\n  private def é(...) = g(...)\n  enum :s, a: 1\n  scope :x, :y\n  @@z = { é: `ls` }\n  def m = \"#@é #{}\" if /é/\nend\n";
+    for (text, judge) in [
+        (erb, &(|t: &str, i: &LineIndex| judge_erb(t, i, true)) as &dyn Fn(&str, &LineIndex) -> Vec<Diagnostic>),
+        (haml, &|t: &str, i: &LineIndex| judge_haml(t, i, true)),
+        (ruby, &|t: &str, i: &LineIndex| judge(t, i, Walk::ModelFile, true, true)),
+    ] {
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let prefix = &text[..end];
+            let index = LineIndex::new(prefix);
+            for d in judge(prefix, &index) {
+                assert!(d.span.start_byte <= d.span.end_byte && d.span.end_byte as usize <= prefix.len(), "{d:?} in {prefix:?}");
+            }
+        }
+    }
+}
