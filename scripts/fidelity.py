@@ -125,6 +125,7 @@ TREE = {
     "routes.resource-option-ignored",
     "routes.statement-skipped",
     "views.jbuilder-ignored",
+    "syntax.alias-keyword",  # a library body's alias, dropped without a word
 }
 
 SCORED_FAMILIES = ("syntax.", "model.", "schema.", "routes.", "views.", "controller.", "initializer.", "jruby.", "spinel.", "fixtures.")
@@ -269,6 +270,36 @@ def tree_evidence(finding, app, tree, source_lines):
     rule, file, line = finding["rule"], finding["file"], finding["line"]
     text = source_lines(file)[line - 1] if line - 1 < len(source_lines(file)) else ""
     message = finding["message"]
+    if rule in ("model.unsupported-macro", "model.validation-ignored"):
+        # A statement of a concern's `included` block dropped without a word: the including model lacks it.
+        dropped = re.search(r"drops this `(\w+)` from the concern's `included` block without a word: ([\w:]+) does not", message)
+        if dropped:
+            method, includer = dropped.group(1), dropped.group(2)
+            emitted = emitted_text(tree, "app/models/" + "/".join(snake(p) for p in includer.split("::")) + ".rb")
+            if emitted is None:
+                return None
+            names = re.findall(r":(\w+)", text.split(method, 1)[-1]) if method.startswith(("attr_", "cattr_", "mattr_")) else []
+            if names and not any(re.search(r"def (self\.)?" + re.escape(n) + r"\b", emitted) for n in names):
+                return f"{includer} has no `{names[0]}` accessor"
+            if not names and not re.search(r"(?<![\w.])" + re.escape(method) + r"(?![\w?!])", emitted):
+                return f"{includer}'s emitted model has no `{method}`"
+            return None
+    if rule == "model.unsupported-macro":
+        attribute = re.search(r"drops `attribute :(\w+)` without a word", message)
+        if attribute:
+            name = class_of(app, file)
+            emitted = emitted_text(tree, "app/models/" + "/".join(snake(p) for p in (name or "").split("::")) + ".rb") if name else None
+            if emitted is not None and not re.search(r"def " + re.escape(attribute.group(1)) + r"\b", emitted):
+                return f"the emitted class has no `{attribute.group(1)}` reader"
+            return None
+    if rule == "syntax.alias-keyword" and "without a word" in message:
+        # The emitted file of the library class lacks the new name.
+        m = re.search(r"has no `([^`]+)`", message)
+        paths = EMITTED.get(tree, {}).get(file, [])
+        texts = [t for t in (emitted_text(tree, p) for p in paths) if t is not None]
+        if m and texts and not any(re.search(r"def (self\.)?" + re.escape(m.group(1)) + r"(?![\w?!=])|alias(_method)?\s+:?" + re.escape(m.group(1)) + r"\b", t) for t in texts):
+            return f"{paths[0]} has no `{m.group(1)}`"
+        return None
     if rule.startswith("model.") or rule.startswith("controller."):
         dropped_def = re.search(r"drops `def (?:self\.)?(\w+[?!=]?)` from the concern's `included` block without a word: ([\w:]+) does not", message)
         if rule == "model.unsupported-macro" and dropped_def:
@@ -399,6 +430,8 @@ def emitted_routes(tree):
 
 
 RAILS_ROUTES = {}
+# By emitted tree: each source file's emitted paths in the CRuby tree (`switchyard tree`).
+EMITTED = {}
 
 
 def route_evidence(finding, tree):
@@ -448,8 +481,18 @@ def repaired_copy(app, gaps, roundhouse, work):
         if rejecting(file, message) and os.path.isfile(os.path.join(copy, file)):
             os.remove(os.path.join(copy, file))
             removed.append(file)
-    for _ in range(60):
+    for _ in range(150):
         _, _, other = transpile(roundhouse, copy, "ruby", os.path.join(work, "probe"), lenient=False)
+        if "migration verb" in (fatal_of(other) or ""):
+            # Without db/schema.rb every migration is folded: take out each the fold cannot replay at once.
+            verbs = re.compile(r"^\s*(change_table|create_join_table|drop_join_table|execute|reversible|revert|up_only)\b", re.M)
+            migrate = os.path.join(copy, "db", "migrate")
+            for name in sorted(os.listdir(migrate)) if os.path.isdir(migrate) else []:
+                path = os.path.join(migrate, name)
+                if name.endswith(".rb") and verbs.search(open(path, errors="replace").read()):
+                    os.remove(path)
+                    removed.append(f"db/migrate/{name}")
+            continue
         fatal = fatal_of(other)
         m = re.search(r"in (\S+?): ", fatal or "")
         if not m:
@@ -522,13 +565,14 @@ def spliced(text, finding, replacement, template=False):
         return "\n".join(lines[:first] + ["nil"] * (last - first + 1) + lines[last + 1:])
     head, tail = lines[first][:start_col], lines[last][end_col:]
     if replacement == "for":
-        m = FOR_HEAD.match(lines[first][start_col:end_col] if first == last else lines[first][start_col:])
+        m = FOR_HEAD.match((lines[first][start_col:end_col] if first == last else lines[first][start_col:]).rstrip().rstrip("-"))
         if not m:
             return None
         replacement = f"({m.group(2)}).each do |{m.group(1)}|"
         if first != last:  # the whole loop: keep its body and `end`, rewrite the head alone
             return "\n".join(lines[:first] + [head + replacement] + lines[first + 1:])
-    return "\n".join(lines[:first] + [head + replacement + tail] + lines[last + 1:])
+    # The construct's lines stay lines (blank after its first), so that other findings' lines still hold.
+    return "\n".join(lines[:first] + [head + replacement + tail] + [""] * (last - first) + lines[last + 1:])
 
 
 class LineJudge:
@@ -672,10 +716,16 @@ def compiler_side(app, roundhouse, work, reuse):
     compiled = app
     if fatal is not None:
         compiled, removed, stops = repaired_copy(app, gaps, roundhouse, work)
+    crash = None
     if fatal_of(transpile(roundhouse, compiled, "ruby", os.path.join(work, "probe"), lenient=False)[2]) is None:
-        _, warnings, _ = transpile(roundhouse, compiled, "ruby", os.path.join(work, "ruby"), lenient=True)
+        code, warnings, other = transpile(roundhouse, compiled, "ruby", os.path.join(work, "ruby"), lenient=True)
         _, spinel_warnings, _ = transpile(roundhouse, compiled, "spinel", os.path.join(work, "spinel"), lenient=True)
         tree = os.path.join(work, "ruby")
+        if code == 101:
+            # The compiler crashed after its ingest: no tree and no warnings to hold findings to.
+            crash = next((l for l in other if "panicked" in l), "a panic")
+            crash = (crash + " " + next((l for l in other[other.index(crash) + 1:] if l.strip()), "")) if crash in other else crash
+            warnings, spinel_warnings, tree = [], [], None
     shutil.rmtree(os.path.join(work, "probe"), ignore_errors=True)
     shutil.rmtree(os.path.join(work, "strict"), ignore_errors=True)
     first = re.search(r"in (\S+?): ", fatal or "")
@@ -691,6 +741,7 @@ def compiler_side(app, roundhouse, work, reuse):
         "spinel_warnings": spinel_warnings,
         "tree": tree,
         "strict_errors": [w for w in strict_found if w["level"] == "error"],
+        "crash": crash,
     }
     with open(kept, "w") as f:
         json.dump(answer, f)
@@ -703,9 +754,12 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
     warnings, spinel_warnings, tree = answer["warnings"], answer["spinel_warnings"], answer["tree"]
     strict_rc, strict_found = answer["strict_rc"], answer["strict_errors"]
     findings = switchyard(binary, app)
+    entries = []
     if tree:
         routes = run([binary, "routes", app, "--format", "json"], REPO).stdout
         RAILS_ROUTES[tree] = [json.loads(l) for l in routes.splitlines() if l.strip()]
+        entries = [json.loads(l) for l in run([binary, "tree", app, "--format", "json", "--target", "ruby"], REPO).stdout.splitlines() if l.strip()]
+        EMITTED[tree] = {e["source"]: e["targets"].get("ruby", {}).get("paths", []) for e in entries}
 
     cache = {}
 
@@ -740,29 +794,40 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
         r["findings"] += 1
         where = f"{f['file']}:{f['line']}"
         why = None
+        if f.get("app") not in (None, "", "."):
+            r["unscored"] += 1
+            r["unconfirmed"].append(f"{where} (an app nested in this one, which the compile of this one does not read) {f['message'][:80]}")
+            continue
+        if tree is None and rule not in GAP:
+            r["unscored"] += 1
+            continue  # no emitted tree or warnings to hold it to: the app never compiles
         parent = re.search(r"\(a subclass of ([\w:]+)\)", f["message"])
         if parent and removed and ("app/models/" + "/".join(snake(p) for p in parent.group(1).split("::")) + ".rb") in removed:
             r["findings"] -= 1
             r["unscored"] += 1
             unscored.add(id(f))
             continue  # its superclass is not in the compiled copy: the verdict there would be another
-        if rule in GAP and any(re.search(GAP[rule], m) for m in gap_files.get(f["file"], [])):
-            # The file has a gap of the kind; at the line level, the construct must be its cause.
+        line_verdict = None
+        if rule in GAP and rule not in FILE_LEVEL and gap_files.get(f["file"]) or rule in GAP and any(re.search(GAP[rule], m) for m in gap_files.get(f["file"], [])):
+            # The file has a gap; at the line level, the construct must be the cause of one of its kind.
             others = [g for g in findings if g is not f and g["file"] == f["file"] and g["rule"] in GAP and g["severity"] != "info" and g["rule"] not in FILE_LEVEL]
-            verdict = "line" if judge is None or rule in FILE_LEVEL else judge.verdict(f, GAP[rule], others)
-            if verdict.startswith("line"):
+            line_verdict = "line" if judge is None or rule in FILE_LEVEL else judge.verdict(f, GAP[rule], others)
+            if line_verdict.startswith("line"):
                 why = "gap"
                 line_confirmed.add(id(f))
-            else:
-                r["scored"] += 1
-                r["unconfirmed"].append(f"{where} (file has the gap; line: {verdict}) {f['message'][:100]}")
-                continue
+        # Otherwise the compiler's other channels: a warning on the line, the emitted tree.
+        if why:
+            pass
         elif rule in WARNING and near(spinel_warnings if rule == "controller.json-format-dropped" else warnings, f["file"], f["line"], WARNING[rule]):
             why = "warning"
         elif rule in TREE and tree and tree_evidence(f, app, tree, source_lines):
             why = "tree"
         elif f["severity"] == "warning" and [w for w in near(warnings, f["file"], f["line"]) if w["code"] in ("unsupported", "lower_residue")]:
             why = "other warning on line"
+        if not why and line_verdict is not None:
+            r["scored"] += 1
+            r["unconfirmed"].append(f"{where} (file has a gap; line: {line_verdict}) {f['message'][:100]}")
+            continue
         if why:
             r["confirmed"] += 1
             r["scored"] += 1
@@ -808,7 +873,6 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
     # Tree paths: what `switchyard tree` says each file writes in the CRuby tree, against the tree.
     tree_report = {"predicted": 0, "found": 0, "missing": [], "unclaimed": []}
     if tree:
-        entries = [json.loads(l) for l in run([binary, "tree", app, "--format", "json", "--target", "ruby"], REPO).stdout.splitlines() if l.strip()]
         emitted_files = set()
         for top in ("app", "config", "db", "test", "sig"):
             for base, _, names in os.walk(os.path.join(tree, top)):
@@ -831,6 +895,7 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
                 tree_report["unclaimed"].append(path)
         tree_report["unclaimed"] = [p for p in tree_report["unclaimed"] if not p.endswith(("_row.rb", "relation_scopes.rb")) or p not in claimed]
     return {
+        "crash": answer.get("crash"),
         "removed": removed,
         "tree": tree_report,
         "name": name,
@@ -864,6 +929,8 @@ def report(result, verbose):
     out = []
     out.append(f"## {result['name']}")
     out.append(f"strict transpile: {result['strict'][:300]}; {result['gaps']} ingest gaps; {result['warnings_unsupported']} warning[unsupported]")
+    if result.get("crash"):
+        out.append(f"the compile with --allow-unsupported crashed after its ingest ({result['crash'][:200]}): no tree or warnings to hold findings to")
     if result["removed"]:
         out.append(f"warnings and tree measured on a copy without the {len(result['removed'])} files the strict ingest refuses: {', '.join(result['removed'][:12])}{' …' if len(result['removed']) > 12 else ''}")
     i = result["ingest"]

@@ -3,7 +3,8 @@
 //! A Rails root is a folder with `config/application.rb` or `config/routes.rb`. Workspaces may hold
 //! many (monorepos, engines, an engine's `test/dummy`): every one is found, and a file belongs to the
 //! innermost root that contains it. The walk honours `.gitignore` and never enters `node_modules/`,
-//! `tmp/`, `log/`, `vendor/`, `public/` or `storage/`.
+//! and enters `tmp/`, `log/`, `vendor/`, `public/` or `storage/` only inside the app's code
+//! (`app/controllers/public/` is the app's; `public/` beside `app/` is its assets).
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,12 @@ use serde::Serialize;
 use crate::syntax::Language;
 
 /// Folders never indexed, whatever `.gitignore` says.
-const SKIPPED_DIRS: &[&str] = &["node_modules", "tmp", "log", "vendor", "public", "storage", "coverage", ".git", ".bundle", "target"];
+const SKIPPED_DIRS: &[&str] = &["node_modules", ".git", ".bundle", "target"];
+/// Folders an app keeps beside its code (its runtime files, its assets, its gems), skipped there but
+/// not inside its code: `app/controllers/public/`, `app/models/storage/` are the app's own.
+const SKIPPED_BESIDE_CODE: &[&str] = &["tmp", "log", "vendor", "public", "storage", "coverage"];
+/// The folders of an app that hold its code: below one, every folder is code.
+const CODE_DIRS: &[&str] = &["app", "lib", "config", "db", "test", "spec", "extras"];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct RailsApp {
@@ -203,11 +209,26 @@ pub fn is_rails_root(dir: &Path) -> bool {
 
 fn walker(root: &Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(root);
-    builder.hidden(true).git_ignore(true).git_global(false).git_exclude(false).require_git(false).filter_entry(|entry| {
+    let walk_root = root.to_path_buf();
+    builder.hidden(true).git_ignore(true).git_global(false).git_exclude(false).require_git(false).filter_entry(move |entry| {
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        !(is_dir && entry.depth() > 0 && entry.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+        if !is_dir || entry.depth() == 0 {
+            return true;
+        }
+        let Some(name) = entry.file_name().to_str() else { return true };
+        if SKIPPED_DIRS.contains(&name) {
+            return false;
+        }
+        !SKIPPED_BESIDE_CODE.contains(&name) || in_code(entry.path(), &walk_root)
     });
     builder
+}
+
+/// Whether `dir` sits below a folder of an app's code (`app/`, `lib/`…), as seen from the walk's root.
+fn in_code(dir: &Path, walk_root: &Path) -> bool {
+    let relative = dir.strip_prefix(walk_root).unwrap_or(dir);
+    let mut parents = relative.components().rev().skip(1);
+    parents.any(|c| c.as_os_str().to_str().is_some_and(|c| CODE_DIRS.contains(&c)))
 }
 
 /// Every Rails app at or below `folder`, sorted by root.
@@ -407,6 +428,14 @@ mod tests {
         assert!(!read.iter().any(|p| p.starts_with(app.join("node_modules")) || p.starts_with(app.join("log"))), "{read:?}");
         assert_eq!(found.files, discover(&app).1);
         assert!(discover_recording(&app, false).read.is_empty());
+        // Inside the app's code, a folder named like one beside it is code.
+        std::fs::create_dir_all(app.join("app/controllers/public")).unwrap();
+        std::fs::write(app.join("app/controllers/public/pages_controller.rb"), "class Public::PagesController; end\n").unwrap();
+        std::fs::create_dir_all(app.join("public")).unwrap();
+        std::fs::write(app.join("public/robots.rb"), "x = 1\n").unwrap();
+        let files = discover(&app).1;
+        assert!(files.contains(&app.join("app/controllers/public/pages_controller.rb")), "{files:?}");
+        assert!(!files.contains(&app.join("public/robots.rb")), "{files:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -187,3 +187,4 @@ fn every_prefix_of_a_file_being_typed_is_judged_without_a_panic() {
         }
     }
 }
+
