@@ -696,6 +696,23 @@ class LineJudge:
         return result
 
 
+def stops_alone(app, file, roundhouse, work):
+    """Whether a strict compile of the fixtures' base app with `file` added stops at `file` (or
+    `None` when that says nothing: the file does not stop it there, but the whole app's may)."""
+    mini = os.path.join(work, "stop-mini")
+    shutil.rmtree(mini, ignore_errors=True)
+    _, base = parse_fixture(os.path.join(FIXTURES, "_base.fixture"))
+    try:
+        text = open(os.path.join(app, file), encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError):
+        return True
+    write_app({**base, file: text}, mini)
+    _, _, other = transpile(roundhouse, mini, "ruby", os.path.join(work, "stop-probe"), lenient=False)
+    shutil.rmtree(os.path.join(work, "stop-probe"), ignore_errors=True)
+    fatal = fatal_of(other) or ""
+    return file in fatal
+
+
 def compiler_side(app, roundhouse, work, reuse):
     """What the compiler says of the app: its survey, the strict compile's first stop, every file a
     strict compile stops at (in order), and the warnings and tree of a copy without those files. Kept
@@ -844,6 +861,18 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
     error_rule_files = {f["file"] for f in findings if f["severity"] == "error" and f["rule"].startswith(SCORED_FAMILIES)}
     confirmed_files = {f for f in error_rule_files if f in gap_files}
     rejecting_files = {file for file, messages in gap_files.items() if any(rejecting(file, m) for m in messages)}
+    # A gap the survey records does not always stop a strict compile (a model concern's `included`
+    # block is read for its includers and its failures skipped): each such file is compiled strictly
+    # in a small app of its own, and is a stop only if that compile stops at it.
+    stopping = answer.setdefault("stopping", {})
+    for file in sorted(rejecting_files):
+        # Migrations are folded only without a db/schema.rb, routes may draw other files: the app's.
+        if file not in stopping and file.startswith(("app/", "test/")):
+            stopping[file] = stops_alone(app, file, roundhouse, work)
+    if stopping:
+        with open(os.path.join(work, "compiler.json"), "w") as out:
+            json.dump(answer, out)
+    rejecting_files = {f for f in rejecting_files if stopping.get(f, True)}
     rejecting_files |= set(answer["stops"]) | ({answer["first_stop"]} if answer["first_stop"] else set())
     flagged = {f["file"] for f in findings if f["severity"] == "error"}
     # A stop file is flagged at the line when one of its errors is borne out there.

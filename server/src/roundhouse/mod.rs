@@ -75,9 +75,6 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         _ => {}
     }
     if let Some(tree) = parsed.ruby.as_ref().filter(|_| compiles) {
-        if facts.relative_path.starts_with("app/controllers/") {
-            found.extend(syntax_rules::json_arms(tree, parsed.ruby_text(text)));
-        }
         if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
             found.extend(jbuilder::check(tree, parsed.ruby_text(text)));
         }

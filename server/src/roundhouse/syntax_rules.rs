@@ -1,15 +1,11 @@
 //! What each `syntax.*` finding says (`message`): what Roundhouse does with the construct, and what
 //! to write instead. Where the constructs are found is `prism_ingest`'s (Roundhouse's ingest, on
-//! Prism's tree); what is left here reads the tree-sitter tree: a controller's `format.json` arm the
-//! Spinel tree drops (`json_arms`).
+//! Prism's tree).
 
-use crate::syntax::NodeExt;
 
-use tree_sitter::Tree;
 
 use super::catalogue;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::syntax::{Span, text_of};
+use crate::diagnostic::Severity;
 
 /// What Roundhouse does with the construct, and what to write instead.
 pub fn message(rule: &str, text: &str) -> String {
@@ -77,56 +73,6 @@ pub fn message(rule: &str, text: &str) -> String {
         _ => "Roundhouse drops",
     };
     format!("{consequence} {what}: `{snippet}`. Instead, {instead}.")
-}
-
-/// `controller.json-format-dropped`: the Spinel tree answers a `respond_to` in an action with its html
-/// branch when the `format.json` arm renders `json:` inline (the tree has no JSON encoder); other json
-/// arms (`head :ok`, `render :show`, a bare `format.json`) are kept.
-pub fn json_arms(tree: &Tree, text: &str) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    let root = tree.root_node();
-    crate::syntax::for_each_node(root, |node| {
-        if node.kind_name() != "call" || node.field("method").is_none_or(|m| text_of(m, text) != "json") {
-            return;
-        }
-        let Some(block) = node.field("block") else { return };
-        let in_action = {
-            let mut up = node.parent();
-            while let Some(n) = up.filter(|n| !matches!(n.kind_name(), "method" | "singleton_method" | "class" | "module")) {
-                up = n.parent();
-            }
-            up.is_some_and(|n| n.kind_name() == "method")
-        };
-        let mut renders_json = false;
-        crate::syntax::for_each_node(block, |inner| {
-            if inner.kind_name() == "call"
-                && inner.field("receiver").is_none()
-                && inner.field("method").is_some_and(|m| text_of(m, text) == "render")
-                && inner.field("arguments").is_some_and(|args| {
-                    let mut c = args.walk();
-                    args.named_children(&mut c)
-                        .any(|a| a.kind_name() == "pair" && a.field("key").is_some_and(|k| text_of(k, text).trim_matches(':') == "json"))
-                })
-            {
-                renders_json = true;
-            }
-        });
-        if in_action && renders_json {
-            let arm = node.field("receiver").map_or_else(|| "format.json".to_owned(), |r| format!("{}.json", text_of(r, text)));
-            let span = node.field("method").map_or_else(|| Span::of(node), |m| Span::cover(node, m));
-            out.push(
-                Diagnostic {
-                    span,
-                    severity: Severity::Warning,
-                    rule: rule!("controller.json-format-dropped"),
-                    message: format!(
-                        "The Spinel tree drops this `{arm}` arm: its inline `render json:` needs a JSON encoder that tree does not have, so a request for JSON gets the html branch's answer. The CRuby and JVM trees keep it."
-                    ),
-                },
-            );
-        }
-    });
-    out
 }
 
 #[cfg(test)]

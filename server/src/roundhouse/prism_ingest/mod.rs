@@ -228,6 +228,17 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
             ),
         });
     }
+    for (start, end) in notes.json_arms {
+        let arm = text.get(start..end).unwrap_or("format.json");
+        out.push(Diagnostic {
+            span: line_index.span(start..end),
+            severity: Severity::Warning,
+            rule: rule!("controller.json-format-dropped"),
+            message: format!(
+                "The Spinel tree drops this `{arm}` arm: it keeps a json arm only when it renders a template or a status (`render :show`, `head :ok`), so a request for JSON gets the html branch's answer. The CRuby and JVM trees keep it."
+            ),
+        });
+    }
     for (start, end, name) in notes.constants_dropped {
         out.push(Diagnostic {
             span: line_index.span(start..end),
@@ -278,6 +289,8 @@ struct Notes {
     constants_dropped: Vec<(usize, usize, String)>,
     /// A library body's `@@x = v` with `v` not `nil`.
     class_variables: Vec<(usize, usize, String)>,
+    /// A controller action's `format.json` arm the Spinel tree drops (`controller.json-format-dropped`).
+    json_arms: Vec<(usize, usize)>,
     /// `def`s inside a concern's `included` block: another rule says what becomes of them.
     included_blocks: Vec<(usize, usize)>,
     /// Whether the file is under `app/models`, where a concern's `included` block is read for the
@@ -676,6 +689,9 @@ fn controller_file(statements: &[Node<'_>], converter: &mut Converter, notes: &m
         if let Some(def) = statement.as_def_node() {
             // An action: its optional parameters' defaults and its body (keywords are dropped).
             converter.method(&def, false);
+            if let Some(body) = def.body() {
+                respond_to_arms(&body, notes);
+            }
             continue;
         }
         if statement
@@ -685,6 +701,130 @@ fn controller_file(statements: &[Node<'_>], converter: &mut Converter, notes: &m
             continue;
         }
         converter.expression(&statement);
+    }
+}
+
+/// The `respond_to` blocks of an action the compiler flattens into a format dispatch, and in each the
+/// `format.json` arms the Spinel tree drops (`controller.json-format-dropped`). The compiler looks for
+/// `respond_to` through statements, `if`/`unless` branches, calls, `&&`/`||`, lambdas, assignments,
+/// arrays and hashes, not into `begin`/`rescue` (an action with a `rescue` keeps its `respond_to` as
+/// written), `case` or loops. The Spinel tree keeps a json arm that only renders a template or a
+/// status (`render :show`, `head :ok`); any other arm is dropped, and a request for JSON gets the
+/// html branch's answer.
+fn respond_to_arms(node: &Node<'_>, notes: &mut Notes) {
+    if let Some(call) = node.as_call_node() {
+        if call.receiver().is_none()
+            && call_name(&call) == "respond_to"
+            && let Some(block) = call.block().and_then(|b| b.as_block_node())
+        {
+            let binding = block
+                .parameters()
+                .and_then(|p| p.as_block_parameters_node())
+                .and_then(|p| p.parameters())
+                .and_then(|p| p.requireds().iter().next())
+                .and_then(|r| r.as_required_parameter_node().map(|r| name_of(r.name())));
+            if let Some(body) = block.body() {
+                format_arms(body, binding.as_deref(), notes);
+            }
+            return;
+        }
+        if let Some(receiver) = call.receiver() {
+            respond_to_arms(&receiver, notes);
+        }
+        for argument in arguments(&call) {
+            respond_to_arms(&argument, notes);
+        }
+        if let Some(body) = call.block().and_then(|b| b.as_block_node()).and_then(|b| b.body()) {
+            respond_to_arms(&body, notes);
+        }
+        return;
+    }
+    let children: Vec<Node<'_>> = if let Some(statements) = node.as_statements_node() {
+        statements.body().iter().collect()
+    } else if let Some(parentheses) = node.as_parentheses_node() {
+        parentheses.body().into_iter().collect()
+    } else if let Some(branch) = node.as_if_node() {
+        let mut children = vec![branch.predicate()];
+        children.extend(branch.statements().map(|s| s.as_node()));
+        children.extend(branch.subsequent());
+        children
+    } else if let Some(branch) = node.as_unless_node() {
+        let mut children = vec![branch.predicate()];
+        children.extend(branch.statements().map(|s| s.as_node()));
+        children.extend(branch.else_clause().and_then(|e| e.statements()).map(|s| s.as_node()));
+        children
+    } else if let Some(otherwise) = node.as_else_node() {
+        otherwise.statements().map(|s| s.as_node()).into_iter().collect()
+    } else if let Some(and) = node.as_and_node() {
+        vec![and.left(), and.right()]
+    } else if let Some(or) = node.as_or_node() {
+        vec![or.left(), or.right()]
+    } else if let Some(lambda) = node.as_lambda_node() {
+        lambda.body().into_iter().collect()
+    } else if let Some(write) = node.as_local_variable_write_node() {
+        vec![write.value()]
+    } else if let Some(write) = node.as_instance_variable_write_node() {
+        vec![write.value()]
+    } else if let Some(array) = node.as_array_node() {
+        array.elements().iter().collect()
+    } else if let Some(hash) = node.as_hash_node() {
+        hash.elements().iter().filter_map(|e| e.as_assoc_node()).flat_map(|p| [p.key(), p.value()]).collect()
+    } else if let Some(hash) = node.as_keyword_hash_node() {
+        hash.elements().iter().filter_map(|e| e.as_assoc_node()).flat_map(|p| [p.key(), p.value()]).collect()
+    } else {
+        Vec::new()
+    };
+    for child in children {
+        respond_to_arms(&child, notes);
+    }
+}
+
+/// A `respond_to` block's body: its `format.<x>` statements, through `if` branches.
+fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
+    for statement in statements_of(Some(body)) {
+        if let Some(branch) = statement.as_if_node() {
+            for part in branch.statements().map(|s| s.as_node()).into_iter().chain(branch.subsequent()) {
+                format_arms(part, binding, notes);
+            }
+            continue;
+        }
+        if let Some(otherwise) = statement.as_else_node() {
+            if let Some(statements) = otherwise.statements() {
+                format_arms(statements.as_node(), binding, notes);
+            }
+            continue;
+        }
+        let Some(call) = statement.as_call_node() else {
+            respond_to_arms(&statement, notes);
+            continue;
+        };
+        let on_binding = call
+            .receiver()
+            .and_then(|r| r.as_local_variable_read_node().map(|l| name_of(l.name())))
+            .is_some_and(|name| binding.is_none_or(|b| b == name));
+        if !on_binding {
+            respond_to_arms(&statement, notes);
+            continue;
+        }
+        if call_name(&call) != "json" {
+            continue;
+        }
+        let arm: Vec<Node<'_>> = call.block().and_then(|b| b.as_block_node()).and_then(|b| b.body()).map(|b| statements_of(Some(b))).unwrap_or_default();
+        let kept = arm.len() == 1
+            && arm[0].as_call_node().is_some_and(|c| {
+                let first = arguments(&c).into_iter().next();
+                c.receiver().is_none()
+                    && match call_name(&c).as_str() {
+                        "render" => first.is_some_and(|a| is_symbol(&a)),
+                        "head" => first.is_some_and(|a| is_symbol(&a) || a.as_integer_node().is_some()),
+                        _ => false,
+                    }
+            });
+        if !kept {
+            let location = call.message_loc().map_or_else(|| call.location(), |m| m);
+            let start = call.location().start_offset();
+            notes.json_arms.push((start, location.end_offset()));
+        }
     }
 }
 
