@@ -43,7 +43,7 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
     let walk = if compiles { prism_ingest::Walk::of(kind, &facts.relative_path) } else { prism_ingest::Walk::None };
     let dispatch = kind.is_some_and(FileKind::is_app_code);
     // A template's findings on the Ruby Roundhouse compiles it into, merged with the template rules'.
-    let mut erb_found = Vec::new();
+    let mut erb_found = None;
     match parsed.language {
         // A `.rb` file: Prism's verdict on its syntax wherever it is, the ingest's where it is compiled.
         Language::Ruby if parsed.ruby.is_some() => {
@@ -71,7 +71,7 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         // An ERB template's Ruby as Roundhouse compiles it (merged below, with the template rules).
         Language::Erb if walk != prism_ingest::Walk::None => erb_found = prism_ingest::judge_erb(text, &facts.line_index, dispatch),
         // A HAML template's Ruby as Roundhouse compiles it.
-        Language::Haml if walk != prism_ingest::Walk::None => erb_found = prism_ingest::judge_haml(text, &facts.line_index, dispatch),
+        Language::Haml if walk != prism_ingest::Walk::None => erb_found = Some(prism_ingest::judge_haml(text, &facts.line_index, dispatch)),
         _ => {}
     }
     if let Some(tree) = parsed.ruby.as_ref().filter(|_| compiles) {
@@ -83,23 +83,45 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         found.extend(fixtures::check(text, &facts.line_index));
     }
     found.extend(facts_rules::check(facts, text));
-    merge_compiled_template(&mut found, erb_found, &facts.diagnostics);
+    if let Some(compiled) = erb_found {
+        merge_compiled_template(&mut found, compiled, &mut facts.diagnostics, text);
+    }
     let (verbs, found): (Vec<Diagnostic>, Vec<Diagnostic>) = found.into_iter().partition(|d| d.rule == facts_rules::MIGRATION_VERB);
     facts.diagnostics.extend(found);
     facts.migration_verbs = verbs;
 }
 
-/// A template's findings on the Ruby Roundhouse compiles it into, beside the template rules': a
-/// syntax error there is the template's stop. Where a template rule already names the construct
-/// (an error of its own, or `=%>` on the line that breaks), that finding says it; otherwise the
-/// syntax error does.
-fn merge_compiled_template(found: &mut Vec<Diagnostic>, compiled: Vec<Diagnostic>, earlier: &[Diagnostic]) {
+/// A template's findings on the Ruby Roundhouse compiles it into, beside the template rules'. The
+/// program decides whether the compile stops: when it parses, the template rules that say the
+/// compile stops (an `end` paired with the wrong block, a comment that swallows `).to_s`) and the
+/// syntax errors of the template's masked Ruby are not true of it, and `#{…}` in its text is
+/// evaluated, not a stop; when it does not parse, a template rule that names the construct on the
+/// line says why (`=%>`, `#@x` in text), and otherwise the syntax error does.
+fn merge_compiled_template(found: &mut Vec<Diagnostic>, compiled: Vec<Diagnostic>, earlier: &mut Vec<Diagnostic>, text: &str) {
     use crate::diagnostic::{Severity, rule::TEMPLATE_PARSE_ERROR};
+    let stops = compiled.iter().any(|d| d.rule == TEMPLATE_PARSE_ERROR);
+    if !stops {
+        found.retain(|d| !matches!(d.rule.as_ref(), "views.output-block-pairing" | "views.output-tag-comment-or-heredoc"));
+        earlier.retain(|d| d.rule != TEMPLATE_PARSE_ERROR);
+    }
+    for f in found.iter_mut().filter(|f| f.rule == "views.text-interpolation") {
+        if prism_ingest::text_interpolation_stops(text.get(f.span.start_byte as usize..).unwrap_or("")) {
+            f.severity = Severity::Error;
+            f.message.push_str(" Here it stops the compile: the interpolation does not compile.");
+        } else {
+            f.severity = Severity::Warning;
+            f.message.push_str(" Roundhouse evaluates it: the page shows its value, not the text Rails shows.");
+        }
+    }
+    let text_lines: Vec<u32> = found.iter().filter(|f| f.rule == "views.text-interpolation").map(|f| f.span.start.line).collect();
     let explained = |d: &Diagnostic| d.severity == Severity::Error && (d.rule.starts_with("views.") || d.rule == TEMPLATE_PARSE_ERROR);
     let stop_explained = found.iter().any(explained) || earlier.iter().any(explained);
     for d in compiled {
         if d.rule != TEMPLATE_PARSE_ERROR {
-            found.push(d);
+            // A rejection in the text (`#@x`) is the template rule's to say.
+            if !(d.rule.starts_with("syntax.") && text_lines.contains(&d.span.start.line)) {
+                found.push(d);
+            }
         } else if let Some(tag) = found.iter_mut().find(|f| f.rule == "views.literal-tag" && f.span.start.line == d.span.start.line) {
             tag.severity = Severity::Error;
             tag.message.push_str(" Here it stops the compile: the Ruby Roundhouse builds from this tag does not parse.");

@@ -2,8 +2,6 @@
 //! to write instead. Where the constructs are found is `prism_ingest`'s (Roundhouse's ingest, on
 //! Prism's tree).
 
-
-
 use super::catalogue;
 use crate::diagnostic::Severity;
 

@@ -34,8 +34,17 @@ pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Dia
         }
         match node.kind_name() {
             "content" => {
-                for marker in ["#{", "#@", "#$"] {
-                    if let Some(at) = source.find(marker) {
+                // Every place Ruby would interpolate: `#{`, and `#@`/`#$` before a name (`#@ ` is text).
+                let mut markers: Vec<(usize, &str)> = ["#{", "#@", "#$"]
+                    .iter()
+                    .flat_map(|marker| source.match_indices(marker))
+                    .filter(|(at, marker)| {
+                        *marker == "#{" || source[at + 2..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '@')
+                    })
+                    .collect();
+                markers.sort();
+                for (at, marker) in markers {
+                    {
                         let start = node.start_byte() + at;
                         push(
                             &mut out,

@@ -56,6 +56,25 @@ impl Compiled {
         segment.template.start + inside
     }
 
+    /// The template offset of a program offset inside a text literal: the literal is the text with
+    /// `"`, `\`, newlines, carriage returns and tabs escaped, so the text is walked character by
+    /// character until its escaped length reaches the offset.
+    pub fn text_offset(&self, segment: &Segment, offset: usize, source: &str) -> usize {
+        let target = offset.saturating_sub(segment.compiled.start + 1);
+        let text = source.get(segment.template.clone()).unwrap_or("");
+        let mut written = 0;
+        for (at, c) in text.char_indices() {
+            if written >= target {
+                return segment.template.start + at;
+            }
+            written += match c {
+                '"' | '\\' | '\n' | '\r' | '\t' => 2,
+                c => c.len_utf8(),
+            };
+        }
+        segment.template.end
+    }
+
     /// The text literal a program offset is inside, if any.
     pub fn text_segment(&self, offset: usize) -> Option<&Segment> {
         let i = self.segments.partition_point(|s| s.compiled.start <= offset);

@@ -140,14 +140,12 @@ pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors
 }
 
 /// What the ingest makes of an ERB template: its Ruby as Roundhouse compiles it (`erb`), converted
-/// as one program, each finding placed back in the template. What sits in the template's text is the
-/// template rules' (`views.text-interpolation`); a syntax error in the program is the reason the
-/// compile stops (`views.template-parse-error`), placed where Prism noticed it, with its message.
-pub fn judge_erb(source: &str, line_index: &LineIndex, dispatch: bool) -> Vec<Diagnostic> {
-    match erb::compile(source) {
-        Some(compiled) => judge_template(&compiled, source, line_index, dispatch, false),
-        None => Vec::new(),
-    }
+/// as one program, each finding placed back in the template; a syntax error in the program is the
+/// reason the compile stops (`views.template-parse-error`), placed on the line where Prism noticed
+/// it, with its message. (`roundhouse::check_file` weighs the template rules' findings against it.)
+/// `None` when the template is no program to the compiler (a `<%` never closed: it crashes).
+pub fn judge_erb(source: &str, line_index: &LineIndex, dispatch: bool) -> Option<Vec<Diagnostic>> {
+    erb::compile(source).map(|compiled| judge_template(&compiled, source, line_index, dispatch, true))
 }
 
 /// What the ingest makes of a HAML template, as `judge_erb` does for ERB; its text's interpolation
@@ -172,13 +170,8 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
             if !text {
                 continue;
             }
-            // Inside a string literal: the same characters in the template's text, else its start.
-            let snippet = compiled.ruby.get(f.start..f.end).unwrap_or("");
-            let within = source.get(segment.template.clone()).unwrap_or("");
-            match within.find(snippet).filter(|_| !snippet.is_empty()) {
-                Some(at) => (segment.template.start + at, segment.template.start + at + snippet.len()),
-                None => (segment.template.start, segment.template.start),
-            }
+            // Inside a string literal: the same characters in the template's text.
+            (compiled.text_offset(segment, f.start, source), compiled.text_offset(segment, f.end, source))
         } else {
             (compiled.template_offset(f.start), compiled.template_offset(f.end))
         };
@@ -204,6 +197,27 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
     let mut seen = false;
     out.retain(|d| d.rule != "views.template-parse-error" || !std::mem::replace(&mut seen, true));
     out
+}
+
+/// Whether the interpolation that starts `text` (`#{…}`, `#@x`, `#$x` in a template's text, which
+/// Roundhouse compiles into a string literal) stops the compile: `#@x`/`#$x` and an empty `#{}`
+/// are rejected; a `#{…}` stops when its code (up to the brace that closes it) does not parse, or
+/// the text ends before it closes.
+pub fn text_interpolation_stops(text: &str) -> bool {
+    let Some(code) = text.strip_prefix("#{") else { return true };
+    let mut depth = 1;
+    let Some(close) = code.char_indices().find_map(|(i, c)| {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        (depth == 0).then_some(i)
+    }) else {
+        return true;
+    };
+    let code = &code[..close];
+    code.trim().is_empty() || ruby_prism::parse(code.as_bytes()).errors().next().is_some()
 }
 
 /// The diagnostics of what the converter found and the walkers noted.
@@ -809,7 +823,8 @@ fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
         if call_name(&call) != "json" {
             continue;
         }
-        let arm: Vec<Node<'_>> = call.block().and_then(|b| b.as_block_node()).and_then(|b| b.body()).map(|b| statements_of(Some(b))).unwrap_or_default();
+        let arm: Vec<Node<'_>> =
+            call.block().and_then(|b| b.as_block_node()).and_then(|b| b.body()).map(|b| statements_of(Some(b))).unwrap_or_default();
         let kept = arm.len() == 1
             && arm[0].as_call_node().is_some_and(|c| {
                 let first = arguments(&c).into_iter().next();

@@ -174,7 +174,7 @@ fn every_prefix_of_a_file_being_typed_is_judged_without_a_panic() {
     let haml = "%p.é{a: \"ü{\", b: [1, (2)]}(x=1)[@r]<= f(\"#{é}\",\n  g)\n- for a in b do |x|\n  ~ \"#{\"\n!= `é`\n==#{z} é\n:ruby\n  é = 1\n%a{x: 1,\n  y: 2} t\n#{\n%\n.\n-\n=\n";
     let ruby = "class Ü < ApplicationRecord\n  private def é(...) = g(...)\n  enum :s, a: 1\n  scope :x, :y\n  @@z = { é: `ls` }\n  def m = \"#@é #{}\" if /é/\nend\n";
     for (text, judge) in [
-        (erb, &(|t: &str, i: &LineIndex| judge_erb(t, i, true)) as &dyn Fn(&str, &LineIndex) -> Vec<Diagnostic>),
+        (erb, &(|t: &str, i: &LineIndex| judge_erb(t, i, true).unwrap_or_default()) as &dyn Fn(&str, &LineIndex) -> Vec<Diagnostic>),
         (haml, &|t: &str, i: &LineIndex| judge_haml(t, i, true)),
         (ruby, &|t: &str, i: &LineIndex| judge(t, i, Walk::ModelFile, true, true)),
     ] {
@@ -188,3 +188,36 @@ fn every_prefix_of_a_file_being_typed_is_judged_without_a_panic() {
     }
 }
 
+/// A template's findings as the program Roundhouse compiles it into decides them: text interpolation
+/// that compiles is evaluated (a warning), one that does not stops the compile (an error); an `end`
+/// the program pairs right is no pairing error, whatever the template rules' reading says.
+#[test]
+fn templates_are_held_to_the_program_they_compile_into() {
+    let fixture = Fixture::new(
+        r##"
+        #- /app/views/posts/show.html.erb
+        <p data-x="#{post.id}">x</p>
+        <p>#{</span>}</p>
+        #- /app/views/posts/_card.html.erb
+        <%- cache(post) do -%>
+          <%= render_card(post) do |c| -%>
+            <p><%= c.title %></p>
+          <%- end -%>
+        <%- end -%>
+        "##,
+    );
+    let mut lines = Vec::new();
+    for facts in fixture.index.snapshot() {
+        for d in facts.diagnostics.iter().filter(|d| d.rule.starts_with("views.")) {
+            lines.push(format!("{}:{} {:?} {}", facts.relative_path, d.span.start.line + 1, d.severity, d.rule));
+        }
+    }
+    lines.sort();
+    expect_test::expect![[r#"
+        [
+            "app/views/posts/show.html.erb:1 Warning views.text-interpolation",
+            "app/views/posts/show.html.erb:2 Error views.text-interpolation",
+        ]
+    "#]]
+    .assert_debug_eq(&lines);
+}
