@@ -74,10 +74,10 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         Language::Haml if walk != prism_ingest::Walk::None => erb_found = Some(prism_ingest::judge_haml(text, &facts.line_index, dispatch)),
         _ => {}
     }
-    if let Some(tree) = parsed.ruby.as_ref().filter(|_| compiles) {
-        if facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder") {
-            found.extend(jbuilder::check(tree, parsed.ruby_text(text)));
-        }
+    if let Some(tree) = parsed.ruby.as_ref().filter(|_| compiles)
+        && facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder")
+    {
+        found.extend(jbuilder::check(tree, parsed.ruby_text(text)));
     }
     if parsed.language == Language::Yaml && facts.relative_path.starts_with("test/fixtures/") {
         found.extend(fixtures::check(text, &facts.line_index));

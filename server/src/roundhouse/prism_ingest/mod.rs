@@ -836,7 +836,7 @@ fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
                     }
             });
         if !kept {
-            let location = call.message_loc().map_or_else(|| call.location(), |m| m);
+            let location = call.message_loc().unwrap_or_else(|| call.location());
             let start = call.location().start_offset();
             notes.json_arms.push((start, location.end_offset()));
         }
