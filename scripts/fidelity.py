@@ -490,7 +490,7 @@ def repaired_copy(app, gaps, roundhouse, work):
     the app is held to it too.)"""
     copy = os.path.join(work, "repaired-app")
     shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(app, copy, symlinks=True, ignore=shutil.ignore_patterns(".git", "node_modules", "tmp", "log"))
+    shutil.copytree(app, copy, symlinks=True, ignore=beside_code(app))
     removed, stops = [], []
     for path, message in gaps:
         file = gap_file(path)
@@ -595,6 +595,19 @@ def spliced(text, finding, replacement, template=False):
     return "\n".join(lines[:first] + [head + replacement + tail] + [""] * (last - first) + lines[last + 1:])
 
 
+def beside_code(app):
+    """A copytree ignore for an app's copy: what the compiler never reads beside its code (`.git`,
+    `node_modules` anywhere; `tmp`, `log`, `vendor`, `public`, `storage`, `coverage` at the root),
+    never a folder of its code that shares the name (`app/controllers/public`)."""
+    root = os.path.abspath(app)
+
+    def ignore(folder, names):
+        at_root = os.path.abspath(folder) == root
+        return [n for n in names if n in (".git", "node_modules") or at_root and n in ("tmp", "log", "vendor", "public", "storage", "coverage")]
+
+    return ignore
+
+
 class LineJudge:
     """Re-surveys one file of an app with one construct taken out at a time. The file is surveyed in a
     small app of its own (the fixtures' base files and the file) when the compiler says the same of it
@@ -637,7 +650,7 @@ class LineJudge:
             self.place[file] = (mini, here)
         else:
             if not os.path.isdir(self.whole):
-                shutil.copytree(self.app, self.whole, symlinks=True, ignore=shutil.ignore_patterns(".git", "node_modules", "tmp", "log", "vendor", "public", "storage", "coverage"))
+                shutil.copytree(self.app, self.whole, symlinks=True, ignore=beside_code(self.app))
             # The copy is the app itself: its gaps are the survey's.
             self.place[file] = (self.whole, list(self.full_gaps.get(file, [])))
         return self.place[file]
