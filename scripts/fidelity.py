@@ -335,6 +335,10 @@ def tree_evidence(finding, app, tree, source_lines):
             if m and m.group(3):
                 return f"{emitted_path} never calls {m.group(3)}" if m.group(3) not in emitted else None
             validator = m.group(1) if m else None
+            # The compiled model's checks are its `def validate`: the app's own methods may say the same.
+            checks = re.search(r"\n(\s*)def validate\b.*?(?=\n\1def |\n\1end\b|\Z)", emitted, re.S)
+            if checks and validator in RAILS_MESSAGES and validator != "length":
+                emitted = checks.group(0)
             # A message the app gives the validation: the compiled check would carry it.
             statement = " ".join(source_lines(file)[line - 1:line + 6])
             custom = re.search(r"message:\s*\"([^\"#]{6,})", statement)
@@ -381,7 +385,17 @@ def tree_evidence(finding, app, tree, source_lines):
                 }.get(key, re.escape(key))
                 if not re.search(probe, emitted):
                     return f"{emitted_path} has no trace of `{key}:`"
-            if "scope lambda with parameters" in message:
+            scoped = re.search(r"ignores the scope of `\w+ :(\w+)`", message)
+            if scoped:
+                # The scope's first condition (`where(latest: true)` → `latest`) is nowhere in the
+                # association's compiled reader.
+                statement = " ".join(l.strip() for l in source_lines(file)[line - 1:line + 5])
+                body = re.search(r"->\s*(?:\([^)]*\))?\s*\{(.*?)\}\s*(?:,|$)|lambda\s*\{(.*?)\}", statement)
+                token = re.search(r"\b(?:where|order|joins|includes|not|rewhere|merge|select|preload|eager_load)\(\s*[:\"']?(\w+)", (body.group(1) or body.group(2) or "") if body else "")
+                reader = re.search(r"\n(\s*)def " + re.escape(scoped.group(1)) + r"\b.*?(?=\n\1def |\Z)", emitted, re.S)
+                used = token and reader and re.search(r"\b" + re.escape(token.group(1)) + r"\b\s*(=|<|>|IN\b|IS\b|:)|ORDER BY[^\"]*\b" + re.escape(token.group(1)) + r"\b|\." + re.escape(token.group(1)) + r"\b", reader.group(0))
+                if token and reader and not used:
+                    return f"the compiled `{scoped.group(1)}` has no condition on `{token.group(1)}`"
                 return None
             return None
         if rule == "model.method-parameters-dropped":
@@ -424,6 +438,21 @@ def tree_evidence(finding, app, tree, source_lines):
         dropped = re.search(r"drops `json\.(\w+)", message)
         if dropped and f'\\"{dropped.group(1)}\\"' not in emitted:
             return f"the emitted view has no \"{dropped.group(1)}\" key"
+        if re.search(r"drops `(if|unless|case) ", message):
+            # The keys written inside the dropped conditional are nowhere in the emitted view.
+            lines = source_lines(file)
+            indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+            body = []
+            for l in lines[line:]:
+                if l.strip() == "end" and len(l) - len(l.lstrip()) == indent:
+                    break
+                body.append(l)
+            # The keys the conditional writes at its own level (not those nested inside them).
+            inner = min((len(l) - len(l.lstrip()) for l in body if l.strip().startswith("json.")), default=indent + 2)
+            keys = {k for l in body if len(l) - len(l.lstrip()) == inner for k in re.findall(r"^\s*json\.(\w+)", l)}
+            if keys and not any(f'\\"{k}\\":' in emitted for k in keys):
+                return f"the emitted view writes none of {', '.join(sorted(keys)[:3])}"
+            return None
         with_argument = re.search(r"writes `json\.(\w+)` with its argument as the value and drops the block", message)
         if with_argument and f'\\"{with_argument.group(1)}\\":' in emitted and "do |" not in emitted:
             return f"the emitted view writes \"{with_argument.group(1)}\" from the argument alone"
@@ -539,6 +568,8 @@ NEUTRAL = {
     # A routes method the ingest does not know, by name: `scope`, which it reads with or without a block.
     "routes.unsupported-dsl": ["scope", "nil"],
     "views.haml-class-merge": [""],
+    # A tag whose code Roundhouse pairs wrongly, as one tag per line (each opener counted on its own).
+    "views.output-block-pairing": ["split", "nil"],
     "views.haml-filter": [""],
     # A template's line the compiler cannot read: without it.
     "views.template-parse-error": [""],
@@ -572,6 +603,18 @@ def spliced(text, finding, replacement, template=False):
         return None
     last = min(last, len(lines) - 1)
     start_col, end_col = finding["column"] - 1, finding.get("end_column", finding["column"] + 1) - 1
+    if replacement == "split":
+        # The tag over its lines: each line ends the tag and the next opens one of the same kind.
+        opening = lines[first][start_col:start_col + 3]
+        kind = "<%=" if opening.startswith("<%=") else "<%"
+        closing_line = next((i for i in range(first, len(lines)) if "%>" in lines[i][(start_col if i == first else 0):]), None)
+        if closing_line is None or closing_line == first:
+            return None
+        out = list(lines)
+        for i in range(first, closing_line):
+            out[i] = out[i] + " %>"
+            out[i + 1] = kind + " " + out[i + 1]
+        return "\n".join(out)
     if template:
         # Within the tag (or the HAML line) the construct starts on: never its `%>`.
         closing = lines[first].find("%>", start_col)
