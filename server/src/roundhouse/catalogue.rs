@@ -511,7 +511,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "views",
-        trigger: "an ERB/HAML/jbuilder template whose Ruby does not parse",
+        trigger: "an ERB/HAML/jbuilder template whose Ruby, as Roundhouse compiles the template, does not parse (HAML `==`, a quote inside text interpolation, a tag Roundhouse reads differently)",
         implemented: true,
     },
     Rule {
@@ -519,7 +519,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "views",
-        trigger: "`#{`, `#@x`, `#$x` in plain template text (outside any tag): Roundhouse writes text as a double-quoted Ruby string, so Rails' literal text becomes Ruby interpolation — a compile failure when it does not parse, a silent change when it does",
+        trigger: "`#{`, `#@x`, `#$x` in plain template text (outside any tag): Roundhouse writes text as a double-quoted Ruby string, so Rails' literal text becomes Ruby interpolation — an error where it does not compile, a warning (evaluated) where it does",
         implemented: true,
     },
     Rule {

@@ -239,8 +239,20 @@ pub fn subclass_findings(model: &Model, first_class: &str) -> Vec<Diagnostic> {
     let direct = matches!(superclass.trim_start_matches("::"), "ApplicationRecord" | "ActiveRecord::Base");
     // Plain callbacks run; what a plain class may hold (includes, accessors, visibility, delegations)
     // is read as in any library class.
-    const LIBRARY_DSL: &[&str] =
-        &["include", "extend", "prepend", "attr_accessor", "attr_reader", "attr_writer", "private", "protected", "public", "private_class_method", "public_class_method", "delegate"];
+    const LIBRARY_DSL: &[&str] = &[
+        "include",
+        "extend",
+        "prepend",
+        "attr_accessor",
+        "attr_reader",
+        "attr_writer",
+        "private",
+        "protected",
+        "public",
+        "private_class_method",
+        "public_class_method",
+        "delegate",
+    ];
     lower(model, &|_| None)
         .into_iter()
         .filter(|item| !(item.kind == Kind::Callback && item.findings.is_empty()))

@@ -60,9 +60,10 @@ pub struct Converter {
     pub cost: Cost,
     /// Whether to report calls the Spinel lane cannot compile (`spinel.dynamic-dispatch`): app code.
     pub dispatch: bool,
-    /// Whether to report Prism's stand-ins for what a syntax error left out: in a program Roundhouse
-    /// builds from a template, where no syntax error is reported, they are the reason it stops.
-    pub missing: bool,
+    /// How many of Prism's stand-ins for what a syntax error left out the converter reached: each is
+    /// a stop to the compiler (a template's program is parsed without reporting its syntax errors,
+    /// so they are its only sign).
+    pub missing: usize,
 }
 
 /// Calls the Spinel lane cannot compile ahead of time.
@@ -90,7 +91,7 @@ pub fn name_of(id: ruby_prism::ConstantId<'_>) -> String {
 
 impl Converter {
     pub fn new(cost: Cost, dispatch: bool) -> Converter {
-        Converter { found: Vec::new(), in_def: 0, cost, dispatch, missing: false }
+        Converter { found: Vec::new(), in_def: 0, cost, dispatch, missing: 0 }
     }
 
     pub fn report(&mut self, rule: RuleId, start: usize, end: usize) {
@@ -352,11 +353,10 @@ impl<'pr> Visit<'pr> for Converter {
     fn visit_shareable_constant_node(&mut self, node: &ruby_prism::ShareableConstantNode<'pr>) {
         self.reject(rule!("syntax.shareable-constant"), &node.as_node());
     }
-    // A syntax error's stand-in: in a `.rb` file, `syntax.parse-error` reports the error itself.
-    fn visit_missing_node(&mut self, node: &ruby_prism::MissingNode<'pr>) {
-        if self.missing {
-            self.reject(rule!("views.template-parse-error"), &node.as_node());
-        }
+    // A syntax error's stand-in: the error itself is the finding (`syntax.parse-error`, or a
+    // template's `views.template-parse-error`).
+    fn visit_missing_node(&mut self, _node: &ruby_prism::MissingNode<'pr>) {
+        self.missing += 1;
     }
 
     /// A `def` as a value is `nil` to the compiler: the method is gone and its body never read.

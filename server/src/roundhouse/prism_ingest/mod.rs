@@ -159,22 +159,24 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
     let root = result.node();
     let Some(program) = root.as_program_node() else { return Vec::new() };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
-    converter.missing = true;
     for statement in program.statements().body().iter() {
         converter.expression(&statement);
     }
-    let first_error = result.errors().next().map(|e| e.message().to_owned());
+    // A program offset in the template: inside a text literal, the same characters of the text.
+    let place = |offset: usize| -> Option<usize> {
+        match compiled.text_segment(offset) {
+            Some(segment) if !text => {
+                let _ = segment;
+                None
+            }
+            Some(segment) => Some(compiled.text_offset(segment, offset, source)),
+            None => Some(compiled.template_offset(offset)),
+        }
+    };
+    let broken = converter.missing > 0;
     let mut found: Vec<Found> = Vec::new();
     for mut f in converter.found {
-        let (start, end) = if let Some(segment) = compiled.text_segment(f.start) {
-            if !text {
-                continue;
-            }
-            // Inside a string literal: the same characters in the template's text.
-            (compiled.text_offset(segment, f.start, source), compiled.text_offset(segment, f.end, source))
-        } else {
-            (compiled.template_offset(f.start), compiled.template_offset(f.end))
-        };
+        let (Some(start), Some(end)) = (place(f.start), place(f.end)) else { continue };
         f.start = on_char(source, start);
         // A block's construct (a `for` loop) over several of the template's lines: its first line.
         let line_end = source[f.start..].find('\n').map_or(source.len(), |n| f.start + n);
@@ -182,27 +184,57 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         found.push(f);
     }
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
-    for d in out.iter_mut().filter(|d| d.rule == "views.template-parse-error") {
-        // The line it shows on, from its first character: where Prism noticed is often a point.
-        let line_start = source[..d.span.start_byte as usize].rfind('\n').map_or(0, |n| n + 1);
+    // Each line where Prism finds the program broken: the compile stops at the template.
+    let mut lines_seen: Vec<usize> = Vec::new();
+    // The program is broken only where the compiler meets a stand-in for what an error left out;
+    // an error of context alone (a layout's top-level `yield`) is no stop to it.
+    for error in result.errors().filter(|_| broken).filter(|e| !e.message().starts_with("Invalid ")).take(MAX_PARSE_ERRORS) {
+        let offset = error.location().start_offset();
+        let at = match compiled.text_segment(offset) {
+            Some(segment) => compiled.text_offset(segment, offset, source),
+            None => compiled.template_offset(offset),
+        };
+        let at = on_char(source, at);
+        let line_start = source[..at].rfind('\n').map_or(0, |n| n + 1);
+        if lines_seen.contains(&line_start) {
+            continue;
+        }
+        lines_seen.push(line_start);
         let line_end = source[line_start..].find('\n').map_or(source.len(), |n| line_start + n);
-        let content = line_start + (source[line_start..line_end].len() - source[line_start..line_end].trim_start().len());
-        d.span = line_index.span(content..line_end.max(content));
-        d.message = format!(
-            "Roundhouse compiles this template into Ruby that does not parse here ({}): its compile stops. Rails renders it; the construct that Roundhouse reads differently is on this line.",
-            first_error.as_deref().unwrap_or("a syntax error")
-        );
+        let line = &source[line_start..line_end];
+        let content = line_start + (line.len() - line.trim_start().len());
+        // Text interpolation whose code holds a double quote: the literal escapes it, and the code breaks.
+        let quoted = line.find("#{").is_some_and(|i| line[i..].split('}').next().is_some_and(|code| code.contains('"')));
+        let why = if quoted {
+            "Roundhouse writes this text as a double-quoted string, so the `\"` inside its `#{…}` is escaped and the code no longer parses: its compile stops. Instead, use single quotes inside the interpolation (`#{t('.key')}`), or an output line (`= t(\".key\")`)".to_owned()
+        } else {
+            format!(
+                "Roundhouse compiles this template into Ruby that does not parse here ({}): its compile stops. Rails renders it; the construct that Roundhouse reads differently is on this line",
+                error.message()
+            )
+        };
+        out.push(Diagnostic {
+            span: line_index.span(content..line_end.max(content)),
+            severity: Severity::Error,
+            rule: rule!("views.template-parse-error"),
+            message: format!("{why}."),
+        });
     }
-    // One syntax error is one stop: the first place it shows.
-    let mut seen = false;
-    out.retain(|d| d.rule != "views.template-parse-error" || !std::mem::replace(&mut seen, true));
+    // One slip shows on several lines (Prism recovers, and notices the fallout): the lines whose
+    // cause is known (a quoted interpolation) each stop the compile; of the others, the first.
+    let known = |d: &Diagnostic| d.message.contains("is escaped and the code no longer parses");
+    let stops: Vec<Diagnostic> = out.iter().filter(|d| d.rule == "views.template-parse-error").cloned().collect();
+    let keep_first_other = !stops.iter().any(known);
+    let mut first_other = keep_first_other;
+    out.retain(|d| d.rule != "views.template-parse-error" || known(d) || std::mem::replace(&mut first_other, false));
+    out.sort_by_key(|d| (d.span.start_byte, d.rule));
     out
 }
 
 /// Whether the interpolation that starts `text` (`#{…}`, `#@x`, `#$x` in a template's text, which
 /// Roundhouse compiles into a string literal) stops the compile: `#@x`/`#$x` and an empty `#{}`
-/// are rejected; a `#{…}` stops when its code (up to the brace that closes it) does not parse, or
-/// the text ends before it closes.
+/// are rejected; a `#{…}` stops when its code (up to the brace that closes it), escaped as the
+/// literal escapes it, does not parse, or the text ends before it closes.
 pub fn text_interpolation_stops(text: &str) -> bool {
     let Some(code) = text.strip_prefix("#{") else { return true };
     let mut depth = 1;
@@ -216,8 +248,20 @@ pub fn text_interpolation_stops(text: &str) -> bool {
     }) else {
         return true;
     };
-    let code = &code[..close];
-    code.trim().is_empty() || ruby_prism::parse(code.as_bytes()).errors().next().is_some()
+    // The code as it stands in the string literal Roundhouse writes the text into: quotes and
+    // backslashes escaped, so `#{t(".x")}` is `#{t(\".x\")}`, which does not parse.
+    let escaped: String = code[..close]
+        .chars()
+        .flat_map(|c| match c {
+            '"' => vec!['\\', '"'],
+            '\\' => vec!['\\', '\\'],
+            '\n' => vec!['\\', 'n'],
+            '\r' => vec!['\\', 'r'],
+            '\t' => vec!['\\', 't'],
+            c => vec![c],
+        })
+        .collect();
+    escaped.trim().is_empty() || ruby_prism::parse(escaped.as_bytes()).errors().next().is_some()
 }
 
 /// The diagnostics of what the converter found and the walkers noted.
