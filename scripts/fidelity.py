@@ -126,6 +126,7 @@ TREE = {
     "routes.statement-skipped",
     "views.jbuilder-ignored",
     "syntax.alias-keyword",  # a library body's alias, dropped without a word
+    "views.haml-class-merge",
 }
 
 SCORED_FAMILIES = ("syntax.", "model.", "schema.", "routes.", "views.", "controller.", "initializer.", "jruby.", "spinel.", "fixtures.")
@@ -375,6 +376,14 @@ def tree_evidence(finding, app, tree, source_lines):
                 if not writes.search(emitted):
                     return f"{emitted_path} never writes the counter `{column}`"
                 return None
+            if m and m.group(1) == "inverse_of":
+                # The reader of the association never sets the inverse on what it loads.
+                statement = " ".join(l.strip() for l in source_lines(file)[line - 1:line + 4])
+                inverse = re.search(r"inverse_of:\s*:?[\"']?(\w+)", statement)
+                reader = re.search(r"\n(\s*)def " + re.escape(m.group(2)) + r"\b.*?(?=\n\1def |\Z)", emitted, re.S)
+                if inverse and reader and not re.search(r"\b" + re.escape(inverse.group(1)) + r"\s*=[^=]|@" + re.escape(inverse.group(1)) + r"\b", reader.group(0)):
+                    return f"the compiled `{m.group(2)}` never sets `{inverse.group(1)}` on what it loads"
+                return None
             if m:
                 key, name = m.group(1), m.group(2)
                 probe = {
@@ -427,6 +436,15 @@ def tree_evidence(finding, app, tree, source_lines):
         return None
     if rule in ("routes.redirect", "routes.missing-target", "routes.resource-option-ignored", "routes.statement-skipped"):
         return route_evidence(finding, tree)
+    if rule == "views.haml-class-merge":
+        # The element's attributes in the emitted view carry `class:` twice: the shortcut's is lost.
+        shortcut = re.match(r"\s*%?[\w-]*((?:\.[\w-]+)+)", text)
+        classes = " ".join(c for c in (shortcut.group(1).split(".") if shortcut else []) if c)
+        for path in EMITTED.get(tree, {}).get(file, []):
+            emitted = emitted_text(tree, path) or ""
+            if classes and re.search(r'class: "' + re.escape(classes) + r'"[^\n]*\bclass:', emitted):
+                return f"{path} gives the element `class:` twice, the shortcut's first"
+        return None
     if rule == "views.jbuilder-ignored":
         # `app/views/a/_x.json.jbuilder` is emitted as `app/views/a/_x_json.rb`, which writes each key.
         emitted = emitted_text(tree, re.sub(r"\.json\.jbuilder$", "_json.rb", file))

@@ -832,8 +832,6 @@ mod tests {
             migrations,
             expect![[r#"
                 db/migrate/20240101000000_create_posts.rb:7 schema.migration-verb Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `create_join_table`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.
-                db/migrate/20240101000000_create_posts.rb:8 schema.migration-verb Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `reversible`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.
-                db/migrate/20240101000000_create_posts.rb:9 schema.migration-verb Without db/schema.rb Roundhouse reads the schema from db/migrate, and it cannot fold `execute`: the compile stops. Run `bin/rails db:migrate` and commit db/schema.rb.
             "#]],
         );
         let with_schema = format!(

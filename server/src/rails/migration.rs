@@ -23,7 +23,7 @@ pub enum TableChange {
 pub struct Migration {
     /// In the order the fold meets them.
     pub tables: Vec<TableChange>,
-    /// Each unfoldable verb and the span of its name.
+    /// The first unfoldable verb the fold meets (it stops there), and the span of its name.
     pub unfoldable: Vec<(String, Span)>,
 }
 
@@ -37,13 +37,11 @@ pub fn extract(root: Node<'_>, text: &str) -> Migration {
     let named = |name: &str| methods.iter().find(|m| m.field("name").is_some_and(|n| text_of(n, text) == name)).copied();
     let Some(method) = named("change").or_else(|| named("up")) else { return migration };
     let mut calls = Vec::new();
-    crate::syntax::for_each_node(method, |node| {
-        if node.kind_name() == "call" && node.field("receiver").is_none() {
-            calls.push(node);
-        }
-    });
-    for call in calls {
-        let Some(name) = call.field("method") else { continue };
+    if let Some(body) = method.field("body") {
+        reached_calls(body, &mut calls);
+    }
+    for call in calls.into_iter().filter(|c| c.kind_name() == "identifier" || c.field("receiver").is_none()) {
+        let Some(name) = (if call.kind_name() == "identifier" { Some(call) } else { call.field("method") }) else { continue };
         let verb = text_of(name, text);
         let names = || -> Vec<String> {
             let Some(arguments) = call.field("arguments") else { return Vec::new() };
@@ -51,7 +49,11 @@ pub fn extract(root: Node<'_>, text: &str) -> Migration {
             arguments.named_children(&mut cursor).map_while(|a| table_name(a, text)).collect()
         };
         match verb {
-            _ if UNFOLDABLE.contains(&verb) => migration.unfoldable.push((verb.to_owned(), Span::of(name))),
+            // The fold stops at the first verb it cannot replay: what follows is never read.
+            _ if UNFOLDABLE.contains(&verb) => {
+                migration.unfoldable.push((verb.to_owned(), Span::of(name)));
+                break;
+            }
             "create_table" => migration.tables.extend(names().into_iter().next().map(TableChange::Create)),
             "drop_table" => migration.tables.extend(names().into_iter().next().map(TableChange::Drop)),
             "rename_table" => {
@@ -84,6 +86,44 @@ pub fn fold<'a>(migrations: impl IntoIterator<Item = &'a Migration>) -> Vec<Stri
         }
     }
     tables
+}
+
+/// The calls the fold reaches from a method's body, as it walks it: each statement that is a call,
+/// and from a call its receiver, its arguments and its block's statements. Not the statements of a
+/// conditional, a loop or an assignment, and nothing of a body with a `rescue` or an `ensure`.
+fn reached_calls<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+    match node.kind_name() {
+        "body_statement" | "block_body" => {
+            if children.iter().any(|c| matches!(c.kind_name(), "rescue" | "ensure" | "else")) {
+                return;
+            }
+            for child in children {
+                reached_calls(child, out);
+            }
+        }
+        "identifier" => out.push(node),
+        "call" => {
+            out.push(node);
+            for field in ["receiver", "arguments", "block"] {
+                if let Some(part) = node.field(field) {
+                    reached_calls(part, out);
+                }
+            }
+        }
+        "argument_list" => {
+            for child in children {
+                reached_calls(child, out);
+            }
+        }
+        "do_block" | "block" => {
+            if let Some(body) = node.field("body") {
+                reached_calls(body, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn first_class(root: Node<'_>) -> Option<Node<'_>> {
@@ -124,7 +164,7 @@ mod tests {
         );
         assert_eq!(m.tables, [TableChange::Create("things".into())]);
         let verbs: Vec<(&str, u32)> = m.unfoldable.iter().map(|(v, s)| (v.as_str(), s.start.line)).collect();
-        assert_eq!(verbs, [("reversible", 5), ("execute", 6)]);
+        assert_eq!(verbs, [("reversible", 5)], "the fold stops at the first");
         let up = read(
             "class Old < ActiveRecord::Migration[4.2]\n  def self.up\n    create_table \"changes\"\n    rename_table :changes, :edits\n  end\n  def self.down\n    execute \"DROP\"\n  end\nend\n",
         );
