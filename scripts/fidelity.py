@@ -588,7 +588,8 @@ NEUTRAL = {
     "views.haml-class-merge": [""],
     # A tag whose code Roundhouse pairs wrongly, as one tag per line (each opener counted on its own).
     "views.output-block-pairing": ["split", "nil"],
-    "views.haml-filter": [""],
+    # An unread filter, as a HAML comment (its lines dropped, no gap).
+    "views.haml-filter": ["-#"],
     # A template's line the compiler cannot read: without it.
     "views.template-parse-error": [""],
     # A statement of a model's `class << self` that is not a `def`: without it.
