@@ -92,7 +92,14 @@ pub fn derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     let mut found = if context.has_schema_file { Vec::new() } else { file.migration_verbs.clone() };
     found.extend(routeless_checks(file, context));
     if context.has_routes_file {
-        if let Some(routes) = &file.routes {
+        let undrawn = file
+            .relative_path
+            .strip_prefix("config/routes/")
+            .and_then(|r| r.strip_suffix(".rb"))
+            .filter(|name| !context.reading.routes_drawn.iter().any(|d| d == name));
+        if let (Some(name), Some(routes)) = (undrawn, &file.routes) {
+            found.extend(roundhouse::routes::not_drawn(name, &routes.calls));
+        } else if let Some(routes) = &file.routes {
             let drawn = |name: &str| {
                 context
                     .files

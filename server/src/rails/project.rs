@@ -110,7 +110,7 @@ pub fn language_of(path: &Path) -> Option<Language> {
         "slim" | "rabl" => Some(Language::OtherTemplate),
         // Test fixtures (Roundhouse compiles them) and translations (navigation reads them); other
         // YAML is configuration.
-        "yml" if path.components().any(|c| c.as_os_str() == "fixtures") => Some(Language::Yaml),
+        "yml" | "yaml" if path.components().any(|c| c.as_os_str() == "fixtures") => Some(Language::Yaml),
         "yml" | "yaml" if is_locale_path(path) => Some(Language::Yaml),
         "sql" if is_structure_dump(name) && path.parent().and_then(|p| p.file_name()).is_some_and(|d| d == "db") => Some(Language::Sql),
         _ if matches!(name, "Gemfile" | "Rakefile" | "Guardfile") => Some(Language::Ruby),

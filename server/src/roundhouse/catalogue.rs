@@ -379,6 +379,14 @@ pub const RULES: &[Rule] = &[
         implemented: true,
     },
     Rule {
+        id: "routes.file-not-drawn",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "routes",
+        trigger: "a `config/routes/x.rb` that `config/routes.rb` does not draw (`draw(:x)`), directly or through a file it draws",
+        implemented: true,
+    },
+    Rule {
         id: "routes.statement-skipped",
         severity: Severity::Warning,
         targets: ALL,
@@ -615,7 +623,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: "fixtures",
-        trigger: "a `test/fixtures/*.yml` field whose value is a list or a hash (`[]`, `{}`, `- a`, nested keys, a `<<:` merge), an ERB tag inside a larger value, an ERB-made label, or a label whose value is ERB",
+        trigger: "a `test/fixtures/*.yml` (or `.yaml`) field whose value is a list or a hash (`[]`, `{}`, `- a`, nested keys, a `<<:` merge), an ERB tag inside a larger value, an ERB-made label, a label whose value is ERB or anything else but its fields (`~`, a string, a list), or a file that is a list",
         implemented: true,
     },
     Rule {

@@ -1,4 +1,4 @@
-//! `fixtures.unsupported-value`: the `test/fixtures/*.yml` values Roundhouse's fixture reader rejects,
+//! `fixtures.unsupported-value`: the `test/fixtures/*.yml` (and `.yaml`) values Roundhouse's fixture reader rejects,
 //! each of which stops the compile. Measured against the compiler
 //! (`tests/fixtures/fidelity/fixtures-*.fixture`): a field whose value is a list or a hash (`[]`,
 //! `{}`, `- a` lines, nested keys, a `<<: *defaults` merge), an ERB tag inside a larger value
@@ -36,6 +36,11 @@ fn whole_erb(value: &str) -> bool {
     inner.starts_with("<%") && inner.ends_with("%>") && inner.matches("<%").count() == 1
 }
 
+/// The next line that is neither blank nor a comment.
+fn next_significant<'a>(lines: &[&'a str]) -> Option<&'a str> {
+    lines.iter().copied().find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+}
+
 pub fn check(text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
@@ -43,6 +48,7 @@ pub fn check(text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
     let mut label = String::new();
     // Inside a block scalar (`filters: |`): lines indented deeper than its key are its text.
     let mut block_scalar: Option<usize> = None;
+    let mut top_list = false;
     for (i, line) in lines.iter().enumerate() {
         let start = offset;
         offset += line.len() + 1;
@@ -60,58 +66,77 @@ pub fn check(text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
         {
             continue;
         }
+        if indent(line) == 0 && (trimmed == "-" || trimmed.starts_with("- ")) {
+            if !top_list {
+                top_list = true;
+                let span = line_index.span(start..start + line.trim_end().len());
+                out.push(super::catalogue::finding(
+                    rule!("fixtures.unsupported-value"),
+                    span,
+                    "Roundhouse's fixture reader rejects a file that is a list: it reads labels, each with its fields, and the compile stops. Instead, give each record a label: `first:` with its fields indented under it.".to_owned(),
+                ));
+            }
+            continue;
+        }
         let Some((key, value)) = entry(line) else { continue };
+        // A comment after the colon is no value.
+        let value = if value.starts_with('#') { "" } else { value };
         if value.starts_with(['|', '>']) {
             block_scalar = Some(indent(line));
             continue;
         }
         let span = line_index.span(start + indent(line)..start + line.trim_end().len());
-        let mut report = |why: String| {
+        let mut report = |why: String, instead: &str| {
             out.push(super::catalogue::finding(
                 rule!("fixtures.unsupported-value"),
                 span,
-                format!("Roundhouse's fixture reader rejects {why}: the compile stops. Instead, {}", instead(&why)),
+                format!("Roundhouse's fixture reader rejects {why}: the compile stops. Instead, {instead}"),
             ));
         };
         if indent(line) == 0 {
             label = key.to_owned();
             if key.contains("<%") {
-                report(format!("the label `{key}`, made by ERB (fixtures are read before ERB could repeat them)"));
+                report(
+                    format!("the label `{key}`, made by ERB (fixtures are read before ERB could repeat them)"),
+                    "write the fixtures out, one label each.",
+                );
             } else if value.contains("<%") {
-                report(format!("`{key}`, whose value is ERB instead of its fields"));
+                report(format!("`{key}`, whose value is ERB instead of its fields"), "write the label's fields under it.");
+            } else if value.is_empty() {
+                if next_significant(&lines[i + 1..]).is_some_and(|next| next.trim_start().starts_with("- ")) {
+                    report(format!("`{key}`, whose value is a list instead of its fields"), FIELDS_UNDER_LABEL);
+                }
+            } else if !value.starts_with(['{', '&', '*']) {
+                // An empty label is an empty record, and `{…}`, an anchor or an alias a map; anything
+                // else (`~`, a string, a number, a `[…]` list) is not the map of fields the reader wants.
+                report(format!("`{key}`, whose value is `{value}` instead of its fields"), FIELDS_UNDER_LABEL);
             }
             continue;
         }
         let field = format!("`{label}.{key}`");
+        let not_scalar = || format!("{field}, whose value is a list or a hash, not a scalar");
+        const AS_STRING: &str = "store the value as a string (`tags: \"a,b\"`, a JSON string), or build the record in the test.";
         if key == "<<" {
-            report(format!("{field} (a merge of shared fields)"));
+            report(format!("{field} (a merge of shared fields)"), "write the shared fields out in each fixture.");
         } else if value.starts_with('[') || value.starts_with('{') {
-            report(format!("{field}, whose value is a list or a hash, not a scalar"));
+            report(not_scalar(), AS_STRING);
         } else if value.is_empty() {
-            let nested = lines[i + 1..].iter().find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+            let nested = next_significant(&lines[i + 1..]);
             if nested.is_some_and(|next| indent(next) > indent(line) || next.trim_start().starts_with("- ")) {
-                report(format!("{field}, whose value is a list or a hash, not a scalar"));
+                report(not_scalar(), AS_STRING);
             }
         } else if value.contains("<%") && !whole_erb(value) {
-            report(format!("{field}, an ERB tag inside a larger value"));
+            report(
+                format!("{field}, an ERB tag inside a larger value"),
+                "make the whole value one tag: `url: <%= \"file://#{Rails.root}/x\" %>`.",
+            );
         }
     }
     out
 }
 
-fn instead(why: &str) -> &'static str {
-    if why.contains("list or a hash") {
-        "store the value as a string (`tags: \"a,b\"`, a JSON string), or build the record in the test."
-    } else if why.contains("merge") {
-        "write the shared fields out in each fixture."
-    } else if why.contains("label") {
-        "write the fixtures out, one label each."
-    } else if why.contains("inside a larger value") {
-        "make the whole value one tag: `url: <%= \"file://#{Rails.root}/x\" %>`."
-    } else {
-        "write the label's fields under it."
-    }
-}
+const FIELDS_UNDER_LABEL: &str =
+    "write the label's fields indented under it (`title: ...`), or leave the label empty for a record of defaults.";
 
 #[cfg(test)]
 mod tests {
@@ -135,5 +160,22 @@ mod tests {
                 "21:Roundhouse's fixture reader rejects `three.<<` (a merge of shared fields)",
             ]
         );
+    }
+
+    /// Each label must be a map of fields: measured against the compiler one file at a time (an empty
+    /// label, `{}`, an anchor and an integer label are read; the rest stop the compile).
+    #[test]
+    fn a_label_that_is_not_a_map_of_fields() {
+        let lines = |text: &str| -> Vec<u32> { check(text, &LineIndex::new(text)).iter().map(|d| d.span.start.line + 1).collect() };
+        assert_eq!(lines("first: no fields here\n"), [1]);
+        assert_eq!(lines("first: ~\n"), [1]);
+        assert_eq!(lines("first: []\n"), [1]);
+        assert_eq!(lines("# a note\nfirst:\n  - a\n"), [2]);
+        assert_eq!(lines("- a\n- b\n"), [1]);
+        assert!(lines("first:\nsecond:\n  title: x\n").is_empty());
+        assert!(lines("first: {}\n1:\n  title: x\n").is_empty());
+        assert!(lines("DEFAULTS: &DEFAULTS\n  title: x\nfirst: # later\n  title: y\n").is_empty());
+        assert!(lines("").is_empty());
+        assert!(lines("---\n# nothing\n").is_empty());
     }
 }

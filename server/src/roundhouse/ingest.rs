@@ -70,6 +70,10 @@ pub struct AppReading {
     pub test_helpers_included: Vec<String>,
     /// Whether `db/schema.rb` exists (without it, Roundhouse folds `db/migrate`).
     pub has_schema: bool,
+    /// The `config/routes/<name>.rb` files read: those `config/routes.rb` draws (`draw(:admin)`),
+    /// directly or through a file it draws. Rails can load the others from `config/application.rb`;
+    /// Roundhouse does not.
+    pub routes_drawn: Vec<String>,
 }
 
 impl AppReading {
@@ -99,11 +103,40 @@ impl AppReading {
                 _ => {}
             }
         }
+        reading.routes_drawn = drawn_routes(files);
         // `autoload_lib(ignore:)` takes a folder off the autoload paths, not out of the app: one an
         // initializer requires by name (`require "rails_ext/…"`) is read after all.
         reading.lib_ignored.retain(|dir| !required.iter().any(|statement| statement.contains(dir.as_str())));
         reading
     }
+}
+
+/// The names of the `config/routes/*.rb` files reached from `config/routes.rb` through `draw`.
+fn drawn_routes(files: &[std::sync::Arc<FileFacts>]) -> Vec<String> {
+    fn draws(calls: &[crate::rails::routes::RouteCall], out: &mut Vec<String>) {
+        for call in calls {
+            if call.method == "draw"
+                && call.receiver.is_none()
+                && let Some(name) = call.arguments.first().and_then(|a| a.as_name())
+            {
+                out.push(name.to_owned());
+            }
+            draws(&call.children, out);
+        }
+    }
+    let calls_of = |path: &str| files.iter().find(|f| f.relative_path == path).and_then(|f| f.routes.as_ref()).map(|r| &r.calls[..]);
+    let mut drawn = Vec::new();
+    let mut pending = Vec::new();
+    draws(calls_of("config/routes.rb").unwrap_or_default(), &mut pending);
+    while let Some(name) = pending.pop() {
+        if drawn.contains(&name) {
+            continue;
+        }
+        draws(calls_of(&format!("config/routes/{name}.rb")).unwrap_or_default(), &mut pending);
+        drawn.push(name);
+    }
+    drawn.sort();
+    drawn
 }
 
 /// How Roundhouse reads `facts`' file, from its path (and, given the app, `autoload_lib(ignore:)`, the
@@ -117,7 +150,13 @@ pub fn reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
     match kind {
         FileKind::Model | FileKind::Controller | FileKind::Concern => Reading::Compiled,
         FileKind::View => view_reading(source),
-        FileKind::Routes | FileKind::Schema | FileKind::Initializer | FileKind::Application => Reading::Dsl,
+        FileKind::Routes => match (source.strip_prefix("config/routes/").and_then(|r| r.strip_suffix(".rb")), app) {
+            (Some(name), Some(app)) if !app.routes_drawn.iter().any(|d| d == name) => {
+                Reading::NotRead(format!("config/routes.rb does not draw it (`draw(:{name})`), and Roundhouse reads no other routes file"))
+            }
+            _ => Reading::Dsl,
+        },
+        FileKind::Schema | FileKind::Initializer | FileKind::Application => Reading::Dsl,
         FileKind::Migration => match app {
             Some(app) if app.has_schema => Reading::NotRead("migrations are folded only when there is no db/schema.rb".to_owned()),
             _ => Reading::Dsl,
@@ -178,7 +217,7 @@ fn test_reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
     if source.starts_with("test/models/") || source.starts_with("test/controllers/") {
         return Reading::Compiled;
     }
-    if source.starts_with("test/fixtures/") && source.ends_with(".yml") {
+    if source.starts_with("test/fixtures/") && (source.ends_with(".yml") || source.ends_with(".yaml")) {
         return Reading::Compiled;
     }
     if let Some(name) = source.strip_prefix("test/test_helpers/") {
@@ -396,7 +435,10 @@ pub fn apply(reading: &Reading, relative_path: &str, finding: Diagnostic) -> Opt
     match reading {
         Reading::Compiled => Some(finding),
         Reading::NotRead(_) if finding.rule == "syntax.parse-error" && crate::rails::project::is_generator_template(relative_path) => None,
-        Reading::NotRead(_) => about_reading(&finding.rule).then_some(finding),
+        // A routes file nothing draws: its calls reach no route table.
+        Reading::NotRead(_) => (about_reading(&finding.rule)
+            && (!finding.rule.starts_with("routes.") || finding.rule == super::routes::FILE_NOT_DRAWN))
+            .then_some(finding),
         Reading::Dsl => (about_reading(&finding.rule)).then_some(finding),
         Reading::FileByFile if finding.severity == Severity::Error && rejects(&finding.rule) => Some(Diagnostic {
             severity: Severity::Warning,

@@ -17,6 +17,20 @@ pub const MISSING_TARGET: crate::diagnostic::RuleId = rule!("routes.missing-targ
 pub const RESOURCE_OPTION_IGNORED: crate::diagnostic::RuleId = rule!("routes.resource-option-ignored");
 pub const MALFORMED: crate::diagnostic::RuleId = rule!("routes.malformed");
 pub const STATEMENT_SKIPPED: crate::diagnostic::RuleId = rule!("routes.statement-skipped");
+pub const FILE_NOT_DRAWN: crate::diagnostic::RuleId = rule!("routes.file-not-drawn");
+
+/// `routes.file-not-drawn` on the first call of `config/routes/<name>.rb`, which nothing draws.
+pub fn not_drawn(name: &str, calls: &[RouteCall]) -> Option<Diagnostic> {
+    let first = calls.iter().find(|c| !c.method.starts_with("require")).or(calls.first())?;
+    let span = if first.name_span.end_byte > first.name_span.start_byte { first.name_span } else { first.span };
+    Some(super::catalogue::finding(
+        FILE_NOT_DRAWN,
+        span,
+        format!(
+            "config/routes.rb does not draw this file (`draw(:{name})`), and Roundhouse reads no other routes file: none of its routes are in the compiled app. Add `draw(:{name})` to config/routes.rb, with this file holding the calls alone."
+        ),
+    ))
+}
 
 const VERBS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "options", "match"];
 const SUPPORTED: &[&str] =

@@ -443,7 +443,7 @@ fn test_entry(facts: &FileFacts) -> TreeEntry {
     if source.starts_with("test/test_helpers/") {
         return no_tree(source, "no file of its own: its methods are copied into every compiled test class");
     }
-    if let Some(fixture) = source.strip_prefix("test/fixtures/").and_then(|f| f.strip_suffix(".yml")) {
+    if let Some(fixture) = source.strip_prefix("test/fixtures/").and_then(|f| f.strip_suffix(".yml").or_else(|| f.strip_suffix(".yaml"))) {
         return landed(source, vec![format!("test/fixtures/{}.rb", fixture.replace('/', "_"))], Vec::new(), "aot", None);
     }
     let Some(test) = ingest::emitted_test(facts) else { return no_tree(source, "no test class: nothing to emit") };
