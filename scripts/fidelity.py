@@ -940,6 +940,12 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             why = "tree"
         elif f["severity"] == "warning" and [w for w in near(warnings, f["file"], f["line"]) if w["code"] in ("unsupported", "lower_residue")]:
             why = "other warning on line"
+        if not why and tree is None and rule in TREE:
+            # What the tree would have borne out (a silent drop) cannot be looked for: the compile crashed.
+            r["findings"] -= 1
+            r["unscored"] += 1
+            unscored.add(id(f))
+            continue
         if not why and line_verdict is not None:
             r["scored"] += 1
             r["unconfirmed"].append(f"{where} (file has a gap; line: {line_verdict}) {f['message'][:100]}")

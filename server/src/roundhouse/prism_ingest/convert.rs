@@ -49,6 +49,9 @@ pub struct Found {
     /// For a `def` used as a value: the method's name, and the call it is the argument of.
     pub name: Option<String>,
     pub argument_of: Option<String>,
+    /// The construct is what Prism made of a syntax error (`a, b` with nothing assigned: a
+    /// multiple assignment's targets).
+    pub slip: bool,
 }
 
 /// Collects what the converter finds in the expressions it is handed.
@@ -95,7 +98,7 @@ impl Converter {
     }
 
     pub fn report(&mut self, rule: RuleId, start: usize, end: usize) {
-        self.found.push(Found { rule, start, end, cost: self.cost, name: None, argument_of: None });
+        self.found.push(Found { rule, start, end, cost: self.cost, name: None, argument_of: None, slip: false });
     }
 
     fn reject(&mut self, rule: RuleId, node: &Node<'_>) {
@@ -355,8 +358,14 @@ impl<'pr> Visit<'pr> for Converter {
     }
     // A syntax error's stand-in: the error itself is the finding (`syntax.parse-error`, or a
     // template's `views.template-parse-error`).
-    fn visit_missing_node(&mut self, _node: &ruby_prism::MissingNode<'pr>) {
-        self.missing += 1;
+    // One inside a construct the converter rejected is never reached: the compiler does not look
+    // into what it rejects (this pass does, for what else is there to rewrite).
+    fn visit_missing_node(&mut self, node: &ruby_prism::MissingNode<'pr>) {
+        let at = node.location().start_offset();
+        let not_rejecting = [rule!("spinel.dynamic-dispatch"), rule!("syntax.block-parameter-form")];
+        if !self.found.iter().any(|f| f.start <= at && at <= f.end && !not_rejecting.contains(&f.rule)) {
+            self.missing += 1;
+        }
     }
 
     /// A `def` as a value is `nil` to the compiler: the method is gone and its body never read.
@@ -369,6 +378,7 @@ impl<'pr> Visit<'pr> for Converter {
             cost: self.cost,
             name: Some(name_of(node.name())),
             argument_of: None,
+            slip: false,
         });
     }
 
@@ -394,6 +404,9 @@ impl<'pr> Visit<'pr> for Converter {
     fn visit_multi_write_node(&mut self, node: &ruby_prism::MultiWriteNode<'pr>) {
         if !Self::multi_write_supported(node.lefts(), node.rest(), node.rights()) {
             self.reject(rule!("syntax.multi-assign-target"), &node.as_node());
+            if let Some(last) = self.found.last_mut() {
+                last.slip = node.value().as_missing_node().is_some();
+            }
             self.visit(&node.value());
             return;
         }
@@ -470,6 +483,7 @@ impl<'pr> Visit<'pr> for Converter {
                     cost: self.cost,
                     name: Some(name_of(def.name())),
                     argument_of: Some(name_of(node.name())),
+                    slip: false,
                 });
             }
         }

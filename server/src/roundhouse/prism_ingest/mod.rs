@@ -205,7 +205,15 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         let content = line_start + (line.len() - line.trim_start().len());
         // Text interpolation whose code holds a double quote: the literal escapes it, and the code breaks.
         let quoted = line.find("#{").is_some_and(|i| line[i..].split('}').next().is_some_and(|code| code.contains('"')));
-        let why = if quoted {
+        // A HAML code line whose `do` a comment follows: the reader looks for the `do` at the line's
+        // end to close the block, so it never writes the block's `end`.
+        let commented_do = line.trim_start().starts_with('-') && {
+            let code = line.split('#').next().unwrap_or("").trim_end();
+            line.contains('#') && (code.ends_with(" do") || (code.ends_with('|') && code.contains(" do |")))
+        };
+        let why = if commented_do {
+            "Roundhouse's HAML reader closes a block only when its line ends with `do` (or `do |…|`): the comment after it hides the block, which is never closed, and the compiled template does not parse, so its compile stops. Instead, move the comment to a line of its own (`-# …`)".to_owned()
+        } else if quoted {
             "Roundhouse writes this text as a double-quoted string, so the `\"` inside its `#{…}` is escaped and the code no longer parses: its compile stops. Instead, use single quotes inside the interpolation (`#{t('.key')}`), or an output line (`= t(\".key\")`)".to_owned()
         } else {
             format!(
@@ -224,9 +232,9 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
     // cause is known (a quoted interpolation) each stop the compile; of the others, the first.
     let known = |d: &Diagnostic| d.message.contains("is escaped and the code no longer parses");
     let stops: Vec<Diagnostic> = out.iter().filter(|d| d.rule == "views.template-parse-error").cloned().collect();
-    let keep_first_other = !stops.iter().any(known);
-    let mut first_other = keep_first_other;
-    out.retain(|d| d.rule != "views.template-parse-error" || known(d) || std::mem::replace(&mut first_other, false));
+    // The earliest: Prism notices a missing `end` at the end of the input, and its opener too.
+    let first_other = if stops.iter().any(known) { None } else { stops.iter().map(|d| d.span.start_byte).min() };
+    out.retain(|d| d.rule != "views.template-parse-error" || known(d) || Some(d.span.start_byte) == first_other);
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     out
 }
@@ -400,6 +408,11 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
     let mut message = if found.rule == "model.class-variable-initializer" {
         let name = snippet.split(|c: char| c.is_whitespace() || c == '=' || c == '|' || c == '+').next().unwrap_or(snippet);
         format!("Roundhouse rejects `{name} = …` in a model body (even `= nil`): use a constant or a class-level instance variable.")
+    } else if found.slip {
+        let snippet = snippet.lines().next().unwrap_or("").trim();
+        format!(
+            "Ruby reads `{snippet}` as the targets of a multiple assignment with nothing assigned: a syntax slip, most often a call whose arguments have no parentheses inside another call's arguments. Roundhouse's ingest rejects it, and the compile stops. Instead, put that call's arguments in parentheses (`link_to(t(:label), path)`)."
+        )
     } else {
         super::syntax_rules::message(&found.rule, snippet)
     };
