@@ -456,7 +456,20 @@ def tree_evidence(finding, app, tree, source_lines):
         dropped = re.search(r"drops `json\.(\w+)", message)
         if dropped and f'\\"{dropped.group(1)}\\"' not in emitted:
             return f"the emitted view has no \"{dropped.group(1)}\" key"
-        if re.search(r"drops `(if|unless|case) ", message):
+        shorthand = re.search(r"drops `json\.\(([^`]*)\)`", message)
+        if shorthand:
+            # `json.(obj, :a, :b)` writes keys a and b: none of them is in the emitted view.
+            keys = re.findall(r":(\w+)", shorthand.group(1))
+            if keys and not any(f'\\"{k}\\":' in emitted for k in keys):
+                return f"the emitted view writes none of {', '.join(keys[:3])}"
+            return None
+        assigned = re.search(r"drops `(\w+) = ", message)
+        if assigned and not re.search(r"^\s*" + assigned.group(1) + r" = ", emitted, re.M):
+            return f"the emitted view never assigns `{assigned.group(1)}`"
+        defined = re.search(r"drops `def (\w+)", message)
+        if defined:
+            return f"the emitted view defines no `{defined.group(1)}`" if f"def {defined.group(1)}" not in emitted else None
+        if re.search(r"drops `(if|unless|case) ", message) or re.search(r"drops `[^`]* do( \|[^`|]*\|)?`", message):
             # The keys written inside the dropped conditional are nowhere in the emitted view.
             lines = source_lines(file)
             indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())

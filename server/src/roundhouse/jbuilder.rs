@@ -71,6 +71,25 @@ fn fate(node: Node<'_>, text: &str) -> Fate {
     }
 }
 
+/// What to write in place of a statement the lowering drops, by the statement's form.
+fn instead_of_dropped(first_line: &str) -> String {
+    if let Some(rest) = first_line.strip_prefix("json.(") {
+        // `json.(obj, :a)` is Jbuilder's shorthand for `json.extract! obj, :a`, which the lowering keeps.
+        return format!("write it as `json.extract! {}`", rest.strip_suffix(')').unwrap_or(rest));
+    }
+    let local = first_line.split_once(" = ").map(|(name, _)| name.trim()).filter(|name| {
+        name.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    if let Some(name) = local {
+        return format!("write its value in place of `{name}` in each `json.key` that reads it");
+    }
+    if first_line.starts_with("def ") {
+        return "move the method into a helper module".to_owned();
+    }
+    "compute the value first and write it with `json.key value`".to_owned()
+}
+
 /// `views.jbuilder-ignored` on every statement the lowering does not keep.
 pub fn check(tree: &Tree, text: &str) -> Vec<Diagnostic> {
     statements(tree, text)
@@ -86,10 +105,26 @@ pub fn check(tree: &Tree, text: &str) -> Vec<Diagnostic> {
                     "Roundhouse writes `json.{key}` with its argument as the value and drops the block: the keys the block builds are missing. Instead, render a partial (`json.{key} records, partial: …` is not read either: build the list in the controller)."
                 ),
                 Fate::Dropped => format!(
-                    "Roundhouse drops `{first_line}` from this JSON: it reads only `json.key value`, `json.extract!`, `json.partial!` and `json.array! records, partial:, as:` statements. Instead, compute the value first and write it with `json.key value`."
+                    "Roundhouse drops `{first_line}` from this JSON: it reads only `json.key value`, `json.extract!`, `json.partial!` and `json.array! records, partial:, as:` statements. Instead, {}.",
+                    instead_of_dropped(first_line)
                 ),
             };
             Some(super::catalogue::finding(rule!("views.jbuilder-ignored"), span, message))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::instead_of_dropped;
+
+    #[test]
+    fn each_dropped_form_is_given_the_rewrite_that_writes_its_keys() {
+        assert_eq!(instead_of_dropped("json.(@post, :id, :title)"), "write it as `json.extract! @post, :id, :title`");
+        assert_eq!(instead_of_dropped("author = @post.author"), "write its value in place of `author` in each `json.key` that reads it");
+        assert_eq!(instead_of_dropped("def summary(entry)"), "move the method into a helper module");
+        // Not a local: an attribute write or a constant keeps the general advice.
+        assert_eq!(instead_of_dropped("@post.title = 1"), "compute the value first and write it with `json.key value`");
+        assert_eq!(instead_of_dropped("LIMIT = 3"), "compute the value first and write it with `json.key value`");
+    }
 }
