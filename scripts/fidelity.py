@@ -107,6 +107,7 @@ WARNING = {
     "views.turbo-stream-option-form": r"turbo_stream",
     "controller.json-format-dropped": r"respond_to` arm",
     "controller.macro-dropped": r"is not modelled and is dropped",
+    "views.statement-dropped": r"template statement dropped",
 }
 
 # Rules whose finding the emitted tree confirms (a silent drop leaves no message): see tree_evidence.
@@ -793,7 +794,9 @@ class LineJudge:
             finally:
                 with open(target, "w", encoding="utf-8") as f:
                     f.write(text)
-            if any(re.search(gap_pattern, m) for m in before_alone) and not any(PARSE_BROKEN.search(m) for m in before_alone):
+            # The others' stand-ins must leave the file parsing (unless a parse error is the kind asked about).
+            parses = PARSE_BROKEN.search(gap_pattern) or not any(PARSE_BROKEN.search(m) for m in before_alone)
+            if any(re.search(gap_pattern, m) for m in before_alone) and parses:
                 try:
                     if self.attempt(root, file, alone, finding, before_alone, gap_pattern) == "line":
                         result = "line (alone)"
@@ -1013,6 +1016,9 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
     site_keys = sorted({(p, l) for p, l, _ in sites})
     covered = [k for k in site_keys if any(f["file"] == k[0] and abs(f["line"] - k[1]) <= 1 for f in findings)]
     missed_sites = [s for s in sites if (s[0], s[1]) not in covered]
+    # The template statements the view lowering drops (`warning[lower_residue]`), by the rule that names them.
+    dropped_sites = sorted({(w["path"], w["line"]) for w in warnings if w["code"] == "lower_residue" and "template statement dropped" in w["message"]})
+    dropped_covered = [k for k in dropped_sites if any(f["file"] == k[0] and abs(f["line"] - k[1]) <= 1 and f["rule"] == "views.statement-dropped" for f in findings)]
 
     mc = [f for f in findings if f["rule"].startswith(MODEL_CONTROLLER) and f["severity"] == "warning" and f["file"] not in removed and id(f) not in unscored]
     mc_confirmed = sum(1 for f in mc if id(f) in confirmed_findings)
@@ -1064,6 +1070,7 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             "nonrejecting_missed": nonrejecting_missed,
         },
         "warnings": {"sites": len(site_keys), "covered": len(covered), "missed": missed_sites},
+        "dropped": {"sites": len(dropped_sites), "covered": len(dropped_covered), "missed": [k for k in dropped_sites if k not in dropped_covered]},
         "model_controller": {"findings": len(mc), "confirmed": mc_confirmed},
     }
 
@@ -1087,6 +1094,10 @@ def report(result, verbose):
         out.append(f"first stop: {i['first_stop']} — {'flagged' if i['first_stop_flagged'] else 'MISSED'}")
     w = result["warnings"]
     out.append(f"warning[unsupported] sites: {w['sites']}, covered (±1 line): {w['covered']} ({pct(w['covered'], w['sites'])})")
+    dr = result.get("dropped", {"sites": 0, "covered": 0, "missed": []})
+    out.append(f"template statements dropped (warning[lower_residue]): {dr['sites']}, covered (±1 line): {dr['covered']} ({pct(dr['covered'], dr['sites'])})")
+    for path, line in dr["missed"][:10]:
+        out.append(f"  missed: {path}:{line}")
     mc = result["model_controller"]
     out.append(f"model/controller warnings: {mc['findings']}, confirmed: {mc['confirmed']} ({pct(mc['confirmed'], mc['findings'])})")
     t = result["tree"]
@@ -1143,19 +1154,21 @@ def corpus_apps(corpus, apps_dir, held_out=False):
 
 def summary(results):
     """Per app and overall: the figures the issue's targets name."""
-    out = ["## Summary", "", "| app | findings borne out | stop files with an error | … borne out at the line | first stop | warning[unsupported] covered |", "|---|---|---|---|---|---|"]
+    out = ["## Summary", "", "| app | findings borne out | stop files with an error | … borne out at the line | first stop | warning[unsupported] covered | template statements dropped, covered |", "|---|---|---|---|---|---|---|"]
     total = collections.Counter()
     for r in results:
         # Findings of a rule with no compiler channel (and not borne out by another) are not scored.
         scored = sum(v["scored"] for v in r["per_rule"].values())
         confirmed = sum(v["confirmed"] for v in r["per_rule"].values())
         i, w = r["ingest"], r["warnings"]
+        dr = r.get("dropped", {"sites": 0, "covered": 0})
+        total.update({"dropped": dr["sites"], "dropped_covered": dr["covered"]})
         total.update({"scored": scored, "confirmed": confirmed, "stops": i["rejecting_gap_files"], "flagged": i["flagged"],
                       "at_line": i["flagged_at_line"], "sites": w["sites"], "covered": w["covered"],
                       "firsts": 1 if i["first_stop"] else 0, "firsts_flagged": 1 if i["first_stop"] and i["first_stop_flagged"] else 0})
         first = "—" if not i["first_stop"] else ("flagged" if i["first_stop_flagged"] else "**missed**")
-        out.append(f"| {r['name']} | {confirmed}/{scored} ({pct(confirmed, scored)}) | {i['flagged']}/{i['rejecting_gap_files']} | {i['flagged_at_line']}/{i['rejecting_gap_files']} | {first} | {w['covered']}/{w['sites']} ({pct(w['covered'], w['sites'])}) |")
-    out.append(f"| **all {len(results)}** | {total['confirmed']}/{total['scored']} ({pct(total['confirmed'], total['scored'])}) | {total['flagged']}/{total['stops']} ({pct(total['flagged'], total['stops'])}) | {total['at_line']}/{total['stops']} ({pct(total['at_line'], total['stops'])}) | {total['firsts_flagged']}/{total['firsts']} | {total['covered']}/{total['sites']} ({pct(total['covered'], total['sites'])}) |")
+        out.append(f"| {r['name']} | {confirmed}/{scored} ({pct(confirmed, scored)}) | {i['flagged']}/{i['rejecting_gap_files']} | {i['flagged_at_line']}/{i['rejecting_gap_files']} | {first} | {w['covered']}/{w['sites']} ({pct(w['covered'], w['sites'])}) | {dr['covered']}/{dr['sites']} ({pct(dr['covered'], dr['sites'])}) |")
+    out.append(f"| **all {len(results)}** | {total['confirmed']}/{total['scored']} ({pct(total['confirmed'], total['scored'])}) | {total['flagged']}/{total['stops']} ({pct(total['flagged'], total['stops'])}) | {total['at_line']}/{total['stops']} ({pct(total['at_line'], total['stops'])}) | {total['firsts_flagged']}/{total['firsts']} | {total['covered']}/{total['sites']} ({pct(total['covered'], total['sites'])}) | {total['dropped_covered']}/{total['dropped']} ({pct(total['dropped_covered'], total['dropped'])}) |")
     return "\n".join(out)
 
 

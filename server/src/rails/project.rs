@@ -2,9 +2,11 @@
 //!
 //! A Rails root is a folder with `config/application.rb` or `config/routes.rb`. Workspaces may hold
 //! many (monorepos, engines, an engine's `test/dummy`): every one is found, and a file belongs to the
-//! innermost root that contains it. The walk honours `.gitignore` and never enters `node_modules/`,
-//! and enters `tmp/`, `log/`, `vendor/`, `public/` or `storage/` only inside the app's code
-//! (`app/controllers/public/` is the app's; `public/` beside `app/` is its assets).
+//! innermost root that contains it. The walk never enters `node_modules/`, and enters `tmp/`, `log/`,
+//! `vendor/`, `public/` or `storage/` only inside the app's code (`app/controllers/public/` is the
+//! app's; `public/` beside `app/` is its assets). It reads what Rails and Roundhouse read: a file
+//! `.gitignore` names is still the app's (a site's own `about.html.erb`, kept out of git, is the
+//! template Rails renders and the compiler emits); only `.ignore` files keep a path out.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +14,7 @@ use serde::Serialize;
 
 use crate::syntax::Language;
 
-/// Folders never indexed, whatever `.gitignore` says.
+/// Folders never indexed.
 const SKIPPED_DIRS: &[&str] = &["node_modules", ".git", ".bundle", "target"];
 /// Folders an app keeps beside its code (its runtime files, its assets, its gems), skipped there but
 /// not inside its code: `app/controllers/public/`, `app/models/storage/` are the app's own.
@@ -210,7 +212,7 @@ pub fn is_rails_root(dir: &Path) -> bool {
 fn walker(root: &Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(root);
     let walk_root = root.to_path_buf();
-    builder.hidden(true).git_ignore(true).git_global(false).git_exclude(false).require_git(false).filter_entry(move |entry| {
+    builder.hidden(true).git_ignore(false).git_global(false).git_exclude(false).require_git(false).filter_entry(move |entry| {
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
         if !is_dir || entry.depth() == 0 {
             return true;
@@ -255,8 +257,9 @@ pub struct Discovered {
     pub read: Vec<(PathBuf, u64)>,
 }
 
-/// The ignore files the walk obeys (`walker`): Git's and the `ignore` crate's own.
-const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+/// The ignore files the walk obeys (`walker`): the `ignore` crate's own (Git's are not: Rails and
+/// the compiler read what they name).
+const IGNORE_FILES: [&str; 1] = [".ignore"];
 
 /// `discover`, also recording what the walk read when `record` is set.
 pub fn discover_recording(folder: &Path, record: bool) -> Discovered {
@@ -409,20 +412,20 @@ mod tests {
         }
         std::fs::write(app.join("config/routes.rb"), "").unwrap();
         std::fs::write(app.join("app/models/post.rb"), "class Post\nend\n").unwrap();
-        std::fs::write(app.join(".gitignore"), "/coverage\n").unwrap();
-        std::fs::write(app.join("app/.ignore"), "").unwrap();
         std::fs::write(dir.join(".gitignore"), "").unwrap();
+        // A template kept out of git is still the app's: Rails renders it, the compiler emits it.
+        std::fs::create_dir_all(app.join("app/views/about")).unwrap();
+        std::fs::write(app.join("app/views/about/about.html.erb"), "<p>About</p>\n").unwrap();
+        std::fs::write(app.join(".gitignore"), "/coverage\napp/views/about/about.*\n").unwrap();
+        std::fs::write(app.join("app/.ignore"), "").unwrap();
+        // An `.ignore` file keeps a path out.
+        std::fs::write(app.join("config/.ignore"), "local.rb\n").unwrap();
+        std::fs::write(app.join("config/local.rb"), "x = 1\n").unwrap();
         let found = discover_recording(&app, true);
+        assert!(!found.files.contains(&app.join("config/local.rb")), "{:?}", found.files);
+        assert!(found.files.contains(&app.join("app/views/about/about.html.erb")), "{:?}", found.files);
         let read: Vec<PathBuf> = found.read.iter().map(|(path, _)| path.clone()).collect();
-        for expected in [
-            app.clone(),
-            app.join("app"),
-            app.join("app/models"),
-            app.join("config"),
-            app.join(".gitignore"),
-            app.join("app/.ignore"),
-            dir.join(".gitignore"),
-        ] {
+        for expected in [app.clone(), app.join("app"), app.join("app/models"), app.join("config"), app.join("app/.ignore")] {
             assert!(read.contains(&expected), "{} not among {read:?}", expected.display());
         }
         assert!(!read.iter().any(|p| p.starts_with(app.join("node_modules")) || p.starts_with(app.join("log"))), "{read:?}");

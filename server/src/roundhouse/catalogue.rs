@@ -555,6 +555,14 @@ pub const RULES: &[Rule] = &[
         implemented: true,
     },
     Rule {
+        id: "views.statement-dropped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "views",
+        trigger: "a code tag's statement Roundhouse's view lowering drops with everything inside it: a helper's block (`<% dialog.with_body do %>`, `- custom_field.with(:x) do`, `each_with_index do`), a call without a receiver other than `render`/`content_for` (`<% page_title \"x\" %>`, `- title t(\".t\")`), `next`/`break`/`return`, `a, b = …`, `a && b`, `x&.y`, `begin … rescue` — the compiler warns `template statement dropped`",
+        implemented: true,
+    },
+    Rule {
         id: "views.unterminated-tag",
         severity: Severity::Error,
         targets: ALL,

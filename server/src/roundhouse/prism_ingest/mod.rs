@@ -35,6 +35,7 @@
 pub mod convert;
 pub mod erb;
 pub mod haml;
+pub mod template_walk;
 
 use ruby_prism::Node;
 
@@ -184,6 +185,18 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         found.push(f);
     }
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
+    // A program that parses: the statements its lowering drops, each on its first line.
+    if !broken && result.errors().all(|e| e.message().starts_with("Invalid ")) {
+        for dropped in template_walk::dropped(&program) {
+            let first_line_end = compiled.ruby[dropped.start..].find('\n').map_or(dropped.end, |n| dropped.start + n);
+            let Some(start) = place(dropped.start) else { continue };
+            let start = on_char(source, start);
+            let line_end = source[start..].find('\n').map_or(source.len(), |n| start + n);
+            let end = place(dropped.end.min(first_line_end)).map_or(line_end, |e| on_char(source, e.clamp(start, line_end)));
+            let end = if end > start { end } else { line_end };
+            out.push(statement_dropped(&dropped.kind, &source[start..end], line_index.span(start..end)));
+        }
+    }
     // Each line where Prism finds the program broken: the compile stops at the template.
     let mut lines_seen: Vec<usize> = Vec::new();
     // The program is broken only where the compiler meets a stand-in for what an error left out;
@@ -237,6 +250,49 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
     out.retain(|d| d.rule != "views.template-parse-error" || known(d) || Some(d.span.start_byte) == first_other);
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     out
+}
+
+/// `views.statement-dropped`: what the compiled page loses with a statement the lowering drops.
+fn statement_dropped(kind: &template_walk::DroppedKind, code: &str, span: crate::syntax::Span) -> Diagnostic {
+    use template_walk::DroppedKind;
+    let code = code.split("%>").next().unwrap_or(code).trim().trim_end_matches('-').trim_end();
+    let keeps = "of a code tag's statements it keeps output, assignments, `if`/`unless`/`case`/`while`, `collection.each do |x|`, `cache … do`, `content_for :name do`, calls on a receiver without a block, `render` and `content_for :name, value`";
+    let message = match kind {
+        DroppedKind::Block(name) if name.starts_with("each_with_index") => format!(
+            "Roundhouse drops `{code}` with everything inside it: the compiled page has none of the markup the block writes ({keeps}). Instead, iterate with `.each do |x|` and count the index in a local (`<% i = 0 %>` before it, `<% i += 1 %>` at the end of the block)."
+        ),
+        DroppedKind::Block(name) => format!(
+            "Roundhouse drops `{code}` with everything inside it: the `{name}` call is never made and the compiled page has none of the markup its block writes ({keeps})."
+        ),
+        DroppedKind::Call(name) if name == "provide" => format!(
+            "Roundhouse drops `{code}`: the call is never made, so the content it provides is missing from the compiled page ({keeps}). Instead, write `content_for` with the same arguments (what `provide` does when the page is not streamed)."
+        ),
+        DroppedKind::Call(name) if name == "raise" => format!(
+            "Roundhouse drops `{code}`: the compiled page goes on rendering where Rails raises ({keeps}). Instead, raise in the controller before rendering."
+        ),
+        DroppedKind::Call(name) => format!(
+            "Roundhouse drops `{code}`: the `{name}` call is never made, so what it sets or writes (a page title, a breadcrumb, `concat`ed markup) is missing from the compiled page ({keeps})."
+        ),
+        DroppedKind::SafeNavigation => format!(
+            "Roundhouse drops `{code}`: a `&.` call in a code tag is never made. Instead, call it plainly behind a nil check (`<% x.y unless x.nil? %>`)."
+        ),
+        DroppedKind::Jump(keyword) => format!(
+            "Roundhouse drops `{code}`: the compiled page goes on as if the `{keyword}` were not there ({keeps}). Instead, put what it skips inside an `if`/`unless`."
+        ),
+        DroppedKind::MultipleAssignment => format!(
+            "Roundhouse drops `{code}`: the locals are never assigned in the compiled page. Instead, assign each local in a statement of its own."
+        ),
+        DroppedKind::CompoundAssignment => format!(
+            "Roundhouse drops `{code}`: the compiled page never makes the assignment, so what reads it afterwards sees the old value. Instead, spell it out: `h[:k] = h[:k] + x` for `h[:k] += x`, `h[:k] = v unless h[:k]` for `h[:k] ||= v`."
+        ),
+        DroppedKind::Condition => format!(
+            "Roundhouse drops `{code}` as a statement: neither side runs in the compiled page. Instead, write it as an `if` (`<% b if a %>` for `a && b`, `<% b unless a %>` for `a || b`)."
+        ),
+        DroppedKind::Rescue => format!(
+            "Roundhouse drops `{code}` with everything inside it: the compiled page has none of its markup and none of its calls are made ({keeps})."
+        ),
+    };
+    Diagnostic { span, severity: Severity::Warning, rule: rule!("views.statement-dropped"), message }
 }
 
 /// Whether the interpolation that starts `text` (`#{…}`, `#@x`, `#$x` in a template's text, which
