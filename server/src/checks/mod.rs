@@ -225,9 +225,13 @@ fn model_subclass_statements(file: &FileFacts, context: &AppContext) -> Vec<Diag
             continue;
         }
         let Some(superclass) = model.superclass.as_deref().map(|s| s.trim_start_matches("::")) else { continue };
-        // `Rooms::Open < Room` names `Rooms::Room` or `Room`.
-        let namespace = model.class_name.rsplit_once("::").map(|(ns, _)| ns);
-        if active_record_ancestry(context, namespace, superclass) {
+        // Roundhouse finds the superclass by its name as written: `class Child < Base` inside
+        // `module Partners` names no class of the app to it (not `Partners::Base`), and a class whose
+        // superclass it does not know has its body replayed as it is, every statement kept.
+        if context.model(superclass).is_none() {
+            continue;
+        }
+        if active_record_ancestry(context, None, superclass) {
             let first = roundhouse::ingest::first_class(&file.outline.items).map_or("", |c| c.name.as_str());
             out.extend(roundhouse::lowering::subclass_findings(model, first));
         }
