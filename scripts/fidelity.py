@@ -600,6 +600,8 @@ NEUTRAL = {
     # A routes method the ingest does not know, by name: `scope`, which it reads with or without a block.
     "routes.unsupported-dsl": ["scope", "nil"],
     "views.haml-class-merge": [""],
+    # `begin … end while c`: a plain `begin … end`.
+    "syntax.do-while": ["do-while", "nil"],
     # A tag whose code Roundhouse pairs wrongly, as one tag per line (each opener counted on its own).
     "views.output-block-pairing": ["split", "nil"],
     # An unread filter, as a HAML comment (its lines dropped, no gap).
@@ -623,6 +625,8 @@ def neutral_options(finding, file):
     options = list(NEUTRAL.get(finding["rule"], ["nil", ""]))
     if finding["rule"] == "syntax.for-loop":
         options.insert(0, "for")  # rewritten as `.each` below
+    if finding["rule"] == "views.output-block-pairing" and "this closing tag is passed through" in finding.get("message", ""):
+        options.insert(0, "<% end ")  # the closing tag (up to its `%>`) as one the compiler pairs
     return options + [None]
 
 
@@ -636,6 +640,15 @@ def spliced(text, finding, replacement, template=False):
         return None
     last = min(last, len(lines) - 1)
     start_col, end_col = finding["column"] - 1, finding.get("end_column", finding["column"] + 1) - 1
+    if replacement == "do-while":
+        # `begin … end while c` as a plain `begin … end`: the loop's condition goes, the body stays.
+        for i in range(first, len(lines)):
+            m = re.match(r"(\s*)end\s+(while|until)\b", lines[i])
+            if m:
+                out = list(lines)
+                out[i] = m.group(1) + "end"
+                return "\n".join(out)
+        return None
     if replacement == "split":
         # The tag over its lines: each line ends the tag and the next opens one of the same kind.
         opening = lines[first][start_col:start_col + 3]
@@ -943,6 +956,14 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
         if rule in GAP and rule not in FILE_LEVEL and (gap_files.get(f["file"]) or haml) or rule in GAP and any(re.search(GAP[rule], m) for m in gap_files.get(f["file"], [])):
             # The file has a gap; at the line level, the construct must be the cause of one of its kind.
             others = [g for g in findings if g is not f and g["file"] == f["file"] and g["rule"] in GAP and g["severity"] != "info" and g["rule"] not in FILE_LEVEL]
+            if rule == "schema.migration-verb":
+                # The fold stops at a migration's first verb, and Switchyard names only that one: the
+                # verbs after it would keep the gap when it is taken out, so they are taken out too
+                # (the gap must still be there with them gone, and go with the finding's).
+                for n, l in enumerate(source_lines(f["file"])[f["line"]:], start=f["line"] + 1):
+                    m = re.match(r"(\s*)execute\b", l)
+                    if m:
+                        others.append({"file": f["file"], "line": n, "column": len(m.group(1)) + 1, "end_line": n, "end_column": len(m.group(1)) + 8, "rule": rule})
             line_verdict = "line" if judge is None or rule in FILE_LEVEL else judge.verdict(f, GAP[rule], others)
             if line_verdict.startswith("line"):
                 why = "gap"

@@ -224,7 +224,11 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
             let code = line.split('#').next().unwrap_or("").trim_end();
             line.contains('#') && (code.ends_with(" do") || (code.ends_with('|') && code.contains(" do |")))
         };
-        let why = if commented_do {
+        // HAML's multiline: a line of code ending in ` |` joined with the next ones.
+        let piped = line.trim_end().ends_with(" |") && line.trim_start().starts_with(['=', '-', '%', '.', '#', '!', '&', '~']);
+        let why = if piped {
+            "Roundhouse's HAML reader does not join lines that end in ` |` (HAML's multiline form): the `|` stays in the Ruby it compiles, which does not parse, so its compile stops. Instead, drop the `|`s and break the code after a comma (a line ending in `,` is joined with the next)".to_owned()
+        } else if commented_do {
             "Roundhouse's HAML reader closes a block only when its line ends with `do` (or `do |…|`): the comment after it hides the block, which is never closed, and the compiled template does not parse, so its compile stops. Instead, move the comment to a line of its own (`-# …`)".to_owned()
         } else if quoted {
             "Roundhouse writes this text as a double-quoted string, so the `\"` inside its `#{…}` is escaped and the code no longer parses: its compile stops. Instead, use single quotes inside the interpolation (`#{t('.key')}`), or an output line (`= t(\".key\")`)".to_owned()
@@ -242,12 +246,14 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         });
     }
     // One slip shows on several lines (Prism recovers, and notices the fallout): the lines whose
-    // cause is known (a quoted interpolation) each stop the compile; of the others, the first.
-    let known = |d: &Diagnostic| d.message.contains("is escaped and the code no longer parses");
-    let stops: Vec<Diagnostic> = out.iter().filter(|d| d.rule == "views.template-parse-error").cloned().collect();
-    // The earliest: Prism notices a missing `end` at the end of the input, and its opener too.
-    let first_other = if stops.iter().any(known) { None } else { stops.iter().map(|d| d.span.start_byte).min() };
-    out.retain(|d| d.rule != "views.template-parse-error" || known(d) || Some(d.span.start_byte) == first_other);
+    // cause is known (a quoted interpolation, a commented `do`) each stop the compile; of the others,
+    // the first Prism noticed.
+    let known = |d: &Diagnostic| {
+        d.message.contains("is escaped and the code no longer parses") || d.message.contains("the comment after it hides the block")
+    };
+    let keep_first_other = !out.iter().any(|d| d.rule == "views.template-parse-error" && known(d));
+    let mut first_other = keep_first_other;
+    out.retain(|d| d.rule != "views.template-parse-error" || known(d) || std::mem::replace(&mut first_other, false));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     out
 }
