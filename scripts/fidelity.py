@@ -118,6 +118,7 @@ TREE = {
     "model.association-option-ignored",
     "model.method-parameters-dropped",
     "model.unsupported-macro",  # only its silent drops from a concern's `included` block
+    "model.callback-form",  # the same
     "controller.macro-dropped",
     "controller.after-around-filter",
     "schema.unknown-column-type",
@@ -320,6 +321,16 @@ def tree_evidence(finding, app, tree, source_lines):
             defines = re.compile(r"def (self\.)?" + re.escape(dropped_def.group(1)) + r"(?![\w?!=])")
             if texts[0] is not None and not any(t and defines.search(t) for t in texts):
                 return f"no `def {dropped_def.group(1)}` in {' or '.join(p for p, t in zip(paths, texts) if t is not None)}"
+            return None
+        replaced = re.search(r"drops `def (?:self\.)?(\w+[?!=]?)` from the concern's `included` block without a word: ([\w:]+)'s `[^`]+` is .*, not this method", message)
+        if rule == "model.unsupported-macro" and replaced:
+            # The including model defines the name, and not with the dropped method's body: the
+            # method's first statement is nowhere in the definition the model has.
+            emitted = emitted_text(tree, "app/models/" + "/".join(snake(p) for p in replaced.group(2).split("::")) + ".rb") or ""
+            definition = re.search(r"\n(\s*)def " + re.escape(replaced.group(1)) + r"(?![\w?!=]).*?\n\1end\b", emitted, re.S)
+            body = next((l.strip() for l in source_lines(file)[line:line + 6] if l.strip() and not l.strip().startswith("#")), "")
+            if definition and body and body != "end" and body not in definition.group(0):
+                return f"{replaced.group(2)}'s `{replaced.group(1)}` is another definition"
             return None
         name = class_of(app, file)
         if not name:

@@ -186,7 +186,31 @@ fn concern_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic>
             name_span: module.name_span,
             items: block.items.clone(),
         };
-        out.extend(roundhouse::lowering::spliced_findings(&crate::rails::model::extract(&spliced)));
+        // What the includer gets the name from besides the block: its own body, its table's columns.
+        let includer = context.model(first);
+        let columns: Vec<String> = {
+            let table = crate::app::nav::model_table_name(context, first);
+            context
+                .files
+                .iter()
+                .filter_map(|f| crate::app::nav::schema_of(f))
+                .flat_map(|schema| schema.tables.iter().filter(|t| t.name == table))
+                .flat_map(|t| t.columns.iter().map(|c| c.name.clone()))
+                .collect()
+        };
+        let provided = |name: &str| -> Option<String> {
+            if let Some(model) = includer {
+                if model.methods.iter().any(|m| (if m.singleton { format!("self.{}", m.name) } else { m.name.clone() }) == name) {
+                    return Some(format!("the `def {name}` of its own class body"));
+                }
+                if let Some(source) = roundhouse::lowering::provided_by_dsl(model, name) {
+                    return Some(source);
+                }
+            }
+            let column = name.trim_end_matches(['=', '?']);
+            columns.iter().any(|c| c == column).then(|| format!("the `{column}` column's accessor"))
+        };
+        out.extend(roundhouse::lowering::spliced_findings(&crate::rails::model::extract(&spliced), &provided));
     }
     out
 }

@@ -182,7 +182,7 @@ const SPLICED_MACROS: &[&str] =
 /// block's `model` is named after: Roundhouse splices associations, validations, callbacks, scopes,
 /// enums and `SPLICED_MACROS` into each including model, and drops every other statement of the
 /// block without a word (where the same statement in a model's body would print "not supported").
-pub fn spliced_findings(model: &Model) -> Vec<Diagnostic> {
+pub fn spliced_findings(model: &Model, provided: &dyn Fn(&str) -> Option<String>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for item in lower(model, &|_| None) {
         let printed = item.findings.iter().any(|f| f.message.contains(PRINTED));
@@ -200,21 +200,83 @@ pub fn spliced_findings(model: &Model) -> Vec<Diagnostic> {
             ..first
         });
     }
-    // Methods defined in the block go with it: neither the model nor the compiled module has them.
+    // Methods defined in the block go with it: neither the model nor the compiled module has them,
+    // unless the model gets the name from elsewhere (an enum's predicate, an association, a column).
     for method in &model.methods {
-        out.push(Diagnostic {
-            span: method.name_span,
-            severity: Severity::Warning,
-            rule: rule!("model.unsupported-macro"),
-            message: format!(
-                "Roundhouse drops `def {}{}` from the concern's `included` block without a word: {} does not get it, so calls to it raise NoMethodError. Instead, define it in the module's body (or a class method in `class_methods do`), outside `included do`, where it is kept.",
-                if method.singleton { "self." } else { "" },
-                method.name,
+        let name = format!("{}{}", if method.singleton { "self." } else { "" }, method.name);
+        let message = match provided(&name).or_else(|| provided_in_block(model, &name)) {
+            Some(source) => format!(
+                "Roundhouse drops `def {name}` from the concern's `included` block without a word: {}'s `{}` is {source}, not this method (in Rails this method replaces it).",
+                model.class_name, method.name
+            ),
+            None => format!(
+                "Roundhouse drops `def {name}` from the concern's `included` block without a word: {} does not get it, so calls to it raise NoMethodError. Instead, define it in the module's body (or a class method in `class_methods do`), outside `included do`, where it is kept.",
                 model.class_name
             ),
-        });
+        };
+        out.push(Diagnostic { span: method.name_span, severity: Severity::Warning, rule: rule!("model.unsupported-macro"), message });
     }
     out
+}
+
+/// What a model's DSL defines under `name` (a method name, `self.x` for a class method): an
+/// association's reader and writer, an enum's predicates and bang methods, a scope.
+pub fn provided_by_dsl(model: &Model, name: &str) -> Option<String> {
+    if let Some(scope) = name.strip_prefix("self.") {
+        return model.scopes.iter().any(|s| s.name == scope).then(|| format!("the `scope :{scope}`"));
+    }
+    let plain = name.trim_end_matches('=');
+    if let Some(association) = model.associations.iter().find(|a| a.name == plain) {
+        let part = if name.ends_with('=') { "writer" } else { "reader" };
+        return Some(format!("the `{} :{}` association's {part}", association.kind, association.name));
+    }
+    for enumeration in &model.enums {
+        if enum_methods(enumeration).iter().any(|m| m == name) {
+            return Some(format!("the one the `enum :{}` defines", enumeration.name));
+        }
+    }
+    None
+}
+
+fn provided_in_block(model: &Model, name: &str) -> Option<String> {
+    provided_by_dsl(model, name)
+}
+
+/// The predicates and bang methods an enum defines (`admin?`, `admin!`), with its `prefix:` and
+/// `suffix:`; none when its values are not written out.
+fn enum_methods(enumeration: &crate::rails::model::Enum) -> Vec<String> {
+    use crate::syntax::value::Value;
+    let values: Vec<String> = match &enumeration.values {
+        Value::Hash(pairs) => pairs.iter().filter_map(|(k, _)| k.as_name().map(str::to_owned)).collect(),
+        Value::Code(source) => {
+            // `%i[ owner admin ].index_by(&:itself)`: the words of the literal.
+            let words = source.split_once("%i[").or_else(|| source.split_once("%w[")).map(|(_, rest)| rest.split(']').next().unwrap_or(""));
+            words.map(|w| w.split_whitespace().map(str::to_owned).collect()).unwrap_or_default()
+        }
+        other => other.names(),
+    };
+    let affix = |key: &str| {
+        enumeration.options.iter().find(|(k, _)| k == key).map(|(_, v)| match v {
+            Value::Bool(true) => Some(enumeration.name.clone()),
+            Value::Bool(false) | Value::Nil => None,
+            other => other.as_name().map(str::to_owned),
+        })
+    };
+    let (prefix, suffix) = (affix("prefix").flatten(), affix("suffix").flatten());
+    values
+        .iter()
+        .map(|v| {
+            let mut name = v.clone();
+            if let Some(p) = &prefix {
+                name = format!("{p}_{name}");
+            }
+            if let Some(s) = &suffix {
+                name = format!("{name}_{s}");
+            }
+            name
+        })
+        .flat_map(|n| [format!("{n}?"), format!("{n}!")])
+        .collect()
 }
 
 /// How every message of a statement Roundhouse prints a warning for ends.
