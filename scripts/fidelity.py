@@ -119,6 +119,7 @@ TREE = {
     "model.method-parameters-dropped",
     "model.unsupported-macro",  # only its silent drops from a concern's `included` block
     "model.callback-form",  # the same
+    "model.reopened-without-superclass",
     "controller.macro-dropped",
     "controller.after-around-filter",
     "schema.unknown-column-type",
@@ -273,6 +274,14 @@ def tree_evidence(finding, app, tree, source_lines):
     rule, file, line = finding["rule"], finding["file"], finding["line"]
     text = source_lines(file)[line - 1] if line - 1 < len(source_lines(file)) else ""
     message = finding["message"]
+    if rule == "model.reopened-without-superclass":
+        # The model's emitted file is a plain class: no superclass.
+        m = re.search(r"`class ([\w:]+)` \(no superclass\).*model defined in (\S+) loses", message)
+        emitted = emitted_text(tree, m.group(2)) if m else None
+        last = m.group(1).split("::")[-1] if m else ""
+        if emitted is not None and re.search(r"class " + re.escape(last) + r"\b", emitted) and not re.search(r"class " + re.escape(last) + r"\s*<", emitted):
+            return f"{m.group(2)} is emitted as a plain class"
+        return None
     if rule in ("model.unsupported-macro", "model.validation-ignored", "model.callback-form"):
         # A statement of a concern's `included` block dropped without a word: the including model lacks it.
         dropped = re.search(r"drops this `(\w+)` from the concern's `included` block without a word: ([\w:]+) does not", message)
@@ -609,7 +618,7 @@ NEUTRAL = {
     "views.text-interpolation": ["", "nil"],
     "syntax.block-argument-form": ["&:itself", "nil", ""],
     # A routes method the ingest does not know, by name: `scope`, which it reads with or without a block.
-    "routes.unsupported-dsl": ["scope", "nil"],
+    "routes.unsupported-dsl": ["drop-block", "scope", "nil"],
     "views.haml-class-merge": [""],
     # `begin … end while c`: a plain `begin … end`.
     "syntax.do-while": ["do-while", "nil"],
@@ -651,6 +660,17 @@ def spliced(text, finding, replacement, template=False):
         return None
     last = min(last, len(lines) - 1)
     start_col, end_col = finding["column"] - 1, finding.get("end_column", finding["column"] + 1) - 1
+    if replacement == "drop-block":
+        # A call with a block (`use_doorkeeper do … end`): the call and its block, to the `end` at its
+        # indentation (the block's own calls would be read as the same kind of construct).
+        line = lines[first]
+        if not re.search(r"\bdo(\s*\|[^|]*\|)?\s*$", line):
+            return None
+        indent = len(line) - len(line.lstrip())
+        for i in range(first + 1, len(lines)):
+            if lines[i].strip() == "end" and len(lines[i]) - len(lines[i].lstrip()) == indent:
+                return "\n".join(lines[:first] + [""] * (i - first + 1) + lines[i + 1:])
+        return None
     if replacement == "do-while":
         # `begin … end while c` as a plain `begin … end`: the loop's condition goes, the body stays.
         for i in range(first, len(lines)):

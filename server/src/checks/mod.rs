@@ -126,6 +126,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let mut found = unexpanded_macros(file, context);
     found.extend(unknown_association_loads(file, context));
     found.extend(model_subclass_statements(file, context));
+    found.extend(model_reopenings(file, context));
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
     found.extend(nav::check(file, context));
@@ -234,6 +235,76 @@ fn active_record_ancestry(context: &AppContext, namespace: Option<&str>, supercl
         name = next.trim_start_matches("::").to_owned();
     }
     false
+}
+
+/// `model.reopened-without-superclass`: `class Post … end` without a superclass in another file the
+/// compiler reads (`app/**`, `lib/**`): Roundhouse takes the reopening for a plain class of that name
+/// and writes the model's emitted file from it, so the compiled model keeps only its scopes.
+fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    use crate::syntax::outline::{Item, NamespaceKind};
+    let read = file.relative_path.starts_with("app/") || file.relative_path.starts_with("lib/");
+    if !read || !roundhouse::ingest::reading(file, Some(&context.reading)).compiles_code() {
+        return Vec::new();
+    }
+    // A controller file is read for its first controller class: a class around it is not read.
+    let namespaces = file.outline.namespaces();
+    if file.relative_path.starts_with("app/controllers/")
+        && namespaces
+            .iter()
+            .any(|ns| ns.kind == NamespaceKind::Class && ns.name.rsplit("::").next().is_some_and(|n| n.ends_with("Controller")))
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for class in namespaces.into_iter().filter(|ns| ns.kind == NamespaceKind::Class && ns.superclass.is_none()) {
+        // The model: a class of that name declared with a superclass in a file of app/models.
+        let Some(model_file) = context.files.iter().find(|f| {
+            f.relative_path.starts_with("app/models/")
+                && f.relative_path != file.relative_path
+                && f.models.iter().any(|m| m.class_name == class.name && m.superclass.is_some())
+        }) else {
+            continue;
+        };
+        let Some(model) = model_file.models.iter().find(|m| m.class_name == class.name && m.superclass.is_some()) else { continue };
+        // An Active Record model the compiler reads as one (a model's subclass keeps its own file).
+        let direct =
+            model.superclass.as_deref().is_some_and(|s| matches!(s.trim_start_matches("::"), "ApplicationRecord" | "ActiveRecord::Base"));
+        let read_as_model = roundhouse::ingest::bodies(model_file).get(&model.span.start()) == Some(&roundhouse::ingest::Body::Full);
+        if !direct || !read_as_model {
+            continue;
+        }
+        let only_namespaces = class.items.iter().all(|item| matches!(item, Item::Namespace(_)));
+        let instead = if only_namespaces {
+            let inner: Vec<String> = class
+                .items
+                .iter()
+                .filter_map(|item| match item {
+                    Item::Namespace(ns) => {
+                        Some(format!("`{} {}`", if ns.kind == NamespaceKind::Module { "module" } else { "class" }, ns.name))
+                    }
+                    _ => None,
+                })
+                .collect();
+            format!(
+                "Instead, declare what it nests by its full name ({}), which does not reopen {}; inside it, {}'s constants are then written `{}::X`.",
+                inner.join(", "),
+                class.name,
+                class.name,
+                class.name
+            )
+        } else {
+            format!("Instead, move what it adds into {}.", model_file.relative_path)
+        };
+        out.push(roundhouse::catalogue::finding(
+            rule!("model.reopened-without-superclass"),
+            class.name_span,
+            format!(
+                "Roundhouse reads this `class {}` (no superclass) as a plain class and writes the compiled {} from it: the model defined in {} loses its columns, associations, validations, callbacks and methods, and keeps only its scopes (and what this reopening adds). {instead}",
+                class.name, class.name, model_file.relative_path
+            ),
+        ));
+    }
+    out
 }
 
 /// A class of a model file whose superclass is one of the app's models (single-table inheritance, a

@@ -555,6 +555,14 @@ pub const RULES: &[Rule] = &[
         implemented: true,
     },
     Rule {
+        id: "model.reopened-without-superclass",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "model",
+        trigger: "`class Post` without a superclass in another file the compiler reads (`app/models/post/labels.rb` with `class Post; module Labels`, a reopening in `lib/`): Roundhouse writes the compiled model from the reopening, a plain class, and the model keeps only its scopes",
+        implemented: true,
+    },
+    Rule {
         id: "views.statement-dropped",
         severity: Severity::Warning,
         targets: ALL,
