@@ -55,6 +55,8 @@ pub struct AppContext {
     nav: std::sync::OnceLock<nav::Nav>,
     /// Module name → the names it declares for its includers (`module_declarations`).
     module_declarations: std::sync::OnceLock<HashMap<String, HashSet<String>>>,
+    /// Class name → the file of `app/models` that declares it with a superclass (`model_definitions`).
+    model_definitions: std::sync::OnceLock<HashMap<String, usize>>,
 }
 
 /// What a file contributes to its app's context, without positions: when an edit leaves it unchanged,
@@ -227,7 +229,23 @@ impl AppContext {
             tree_facts: std::sync::OnceLock::new(),
             nav: std::sync::OnceLock::new(),
             module_declarations: std::sync::OnceLock::new(),
+            model_definitions: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The file of `app/models` that declares `class_name` with a superclass (`class Post <
+    /// ApplicationRecord`), whatever other files reopen it: worked out once per context.
+    pub fn model_definition(&self, class_name: &str) -> Option<&Arc<FileFacts>> {
+        let definitions = self.model_definitions.get_or_init(|| {
+            let mut out = HashMap::new();
+            for (i, file) in self.files.iter().enumerate().filter(|(_, f)| f.relative_path.starts_with("app/models/")) {
+                for model in file.models.iter().filter(|m| m.superclass.is_some()) {
+                    out.entry(model.class_name.clone()).or_insert(i);
+                }
+            }
+            out
+        });
+        definitions.get(class_name).map(|i| &self.files[*i])
     }
 
     /// What the file → tree map needs of this app (tables, `<X>Params` files, prefixes, reading).

@@ -258,11 +258,7 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for class in namespaces.into_iter().filter(|ns| ns.kind == NamespaceKind::Class && ns.superclass.is_none()) {
         // The model: a class of that name declared with a superclass in a file of app/models.
-        let Some(model_file) = context.files.iter().find(|f| {
-            f.relative_path.starts_with("app/models/")
-                && f.relative_path != file.relative_path
-                && f.models.iter().any(|m| m.class_name == class.name && m.superclass.is_some())
-        }) else {
+        let Some(model_file) = context.model_definition(&class.name).filter(|f| f.relative_path != file.relative_path) else {
             continue;
         };
         let Some(model) = model_file.models.iter().find(|m| m.class_name == class.name && m.superclass.is_some()) else { continue };
