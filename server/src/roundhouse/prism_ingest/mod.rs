@@ -216,8 +216,20 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         let line_end = source[line_start..].find('\n').map_or(source.len(), |n| line_start + n);
         let line = &source[line_start..line_end];
         let content = line_start + (line.len() - line.trim_start().len());
-        // Text interpolation whose code holds a double quote: the literal escapes it, and the code breaks.
-        let quoted = line.find("#{").is_some_and(|i| line[i..].split('}').next().is_some_and(|code| code.contains('"')));
+        // Text interpolation whose code holds a double quote: the literal escapes it, and the code
+        // breaks (in the template's text, not in an output line's Ruby, where the quote is Ruby's).
+        let in_text = compiled.text_segment(offset).is_some();
+        let quoted = in_text && line.find("#{").is_some_and(|i| line[i..].split('}').next().is_some_and(|code| code.contains('"')));
+        // HAML's `==` (interpolated text), which Roundhouse reads as `=` followed by code starting `=`.
+        let double_equals = {
+            let head = line.trim_start();
+            let after_tag = if head.starts_with(['%', '.', '#']) {
+                head.find(|c: char| c == '=' || c.is_whitespace()).map(|i| &head[i..]).unwrap_or("")
+            } else {
+                head
+            };
+            after_tag.starts_with("==")
+        };
         // A HAML code line whose `do` a comment follows: the reader looks for the `do` at the line's
         // end to close the block, so it never writes the block's `end`.
         let commented_do = line.trim_start().starts_with('-') && {
@@ -226,7 +238,9 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         };
         // HAML's multiline: a line of code ending in ` |` joined with the next ones.
         let piped = line.trim_end().ends_with(" |") && line.trim_start().starts_with(['=', '-', '%', '.', '#', '!', '&', '~']);
-        let why = if piped {
+        let why = if double_equals {
+            "Roundhouse reads HAML's `==` (interpolated text) as an output line whose code starts with `=`, which does not parse, so its compile stops. Instead, write the text as plain text (`#{@x}` in text is interpolated) or as an output line (`= \"…#{@x}\"`)".to_owned()
+        } else if piped {
             "Roundhouse's HAML reader does not join lines that end in ` |` (HAML's multiline form): the `|` stays in the Ruby it compiles, which does not parse, so its compile stops. Instead, drop the `|`s and break the code after a comma (a line ending in `,` is joined with the next)".to_owned()
         } else if commented_do {
             "Roundhouse's HAML reader closes a block only when its line ends with `do` (or `do |…|`): the comment after it hides the block, which is never closed, and the compiled template does not parse, so its compile stops. Instead, move the comment to a line of its own (`-# …`)".to_owned()
@@ -249,7 +263,9 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
     // cause is known (a quoted interpolation, a commented `do`) each stop the compile; of the others,
     // the first Prism noticed.
     let known = |d: &Diagnostic| {
-        d.message.contains("is escaped and the code no longer parses") || d.message.contains("the comment after it hides the block")
+        d.message.contains("is escaped and the code no longer parses")
+            || d.message.contains("the comment after it hides the block")
+            || d.message.contains("Roundhouse reads HAML's `==`")
     };
     let keep_first_other = !out.iter().any(|d| d.rule == "views.template-parse-error" && known(d));
     let mut first_other = keep_first_other;
