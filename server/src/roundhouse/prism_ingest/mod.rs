@@ -357,6 +357,23 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
     found.sort_by_key(|f| (f.start, f.end));
     // The same node reached twice (a call's `def` argument, then the `def` itself): the first says more.
     found.dedup_by(|later, first| later.start == first.start && later.rule == first.rule);
+    // The compiler never looks inside a node kind it rejects: a construct within one (a `case … in`
+    // inside another, a call inside a `for` loop) is not seen.
+    const WHOLE: &[&str] = &[
+        "syntax.pattern-matching",
+        "syntax.nested-definition",
+        "syntax.for-loop",
+        "syntax.do-while",
+        "syntax.flip-flop",
+        "syntax.begin-end-block",
+        "syntax.regex-named-capture",
+        "syntax.multi-index-assign",
+        "syntax.global-variable-write",
+        "syntax.backtick-command",
+    ];
+    let rejects = |f: &Found| WHOLE.iter().any(|r| f.rule == *r);
+    let outer: Vec<(usize, usize)> = found.iter().filter(|f| rejects(f)).map(|f| (f.start, f.end)).collect();
+    found.retain(|f| !outer.iter().any(|&(start, end)| start <= f.start && f.end <= end && (start, end) != (f.start, f.end)));
     for f in found {
         if let Some(d) = diagnostic(&f, text, line_index, &notes) {
             out.push(d);
