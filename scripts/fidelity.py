@@ -130,6 +130,7 @@ TREE = {
     "views.jbuilder-ignored",
     "syntax.alias-keyword",  # a library body's alias, dropped without a word
     "views.haml-class-merge",
+    "views.text-interpolation",  # text `#{…}` the compiler evaluates
 }
 
 SCORED_FAMILIES = ("syntax.", "model.", "schema.", "routes.", "views.", "controller.", "initializer.", "jruby.", "spinel.", "fixtures.")
@@ -274,6 +275,13 @@ def tree_evidence(finding, app, tree, source_lines):
     rule, file, line = finding["rule"], finding["file"], finding["line"]
     text = source_lines(file)[line - 1] if line - 1 < len(source_lines(file)) else ""
     message = finding["message"]
+    if rule == "views.text-interpolation" and "Roundhouse evaluates it" in message:
+        # The emitted view writes the text with the interpolation live: `#{code}` inside a string.
+        code = re.search(r"#\{([^}]*)\}", text)
+        for path in EMITTED.get(tree, {}).get(file, []):
+            if code and "#{" + code.group(1) + "}" in (emitted_text(tree, path) or ""):
+                return f"{path} interpolates `{code.group(1)}`"
+        return None
     if rule == "model.reopened-without-superclass":
         # The model's emitted file is a plain class: no superclass.
         m = re.search(r"`class ([\w:]+)` \(no superclass\).*model defined in (\S+) loses", message)
