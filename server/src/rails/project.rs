@@ -194,7 +194,8 @@ pub fn template_parts(relative: &str) -> Option<(String, Option<String>, String)
     let base = pieces.next()?;
     let extensions: Vec<&str> = pieces.collect();
     let handler = extensions.last().copied().filter(|h| TEMPLATE_HANDLERS.contains(h))?;
-    let format = if extensions.len() >= 2 { Some(extensions[0].to_owned()) } else { None };
+    // `show.en.html.erb`: the format is the extension before the handler (a locale may come first).
+    let format = if extensions.len() >= 2 { Some(extensions[extensions.len() - 2].to_owned()) } else { None };
     let logical = if dir.is_empty() { base.to_owned() } else { format!("{dir}/{base}") };
     Some((logical, format, handler.to_owned()))
 }
