@@ -62,13 +62,9 @@ fn walk_statements<'pr>(statements: impl Iterator<Item = Node<'pr>>, out: &mut V
 }
 
 fn walk_body(body: Option<Node<'_>>, out: &mut Vec<Dropped>) {
-    match body {
-        Some(body) => match body.as_statements_node() {
-            Some(statements) => walk_statements(statements.body().iter(), out),
-            // A body with `rescue`/`ensure` (a `BeginNode`): not measured.
-            None => {}
-        },
-        None => {}
+    // A body with `rescue`/`ensure` (a `BeginNode`) is not measured.
+    if let Some(statements) = body.as_ref().and_then(|b| b.as_statements_node()) {
+        walk_statements(statements.body().iter(), out);
     }
 }
 
