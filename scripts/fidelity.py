@@ -464,7 +464,7 @@ def tree_evidence(finding, app, tree, source_lines):
                 return f"config/schema.rb's `{m.group(1)}` has no `{m.group(2)}`"
         return None
     if rule in ("routes.redirect", "routes.missing-target", "routes.resource-option-ignored", "routes.statement-skipped"):
-        return route_evidence(finding, tree)
+        return route_evidence(finding, tree, source_lines)
     if rule == "views.haml-class-merge":
         # The element's attributes in the emitted view carry `class:` twice: the shortcut's is lost.
         shortcut = re.match(r"\s*%?[\w-]*((?:\.[\w-]+)+)", text)
@@ -539,10 +539,20 @@ RAILS_ROUTES = {}
 EMITTED = {}
 
 
-def route_evidence(finding, tree):
-    """The routes Rails makes from the finding's line, against the emitted table: a dropped route is
+def route_evidence(finding, tree, source_lines=None):
+    """The routes Rails makes from the finding's line (and the block it opens: an ignored `path:` on
+    `resources … do` moves the routes nested in it), against the emitted table: a dropped route is
     absent, an ignored option sends it to another controller or path."""
-    rails = [r for r in RAILS_ROUTES.get(tree, []) if r.get("file") == finding["file"] and r.get("line") == finding["line"]]
+    lines = {finding["line"]}
+    source = source_lines(finding["file"]) if source_lines else []
+    opener = source[finding["line"] - 1] if finding["line"] - 1 < len(source) else ""
+    if re.search(r"\bdo(\s*\|[^|]*\|)?\s*$", opener):
+        indent = len(opener) - len(opener.lstrip())
+        for n in range(finding["line"], len(source)):
+            if source[n].strip() == "end" and len(source[n]) - len(source[n].lstrip()) == indent:
+                break
+            lines.add(n + 1)
+    rails = [r for r in RAILS_ROUTES.get(tree, []) if r.get("file") == finding["file"] and r.get("line") in lines]
     if not rails:
         return None
     emitted = emitted_routes(tree)

@@ -43,6 +43,15 @@ impl Value {
                 Some(content) => Value::String(content),
                 None => Value::Code(source()),
             },
+            // `'/a' \ '/b'`: Ruby joins adjacent string literals into one.
+            "chained_string" => {
+                let mut cursor = node.walk();
+                let parts: Option<Vec<String>> = node.named_children(&mut cursor).map(|part| plain_string_content(part, text)).collect();
+                match parts {
+                    Some(parts) if !parts.is_empty() => Value::String(parts.concat()),
+                    _ => Value::Code(source()),
+                }
+            }
             "integer" => text_of(node, text).replace('_', "").parse().map(Value::Integer).unwrap_or_else(|_| Value::Code(source())),
             "float" => Value::Float(source()),
             "true" => Value::Bool(true),
