@@ -85,7 +85,7 @@ fn instead_of_dropped(first_line: &str) -> String {
         return format!("write its value in place of `{name}` in each `json.key` that reads it");
     }
     if first_line.starts_with("def ") {
-        return "move the method into a helper module".to_owned();
+        return "write what the method computes in place of each call to it (`json.key <expression>`)".to_owned();
     }
     "compute the value first and write it with `json.key value`".to_owned()
 }
@@ -122,7 +122,10 @@ mod tests {
     fn each_dropped_form_is_given_the_rewrite_that_writes_its_keys() {
         assert_eq!(instead_of_dropped("json.(@post, :id, :title)"), "write it as `json.extract! @post, :id, :title`");
         assert_eq!(instead_of_dropped("author = @post.author"), "write its value in place of `author` in each `json.key` that reads it");
-        assert_eq!(instead_of_dropped("def summary(entry)"), "move the method into a helper module");
+        assert_eq!(
+            instead_of_dropped("def summary(entry)"),
+            "write what the method computes in place of each call to it (`json.key <expression>`)"
+        );
         // Not a local: an attribute write or a constant keeps the general advice.
         assert_eq!(instead_of_dropped("@post.title = 1"), "compute the value first and write it with `json.key value`");
         assert_eq!(instead_of_dropped("LIMIT = 3"), "compute the value first and write it with `json.key value`");
