@@ -713,9 +713,19 @@ fn callback_item(callback: &Callback) -> Lowered {
         Some("`after_initialize` is read only in its block form".to_owned())
     } else if let Some((key, _)) = callback.options.iter().find(|(k, _)| matches!(k.as_str(), "if" | "unless" | "prepend")) {
         Some(format!("a callback with `{key}:` is dropped"))
+    } else if let Some((key, _)) =
+        callback.options.iter().find(|(k, _)| k != "on").filter(|_| callback.targets.iter().all(|t| is_method_name(t)))
+    {
+        // The compiler reads `on:` and nothing else beside a callback's method names.
+        Some(format!("a callback with `{key}:` is dropped (only `on:` is read)"))
     } else if let Some((_, value)) = callback.options.iter().find(|(k, _)| k == "on") {
+        let sugar = matches!(kind, "after_create_commit" | "after_update_commit" | "after_destroy_commit");
         if matches!(value, Value::Array(_)) {
             Some("`on:` with a list is not read".to_owned())
+        } else if sugar {
+            Some(format!("`on:` beside `{kind}` is not read"))
+        } else if !matches!(value.as_name(), Some("create" | "update" | "destroy")) {
+            Some("`on:` is read only as `:create`, `:update` or `:destroy`".to_owned())
         } else if !validation_or_commit {
             Some(format!("`on:` is read on validation and commit callbacks only, not on `{kind}`"))
         } else {
