@@ -350,109 +350,21 @@ def tree_evidence(finding, app, tree, source_lines):
                 return f"{replaced.group(2)}'s `{replaced.group(1)}` is another definition"
             return None
         name = class_of(app, file)
-        if not name:
-            return None
         folder = "models" if rule.startswith("model.") else "controllers"
-        emitted_path = f"app/{folder}/" + "/".join(snake(p) for p in name.split("::")) + ".rb"
-        emitted = emitted_text(tree, emitted_path)
-        if emitted is None:
-            return None
-        if rule == "model.validation-ignored":
-            m = re.search(r"enforce (?:this )?`(\w+):`|custom validator `(\w+):` \((\w+)\)", message)
-            lead = re.search(r"validates\w*\s*\(?\s*((?::\w+\s*,\s*)*:\w+)", text)
-            attrs = re.findall(r":(\w+)", lead.group(1)) if lead else []
-            labels = [a.replace("_", " ").capitalize() for a in attrs]
-            if m and m.group(3):
-                return f"{emitted_path} never calls {m.group(3)}" if m.group(3) not in emitted else None
-            validator = m.group(1) if m else None
-            # The compiled model's checks are its `def validate`: the app's own methods may say the same.
-            checks = re.search(r"\n(\s*)def validate\b.*?(?=\n\1def |\n\1end\b|\Z)", emitted, re.S)
-            if checks and validator in RAILS_MESSAGES and validator != "length":
-                emitted = checks.group(0)
-            # A message the app gives the validation: the compiled check would carry it.
-            statement = " ".join(source_lines(file)[line - 1:line + 6])
-            custom = re.search(r"message:\s*\"([^\"#]{6,})", statement)
-            if validator and custom and custom.group(1) not in emitted:
-                return f"{emitted_path} has no check with the message \"{custom.group(1)}\""
-            if validator == "comparison" and not re.search(r"must be (greater|less|equal|other) than|must be equal to", emitted):
-                return f"{emitted_path} has no comparison check"
-            if validator in RAILS_MESSAGES and RAILS_MESSAGES[validator] not in emitted:
-                return f"{emitted_path} has no `{RAILS_MESSAGES[validator]}` check"
-            if validator == "length" and labels and not any(f"{l} is too" in emitted for l in labels):
-                return f"{emitted_path} has no length check of {', '.join(attrs)}"
-            if validator == "presence" and labels and not any(f"{l} can't be blank" in emitted for l in labels):
-                return f"{emitted_path} has no presence check of {', '.join(attrs)}"
-            return None
-        if rule == "model.validation-option-ignored":
-            m = re.search(r"`(\w+):`", message)
-            if m and f"{m.group(1)}:" not in emitted.split("def validate", 1)[-1][:4000]:
-                return f"{emitted_path}'s validate runs without `{m.group(1)}:`"
-            return None
-        if rule == "model.association-option-ignored":
-            m = re.search(r"`(\w+):` on `\w+ :(\w+)`", message)
-            if m and m.group(1) == "counter_cache":
-                # The counter the option names (or `<table>_count`), written anywhere by the emitted model.
-                lines = source_lines(file)[line - 1:]
-                statement = []
-                for l in lines:
-                    statement.append(l)
-                    if not l.rstrip().endswith((",", "(")):
-                        break
-                named = re.search(r"counter_cache:\s*(?::(\w+)|[\"'](\w+)[\"'])", " ".join(statement))
-                plural = re.sub(r"y$", "ies", snake(name.split("::")[-1])) if snake(name.split("::")[-1]).endswith("y") else snake(name.split("::")[-1]) + "s"
-                column = (named.group(1) or named.group(2)) if named else plural + "_count"
-                writes = re.compile(r"(update_counters|increment|decrement|update_column)[^\n]*\b" + re.escape(column) + r"\b|\b" + re.escape(column) + r"\s*[+-]=")
-                if not writes.search(emitted):
-                    return f"{emitted_path} never writes the counter `{column}`"
+        if name:
+            models = ["/".join(snake(p) for p in name.split("::"))]
+        else:
+            # A concern's `included` statement: each model that includes the module gets it.
+            module = re.search(r"^\s*module\s+([A-Z][\w:]*)", "\n".join(source_lines(file)), re.M)
+            models = includers_of(app, module.group(1)) if module and rule.startswith("model.") else []
+        verdicts = []
+        for model_path in models:
+            emitted_path = f"app/{folder}/{model_path}.rb"
+            emitted = emitted_text(tree, emitted_path)
+            if emitted is None:
                 return None
-            if m and m.group(1) == "inverse_of":
-                # The reader of the association never sets the inverse on what it loads.
-                statement = " ".join(l.strip() for l in source_lines(file)[line - 1:line + 4])
-                inverse = re.search(r"inverse_of:\s*:?[\"']?(\w+)", statement)
-                reader = re.search(r"\n(\s*)def " + re.escape(m.group(2)) + r"\b.*?(?=\n\1def |\Z)", emitted, re.S)
-                if inverse and reader and not re.search(r"\b" + re.escape(inverse.group(1)) + r"\s*=[^=]|@" + re.escape(inverse.group(1)) + r"\b", reader.group(0)):
-                    return f"the compiled `{m.group(2)}` never sets `{inverse.group(1)}` on what it loads"
-                return None
-            if m:
-                key, name = m.group(1), m.group(2)
-                probe = {
-                    # The association's record touched (`board.touch`), not the model's own `touch`.
-                    "touch": r"\b" + re.escape(name) + r"&?\.touch\b",
-                    "inverse_of": r"inverse",
-                    "autosave": r"_autosave_" + re.escape(name) + r"\b",
-                }.get(key, re.escape(key))
-                if not re.search(probe, emitted):
-                    return f"{emitted_path} has no trace of `{key}:`"
-            scoped = re.search(r"ignores the scope of `\w+ :(\w+)`", message)
-            if scoped:
-                # The scope's first condition (`where(latest: true)` → `latest`) is nowhere in the
-                # association's compiled reader.
-                statement = " ".join(l.strip() for l in source_lines(file)[line - 1:line + 5])
-                body = re.search(r"->\s*(?:\([^)]*\))?\s*\{(.*?)\}\s*(?:,|$)|lambda\s*\{(.*?)\}", statement)
-                token = re.search(r"\b(?:where|order|joins|includes|not|rewhere|merge|select|preload|eager_load)\(\s*[:\"']?(\w+)", (body.group(1) or body.group(2) or "") if body else "")
-                reader = re.search(r"\n(\s*)def " + re.escape(scoped.group(1)) + r"\b.*?(?=\n\1def |\Z)", emitted, re.S)
-                used = token and reader and re.search(r"\b" + re.escape(token.group(1)) + r"\b\s*(=|<|>|IN\b|IS\b|:)|ORDER BY[^\"]*\b" + re.escape(token.group(1)) + r"\b|\." + re.escape(token.group(1)) + r"\b", reader.group(0))
-                if token and reader and not used:
-                    return f"the compiled `{scoped.group(1)}` has no condition on `{token.group(1)}`"
-                return None
-            return None
-        if rule == "model.method-parameters-dropped":
-            m = re.search(r"parameter of `(\w+[?!]?)`", message)
-            if m:
-                d = re.search(r"def (self\.)?" + re.escape(m.group(1)) + r"(\(([^)]*)\))?", emitted)
-                if d and not re.search(r"[*&]", d.group(3) or ""):
-                    return f"{emitted_path}: `def {m.group(1)}({d.group(3) or ''})`"
-            return None
-        if rule == "controller.concern-macro-not-expanded":
-            m = re.search(r"expand `(\w+[?!]?)`", message)
-            called = m and re.search(r"(?<![\w.])" + re.escape(m.group(1)) + r"(?![\w?!])", emitted)
-            return f"{emitted_path} never calls `{m.group(1)}`" if m and not called else None
-        if rule in ("controller.macro-dropped", "controller.after-around-filter"):
-            m = re.search(r"`(\w+)`", message)
-            if m and not re.search(r"(?<![\w.])" + re.escape(m.group(1)) + r"(?![\w?!])", emitted):
-                return f"{emitted_path} has no `{m.group(1)}`"
-            return None
-        return None
+            verdicts.append(model_evidence(rule, message, text, emitted_path, emitted, source_lines, file, line, name or model_path.split("/")[-1]))
+        return verdicts[0] if verdicts and all(verdicts) else None
     if rule == "schema.unknown-column-type":
         m = re.search(r"`(\w+)\.(\w+)`", message)
         schema = emitted_text(tree, "config/schema.rb") or ""
@@ -538,6 +450,125 @@ RAILS_ROUTES = {}
 # By emitted tree: each source file's emitted paths in the CRuby tree (`switchyard tree`).
 EMITTED = {}
 
+
+
+def model_evidence(rule, message, text, emitted_path, emitted, source_lines, file, line, name):
+    """What a model's or controller's emitted file shows of a finding on one of its statements, or None."""
+    if rule == "model.validation-ignored":
+        m = re.search(r"enforce (?:this )?`(\w+):`|custom validator `(\w+):` \((\w+)\)", message)
+        lead = re.search(r"validates\w*\s*\(?\s*((?::\w+\s*,\s*)*:\w+)", text)
+        attrs = re.findall(r":(\w+)", lead.group(1)) if lead else []
+        labels = [a.replace("_", " ").capitalize() for a in attrs]
+        if m and m.group(3):
+            return f"{emitted_path} never calls {m.group(3)}" if m.group(3) not in emitted else None
+        validator = m.group(1) if m else None
+        # The compiled model's checks are its `def validate`: the app's own methods may say the same.
+        checks = re.search(r"\n(\s*)def validate\b.*?(?=\n\1def |\n\1end\b|\Z)", emitted, re.S)
+        if checks and validator in RAILS_MESSAGES and validator != "length":
+            emitted = checks.group(0)
+        # A message the app gives the validation: the compiled check would carry it.
+        statement = " ".join(source_lines(file)[line - 1:line + 6])
+        custom = re.search(r"message:\s*\"([^\"#]{6,})", statement)
+        if validator and custom and custom.group(1) not in emitted:
+            return f"{emitted_path} has no check with the message \"{custom.group(1)}\""
+        if validator == "comparison" and not re.search(r"must be (greater|less|equal|other) than|must be equal to", emitted):
+            return f"{emitted_path} has no comparison check"
+        if validator in RAILS_MESSAGES and RAILS_MESSAGES[validator] not in emitted:
+            return f"{emitted_path} has no `{RAILS_MESSAGES[validator]}` check"
+        if validator == "length" and labels and not any(f"{l} is too" in emitted for l in labels):
+            return f"{emitted_path} has no length check of {', '.join(attrs)}"
+        if validator == "presence" and labels and not any(f"{l} can't be blank" in emitted for l in labels):
+            return f"{emitted_path} has no presence check of {', '.join(attrs)}"
+        return None
+    if rule == "model.validation-option-ignored":
+        m = re.search(r"`(\w+):`", message)
+        if m and f"{m.group(1)}:" not in emitted.split("def validate", 1)[-1][:4000]:
+            return f"{emitted_path}'s validate runs without `{m.group(1)}:`"
+        return None
+    if rule == "model.association-option-ignored":
+        m = re.search(r"`(\w+):` on `\w+ :(\w+)`", message)
+        if m and m.group(1) == "counter_cache":
+            # The counter the option names (or `<table>_count`), written anywhere by the emitted model.
+            lines = source_lines(file)[line - 1:]
+            statement = []
+            for l in lines:
+                statement.append(l)
+                if not l.rstrip().endswith((",", "(")):
+                    break
+            named = re.search(r"counter_cache:\s*(?::(\w+)|[\"'](\w+)[\"'])", " ".join(statement))
+            plural = re.sub(r"y$", "ies", snake(name.split("::")[-1])) if snake(name.split("::")[-1]).endswith("y") else snake(name.split("::")[-1]) + "s"
+            column = (named.group(1) or named.group(2)) if named else plural + "_count"
+            writes = re.compile(r"(update_counters|increment|decrement|update_column)[^\n]*\b" + re.escape(column) + r"\b|\b" + re.escape(column) + r"\s*[+-]=")
+            if not writes.search(emitted):
+                return f"{emitted_path} never writes the counter `{column}`"
+            return None
+        if m and m.group(1) == "inverse_of":
+            # The reader of the association never sets the inverse on what it loads.
+            statement = " ".join(l.strip() for l in source_lines(file)[line - 1:line + 4])
+            inverse = re.search(r"inverse_of:\s*:?[\"']?(\w+)", statement)
+            reader = re.search(r"\n(\s*)def " + re.escape(m.group(2)) + r"\b.*?(?=\n\1def |\Z)", emitted, re.S)
+            if inverse and reader and not re.search(r"\b" + re.escape(inverse.group(1)) + r"\s*=[^=]|@" + re.escape(inverse.group(1)) + r"\b", reader.group(0)):
+                return f"the compiled `{m.group(2)}` never sets `{inverse.group(1)}` on what it loads"
+            return None
+        if m:
+            key, name = m.group(1), m.group(2)
+            probe = {
+                # The association's record touched (`board.touch`), not the model's own `touch`.
+                "touch": r"\b" + re.escape(name) + r"&?\.touch\b",
+                "inverse_of": r"inverse",
+                "autosave": r"_autosave_" + re.escape(name) + r"\b",
+            }.get(key, re.escape(key))
+            if not re.search(probe, emitted):
+                return f"{emitted_path} has no trace of `{key}:`"
+        scoped = re.search(r"ignores the scope of `\w+ :(\w+)`", message)
+        if scoped:
+            # The scope's first condition (`where(latest: true)` → `latest`) is nowhere in the
+            # association's compiled reader.
+            statement = " ".join(l.strip() for l in source_lines(file)[line - 1:line + 5])
+            body = re.search(r"->\s*(?:\([^)]*\))?\s*\{(.*?)\}\s*(?:,|$)|lambda\s*\{(.*?)\}", statement)
+            token = re.search(r"\b(?:where|order|joins|includes|not|rewhere|merge|select|preload|eager_load)\(\s*[:\"']?(\w+)", (body.group(1) or body.group(2) or "") if body else "")
+            reader = re.search(r"\n(\s*)def " + re.escape(scoped.group(1)) + r"\b.*?(?=\n\1def |\Z)", emitted, re.S)
+            used = token and reader and re.search(r"\b" + re.escape(token.group(1)) + r"\b\s*(=|<|>|IN\b|IS\b|:)|ORDER BY[^\"]*\b" + re.escape(token.group(1)) + r"\b|\." + re.escape(token.group(1)) + r"\b", reader.group(0))
+            if token and reader and not used:
+                return f"the compiled `{scoped.group(1)}` has no condition on `{token.group(1)}`"
+            return None
+        return None
+    if rule == "model.method-parameters-dropped":
+        m = re.search(r"parameter of `(\w+[?!]?)`", message)
+        if m:
+            d = re.search(r"def (self\.)?" + re.escape(m.group(1)) + r"(\(([^)]*)\))?", emitted)
+            if d and not re.search(r"[*&]", d.group(3) or ""):
+                return f"{emitted_path}: `def {m.group(1)}({d.group(3) or ''})`"
+        return None
+    if rule == "controller.concern-macro-not-expanded":
+        m = re.search(r"expand `(\w+[?!]?)`", message)
+        called = m and re.search(r"(?<![\w.])" + re.escape(m.group(1)) + r"(?![\w?!])", emitted)
+        return f"{emitted_path} never calls `{m.group(1)}`" if m and not called else None
+    if rule in ("controller.macro-dropped", "controller.after-around-filter"):
+        m = re.search(r"`(\w+)`", message)
+        if m and not re.search(r"(?<![\w.])" + re.escape(m.group(1)) + r"(?![\w?!])", emitted):
+            return f"{emitted_path} has no `{m.group(1)}`"
+        return None
+    return None
+
+
+
+def includers_of(app, module):
+    """The app's models (`app/models` paths without `.rb`) that `include` the module."""
+    out = []
+    root = os.path.join(app, "app", "models")
+    for folder, _, files in os.walk(root):
+        for name in files:
+            if not name.endswith(".rb"):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                text = open(path, errors="replace").read()
+            except OSError:
+                continue
+            if re.search(r"^\s*include\s+(::)?" + re.escape(module) + r"\b", text, re.M) and re.search(r"<\s*(ApplicationRecord|ActiveRecord::Base)\b", text):
+                out.append(os.path.relpath(path, root)[:-3])
+    return sorted(out)
 
 def route_evidence(finding, tree, source_lines=None):
     """The routes Rails makes from the finding's line (and the block it opens: an ignored `path:` on
