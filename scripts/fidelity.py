@@ -576,6 +576,12 @@ def route_evidence(finding, tree, source_lines=None):
     absent, an ignored option sends it to another controller or path."""
     lines = {finding["line"]}
     source = source_lines(finding["file"]) if source_lines else []
+    # An option on a continuation line (`resources :x,\n  controller: "y"`): the call's rows carry the
+    # line the call starts on.
+    first = finding["line"]
+    while first > 1 and first - 2 < len(source) and source[first - 2].rstrip().endswith(","):
+        first -= 1
+        lines.add(first)
     opener = source[finding["line"] - 1] if finding["line"] - 1 < len(source) else ""
     if re.search(r"\bdo(\s*\|[^|]*\|)?\s*$", opener):
         indent = len(opener) - len(opener.lstrip())
