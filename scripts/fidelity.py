@@ -23,6 +23,7 @@ needs anything but Python's standard library.
 
 import argparse
 import collections
+import hashlib
 import json
 import os
 import re
@@ -97,7 +98,9 @@ FILE_BY_FILE = re.compile(r"^(extras|lib|app/(lib|jobs|channels|mailers|services
 
 
 def rejecting(file, message):
-    return not NON_REJECTING_GAP.search(message) and not FILE_BY_FILE.search(file)
+    # `<delegate>`: Ruby the compiler writes itself for a library class's delegations; a gap there
+    # loses the methods and does not stop the compile (fixture `library-delegates-lost-setter`).
+    return not NON_REJECTING_GAP.search(message) and not FILE_BY_FILE.search(file) and not file.startswith("<")
 
 WARNING = {
     "model.unsupported-macro": r"not supported \(all targets\)",
@@ -111,7 +114,13 @@ WARNING = {
 }
 
 # Rules whose finding the emitted tree confirms (a silent drop leaves no message): see tree_evidence.
+# Borne out by the compiler's panic: with the others fixed, the compile still panics on this one.
+CRASH = {"model.preload-crash"}
+
 TREE = {
+    "controller.format-arms-unread",  # the emitted controller's raw `format.x { }` calls
+    "library.delegates-lost",  # the class's emitted file without the delegated methods
+    "syntax.block-parameter-form",  # the emitted block's parameters
     "controller.concern-macro-not-expanded",
     "model.validation-ignored",
     "model.validation-option-ignored",
@@ -133,7 +142,7 @@ TREE = {
     "views.text-interpolation",  # text `#{…}` the compiler evaluates
 }
 
-SCORED_FAMILIES = ("syntax.", "model.", "schema.", "routes.", "views.", "controller.", "initializer.", "jruby.", "spinel.", "fixtures.")
+SCORED_FAMILIES = ("syntax.", "model.", "library.", "schema.", "routes.", "views.", "controller.", "initializer.", "jruby.", "spinel.", "fixtures.")
 MODEL_CONTROLLER = ("model.", "controller.")
 
 WARNING_LINE = re.compile(r"^roundhouse: (?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>warning|error)\[(?P<code>\w+)\]: (?P<message>.*)$")
@@ -281,6 +290,35 @@ def tree_evidence(finding, app, tree, source_lines):
         for path in EMITTED.get(tree, {}).get(file, []):
             if code and "#{" + code.group(1) + "}" in (emitted_text(tree, path) or ""):
                 return f"{path} interpolates `{code.group(1)}`"
+        return None
+    if rule == "controller.format-arms-unread":
+        # The emitted controller still calls `format.<x> { … }` (the block's parameter is gone).
+        for path in EMITTED.get(tree, {}).get(file, []):
+            if re.search(r"^\s*format\.\w+\s*(\{|do\b)", emitted_text(tree, path) or "", re.M):
+                return f"{path} calls `format.…` as written"
+        return None
+    if rule == "library.delegates-lost":
+        # The class's emitted file has none of the delegated methods the finding lists.
+        names = re.findall(r"`([\w?!=]+)`", message.split("none of them (", 1)[-1].split(")", 1)[0])
+        paths = EMITTED.get(tree, {}).get(file, [])
+        texts = [emitted_text(tree, p) or "" for p in paths]
+        if names and texts and not any(re.search(r"def " + re.escape(n) + r"(?![\w?!=])", t) for n in names for t in texts):
+            return f"{paths[0]} has none of " + ", ".join(names[:3])
+        return None
+    if rule == "syntax.block-parameter-form":
+        # The same call's block in the emitted file takes other parameters than the source's (the
+        # dropped ones are gone), and none of its occurrences there keeps the source's list.
+        block = re.search(r"\.?(\w+[?!]?)(?:\([^()]*\))?\s*(?:do|\{)\s*\|([^|]*)\|", text)
+        if not block:
+            return None
+        call, params = block.group(1), re.sub(r"\s+", "", block.group(2))
+        shape = re.compile(r"\b" + re.escape(call) + r"(?:\([^()]*\))?\s*(?:do|\{)\s*(?:\|([^|]*)\|)?")
+        seen = []
+        for path in EMITTED.get(tree, {}).get(file, []):
+            for m in shape.finditer(emitted_text(tree, path) or ""):
+                seen.append(re.sub(r"\s+", "", m.group(1) or ""))
+        if seen and params not in seen:
+            return f"the emitted `{call}` block takes |{seen[0]}|, not |{params}|"
         return None
     if rule == "model.reopened-without-superclass":
         # The model's emitted file is a plain class: no superclass.
@@ -454,6 +492,10 @@ EMITTED = {}
 
 def model_evidence(rule, message, text, emitted_path, emitted, source_lines, file, line, name):
     """What a model's or controller's emitted file shows of a finding on one of its statements, or None."""
+    habtm = re.search(r"drops `has_and_belongs_to_many :(\w+)` without a word", message)
+    if habtm:
+        reader = re.search(r"def " + re.escape(habtm.group(1)) + r"\b", emitted)
+        return None if reader else f"{emitted_path} has no `{habtm.group(1)}`"
     if rule == "model.validation-ignored":
         m = re.search(r"enforce (?:this )?`(\w+):`|custom validator `(\w+):` \((\w+)\)", message)
         lead = re.search(r"validates\w*\s*\(?\s*((?::\w+\s*,\s*)*:\w+)", text)
@@ -579,7 +621,7 @@ def route_evidence(finding, tree, source_lines=None):
     # An option on a continuation line (`resources :x,\n  controller: "y"`): the call's rows carry the
     # line the call starts on.
     first = finding["line"]
-    while first > 1 and first - 2 < len(source) and source[first - 2].rstrip().endswith(","):
+    while first > 1 and first - 2 < len(source) and source[first - 2].rstrip().endswith((",", "(")):
         first -= 1
         lines.add(first)
     opener = source[finding["line"] - 1] if finding["line"] - 1 < len(source) else ""
@@ -591,6 +633,8 @@ def route_evidence(finding, tree, source_lines=None):
             lines.add(n + 1)
     rails = [r for r in RAILS_ROUTES.get(tree, []) if r.get("file") == finding["file"] and r.get("line") in lines]
     if not rails:
+        if finding["rule"] == "routes.statement-skipped":
+            return skipped_route_evidence(tree, [source[n - 1] for n in sorted(lines) if n - 1 < len(source)])
         return None
     emitted = emitted_routes(tree)
     differences = []
@@ -609,6 +653,36 @@ def route_evidence(finding, tree, source_lines=None):
             elif target != (controller.replace("/", "_"), action):
                 differences.append(f"{verb} {path} reaches {target[0]}#{target[1]}, not {want}")
     return "; ".join(differences[:2]) or None
+
+
+ROUTE_SEGMENT = re.compile(
+    r"""\b(?:get|post|put|patch|delete|match|scope|namespace|resources?)\b\s*\(?\s*(?:["']/?([\w\-/]+)["']|:(\w+))"""
+    r"""|\bpath:\s*["']/?([\w\-/]+)["']"""
+)
+ROUTE_TARGET = re.compile(r"""(?:\bto:\s*|=>\s*)["']([\w/]+)#(\w+)["']""")
+
+
+def skipped_route_evidence(tree, statement):
+    """A routes statement the compiler skips (and Switchyard's own table leaves out with it): every
+    path segment it names is absent from the emitted table; with no segment (`root to: "c#a"`),
+    every controller#action it names is."""
+    emitted = emitted_routes(tree)
+    paths = [p for _, p in emitted]
+    targets = set(emitted.values())
+    segments, actions = [], []
+    for line in statement:
+        code = line.split("#", 1)[0] if not re.search(r"[\"'][^\"']*#", line) else line
+        for m in ROUTE_SEGMENT.finditer(code):
+            segment = next(g for g in m.groups() if g is not None)
+            segments.extend(part for part in segment.split("/") if part and not part.startswith(":"))
+        actions.extend(ROUTE_TARGET.findall(line))
+    if segments:
+        present = [s for s in segments if any(re.search(r"/" + re.escape(s) + r"(/|$|\.)", p) for p in paths)]
+        return None if present else "no emitted route has " + ", ".join(f"/{s}" for s in segments[:3])
+    if actions:
+        present = [a for a in actions if (a[0].replace("/", "_"), a[1]) in targets]
+        return None if present else "no emitted route reaches " + ", ".join(f"{c}#{a}" for c, a in actions[:3])
+    return None
 
 
 def near(warnings, file, line, pattern=None):
@@ -830,6 +904,51 @@ class LineJudge:
             self.place[file] = (self.whole, list(self.full_gaps.get(file, [])))
         return self.place[file]
 
+    def fails_to_parse(self, text):
+        """Whether the compiler's reader, given `text` as a model of a small app, reports it unparsable:
+        the channel for a syntax error in a file the compile of the whole app never reads."""
+        probe = os.path.join(self.work, "parse-probe")
+        shutil.rmtree(probe, ignore_errors=True)
+        _, base = parse_fixture(os.path.join(FIXTURES, "_base.fixture"))
+        write_app({**base, "app/models/parse_probe.rb": text}, probe)
+        if any(re.search(GAP["syntax.parse-error"], m) for m in self.gaps_in(probe, "app/models/parse_probe.rb")):
+            return True
+        # A syntax error Prism recovers from is no survey gap: the strict compile names it.
+        _, _, other = transpile(self.roundhouse, probe, "ruby", os.path.join(self.work, "parse-probe-out"), lenient=False)
+        return any("error[parse]" in line for line in other)
+
+    def preload_crash(self, finding, siblings, copy_of):
+        """A `model.preload-crash`: with every other such finding fixed as it suggests (the key written
+        out) in a copy of `copy_of`, the `--allow-unsupported` compile still panics on this key."""
+        key_written = re.search(r"full name, `([\w:]+)`", finding["message"])
+        file_text = open(os.path.join(copy_of, finding["file"]), errors="replace").read()
+        key = "|".join([self.name, finding["file"], str(finding["line"]), finding["rule"], hashlib.sha1(file_text.encode()).hexdigest()[:16], str(len(siblings))])
+        if key in self.kept:
+            return self.kept[key]
+        copy = os.path.join(self.work, "crash-app")
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(copy_of, copy, symlinks=True, ignore=beside_code(copy_of))
+        for other in sorted(siblings, key=lambda f: (f["file"], f["end_line"], f["end_column"]), reverse=True):
+            if other is finding:
+                continue
+            path = os.path.join(copy, other["file"])
+            if not os.path.isfile(path):
+                continue
+            lines = open(path, errors="replace").read().split("\n")
+            rewrite = re.search(r"foreign_key: :(\w+)", other["message"])
+            at, col = other["end_line"] - 1, other["end_column"] - 1
+            if rewrite and at < len(lines):
+                lines[at] = lines[at][:col] + f", foreign_key: :{rewrite.group(1)}" + lines[at][col:]
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write("\n".join(lines))
+        rc, _, other_lines = transpile(self.roundhouse, copy, "ruby", os.path.join(self.work, "crash-out"), lenient=True)
+        printed = "\n".join(other_lines)
+        result = bool(key_written) and rc != 0 and "apply_preload_lowering" in printed and key_written.group(1) in printed
+        self.kept[key] = result
+        with open(self.store, "w") as f:
+            json.dump(self.kept, f)
+        return result
+
     def attempt(self, root, file, text, finding, before, gap_pattern):
         """Takes the finding's construct out of `text` (surveyed at `root`): "line" when a gap of the
         kind goes with it, "gap-stays", or "inconclusive" when no stand-in keeps the file parsing."""
@@ -877,7 +996,6 @@ class LineJudge:
             text = open(os.path.join(self.app, file), encoding="utf-8").read()
         except (OSError, UnicodeDecodeError):
             return "unreadable"
-        import hashlib
         key = "|".join([self.name, file, str(finding["line"]), str(finding["column"]), str(finding.get("end_line")), str(finding.get("end_column")), finding["rule"], hashlib.sha1(text.encode()).hexdigest()[:16]])
         if key in self.kept:
             return self.kept[key]
@@ -1030,7 +1148,7 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             r["unscored"] += 1
             r["unconfirmed"].append(f"{where} (an app nested in this one, which the compile of this one does not read) {f['message'][:80]}")
             continue
-        if tree is None and rule not in GAP:
+        if tree is None and rule not in GAP and rule not in CRASH:
             r["unscored"] += 1
             continue  # no emitted tree or warnings to hold it to: the app never compiles
         parent = re.search(r"\(a subclass of ([\w:]+)\)", f["message"])
@@ -1082,6 +1200,19 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             why = "tree"
         elif f["severity"] == "warning" and [w for w in near(warnings, f["file"], f["line"]) if w["code"] in ("unsupported", "lower_residue")]:
             why = "other warning on line"
+        if not why and rule == "model.preload-crash" and judge is not None:
+            # The compile must reach the models: the copy without the files the strict ingest refuses.
+            repaired = os.path.join(work, "repaired-app")
+            base = repaired if removed and os.path.isdir(repaired) else app
+            if os.path.isfile(os.path.join(base, f["file"])):
+                siblings = [g for g in findings if g["rule"] == rule]
+                if judge.preload_crash(f, siblings, base):
+                    why = "crash"
+        if not why and rule == "syntax.parse-error" and judge is not None and not gap_files.get(f["file"]):
+            # A file the whole app's compile does not read: its text, read alone, must not parse.
+            text = "\n".join(source_lines(f["file"])) + "\n"
+            if judge.fails_to_parse(text):
+                why = "gap (read alone)"
         if not why and tree is None and rule in TREE:
             # What the tree would have borne out (a silent drop) cannot be looked for: the compile crashed.
             r["findings"] -= 1
@@ -1097,7 +1228,7 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             r["scored"] += 1
             r["by"][why] += 1
             confirmed_findings.add(id(f))
-        elif rule not in GAP and rule not in WARNING and rule not in TREE:
+        elif rule not in GAP and rule not in WARNING and rule not in TREE and rule not in CRASH:
             r["unscored"] += 1
             r["unconfirmed"].append(f"{where} (no compiler channel) {f['message'][:110]}")
         else:
@@ -1134,6 +1265,7 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
         for file, messages in gap_files.items()
         for m in messages
         if not rejecting(file, m) and not any_finding.get(file)
+        and not (file == "<delegate>" and any(f["rule"] == "library.delegates-lost" for f in findings))
     )
 
     # Warnings, line level.
@@ -1381,6 +1513,8 @@ def ask(roundhouse, app, jruby=False):
         "gaps": gaps,
         "fatal": fatal.replace(prefix, "") if fatal else None,
         "compiles": rc == 0,
+        # A panic (the compiler's own failure, after its ingest): what it printed, strict and lenient.
+        "crash": "\n".join(l for l in strict_other + other if "panicked" in l or "failed to parse" in l),
         "warnings": [w for w in warnings if w["code"] in ("unsupported", "lower_residue")],
         "spinel_warnings": [w for w in spinel if w["code"] in ("unsupported", "lower_residue")],
         "tree": tree,
@@ -1423,6 +1557,8 @@ def verdict_holds(line, answer):
         return (text in body) == (kind == "emits"), f"{file}: {len(body)} bytes"
     if kind == "no-file":
         return rest not in answer["tree"], sorted(answer["tree"])[:20]
+    if kind == "crash":
+        return bool(answer.get("crash")) and rest in answer["crash"], answer.get("crash", "")[:300]
     return False, f"unknown verdict kind `{kind}`"
 
 

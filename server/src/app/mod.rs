@@ -53,6 +53,8 @@ pub struct AppContext {
     tree_facts: std::sync::OnceLock<crate::roundhouse::tree::AppFacts>,
     /// Navigation's whole-app facts (`nav`): worked out once per context, when first asked.
     nav: std::sync::OnceLock<nav::Nav>,
+    /// Where the app turns on Roundhouse's preload methods, if it does (`preload_lowering`).
+    preload_lowering: std::sync::OnceLock<Option<(String, u32)>>,
     /// Module name → the names it declares for its includers (`module_declarations`).
     module_declarations: std::sync::OnceLock<HashMap<String, HashSet<String>>>,
     /// Class name → the file of `app/models` that declares it with a superclass (`model_definitions`).
@@ -230,7 +232,46 @@ impl AppContext {
             nav: std::sync::OnceLock::new(),
             module_declarations: std::sync::OnceLock::new(),
             model_definitions: std::sync::OnceLock::new(),
+            preload_lowering: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Whether Roundhouse writes preload methods for the app's models, and the first call that makes
+    /// it: it does when some model declares a scope and Ruby it compiles (a controller, a model, a
+    /// plain class; not a view) loads associations on a relation (`Post.includes(:comments)`,
+    /// `preload`, `eager_load`). The file and 1-based line of that call.
+    pub fn preload_lowering(&self) -> Option<&(String, u32)> {
+        self.preload_lowering
+            .get_or_init(|| {
+                let scoped = self
+                    .models
+                    .values()
+                    .map(|(f, i)| &f.models[*i])
+                    .any(|m| crate::roundhouse::ingest::is_model_facts(m) && !m.scopes.is_empty());
+                if !scoped {
+                    return None;
+                }
+                let compiled_ruby = |f: &FileFacts| {
+                    (f.relative_path.starts_with("app/") || f.relative_path.starts_with("lib/"))
+                        && f.relative_path.ends_with(".rb")
+                        && !f.relative_path.starts_with("app/views/")
+                        && crate::roundhouse::ingest::reading(f, Some(&self.reading)).compiles_code()
+                };
+                let mut sites: Vec<(String, u32)> = self
+                    .files
+                    .iter()
+                    .filter(|f| compiled_ruby(f))
+                    .flat_map(|f| {
+                        f.association_loads
+                            .iter()
+                            .filter(|l| matches!(l.method.as_str(), "includes" | "preload" | "eager_load"))
+                            .filter_map(|l| l.names.first().map(|(_, span)| (f.relative_path.clone(), span.start.line + 1)))
+                    })
+                    .collect();
+                sites.sort();
+                sites.into_iter().next()
+            })
+            .as_ref()
     }
 
     /// The file of `app/models` that declares `class_name` with a superclass (`class Post <

@@ -37,6 +37,10 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
         .cloned()
         .filter_map(|d| roundhouse::ingest::apply(&reading, &facts.relative_path, d))
         .collect();
+    // A file read on its own and dropped whole: no tree contains its statements.
+    if reading == roundhouse::ingest::Reading::FileByFile && roundhouse::ingest::dropped_by(facts).is_some() {
+        diagnostics.retain(roundhouse::ingest::holds_in_dropped_file);
+    }
     // `# switchyard:disable …` comments; one that silences nothing is said (info).
     let silences =
         |s: &crate::rails::Suppression, rule: &str, d: &Diagnostic| d.rule == rule && s.line.is_none_or(|l| l == d.span.start.line);
@@ -127,6 +131,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(unknown_association_loads(file, context));
     found.extend(model_subclass_statements(file, context));
     found.extend(model_reopenings(file, context));
+    found.extend(preload_crashes(file, context));
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
     found.extend(nav::check(file, context));
@@ -299,6 +304,53 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 class.name, class.name, model_file.relative_path
             ),
         ));
+    }
+    out
+}
+
+/// `model.preload-crash`: when the app turns on Roundhouse's preload methods
+/// (`AppContext::preload_lowering`), it writes a batch loader for each `has_many` of each model, keyed
+/// by the association's foreign key; for a model in a namespace without `foreign_key:` that key is
+/// taken from the class's full name (`custom_form::form_id`), which is not Ruby, and the compiler
+/// panics before it writes any tree.
+fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if file.models.is_empty() || !file.relative_path.starts_with("app/models/") {
+        return Vec::new();
+    }
+    let Some((site, line)) = context.preload_lowering() else { return Vec::new() };
+    let bodies = roundhouse::ingest::bodies(file);
+    let mut out = Vec::new();
+    for model in &file.models {
+        let full = bodies.get(&model.span.start()) == Some(&roundhouse::ingest::Body::Full);
+        if !full || !roundhouse::ingest::is_model_facts(model) || !model.class_name.contains("::") {
+            continue;
+        }
+        for association in model.associations.iter().filter(|a| a.kind == "has_many") {
+            let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+            if option("through").is_some() || option("foreign_key").is_some() || option("as").is_some() {
+                continue;
+            }
+            let target = match option("class_name") {
+                Some(value) => match value.as_name() {
+                    Some(name) => name.to_owned(),
+                    None => continue,
+                },
+                None => crate::rails::inflect::camelize(&crate::rails::inflect::singularize(&association.name)),
+            };
+            if !context.model(&target).is_some_and(roundhouse::ingest::is_model_facts) {
+                continue;
+            }
+            let written = crate::rails::inflect::underscore(&model.class_name).replace('/', "::");
+            let key = format!("{}_id", crate::rails::inflect::underscore(crate::rails::inflect::demodulize(&model.class_name)));
+            out.push(roundhouse::catalogue::finding(
+                rule!("model.preload-crash"),
+                association.span,
+                format!(
+                    "Roundhouse crashes on this association, and writes no tree for any target: the app has scopes and loads associations ({site}:{line}), so it writes preload methods for every model, and for `has_many :{}` on {} it takes the foreign key from the class's full name, `{written}_id`, which is not Ruby. Instead, name the key Rails uses: `foreign_key: :{key}`.",
+                    association.name, model.class_name
+                ),
+            ));
+        }
     }
     out
 }

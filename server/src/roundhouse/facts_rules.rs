@@ -6,6 +6,7 @@ use crate::diagnostic::Diagnostic;
 use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
 use crate::syntax::Span;
+use crate::syntax::value::Value;
 
 /// `has_many :tags, through: :taggings` and the model's own `scope :x, -> { includes(:y) }` must name
 /// one of its associations. A model that includes a module or inherits from another model may get
@@ -167,6 +168,14 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     }
     // The outline of each Active Record model class: its methods' parameters.
     let bodies = super::ingest::bodies(facts);
+    for namespace in facts.outline.namespaces() {
+        if namespace.kind == crate::syntax::outline::NamespaceKind::Class
+            && bodies.get(&namespace.span.start()) == Some(&super::ingest::Body::Library)
+            && let Some((span, message)) = delegate_forwarders_lost(namespace, text)
+        {
+            push(&mut out, rule!("library.delegates-lost"), span, message);
+        }
+    }
     for namespace in facts.outline.namespaces() {
         // The class Roundhouse reads as this file's model (its other classes are not read).
         let is_model = bodies.get(&namespace.span.start()) == Some(&super::ingest::Body::Full) && facts.kind == Some(FileKind::Model);
@@ -494,6 +503,126 @@ fn document_message(class: &crate::syntax::outline::Namespace, library: &str) ->
         "Roundhouse compiles `{}` as a plain Ruby class in every tree (CRuby, JVM, Spinel): it compiles Active Record models only, not {library} documents. It keeps the class's methods and drops {what}: the compiled class has no attributes, queries or persistence. Instead, make it an Active Record model (`< ApplicationRecord`) with a table in db/schema.rb, or keep this app off Roundhouse.",
         class.name
     )
+}
+
+/// `library.delegates-lost`: Roundhouse writes a library class's `delegate`s as methods, all of the
+/// class's in one piece of Ruby it then reads back. A setter among them (`delegate :x=, to: :y`
+/// becomes `def x=` without a parameter) or a keyword for a target (`to: :class` becomes
+/// `class.x`) makes that piece unreadable, and the class gets none of them. The declarations it
+/// writes are the plain ones: symbol names, `to:` a symbol, no option but `prefix: true` and
+/// `allow_nil:`, no name the class calls with arguments or a block, no name the class defines.
+fn delegate_forwarders_lost(class: &crate::syntax::outline::Namespace, text: &str) -> Option<(Span, String)> {
+    use crate::syntax::outline::Item;
+    // Ruby's keywords that cannot stand as a receiver (`self`, `nil`, `true` and `false` can).
+    const KEYWORDS: &[&str] = &[
+        "class", "module", "def", "end", "if", "unless", "while", "until", "case", "when", "begin", "do", "for", "return", "yield",
+        "super", "then", "else", "elsif", "and", "or", "not", "in", "rescue", "ensure", "alias", "undef", "defined?", "break", "next",
+        "redo", "retry",
+    ];
+    if class.superclass.as_deref().is_some_and(|s| s.trim_start_matches("::") == "ActiveSupport::CurrentAttributes") {
+        return None;
+    }
+    let methods: Vec<&crate::syntax::outline::MethodDef> = class
+        .items
+        .iter()
+        .flat_map(|item| match item {
+            Item::Method(def) => vec![def],
+            Item::SingletonClass { items, .. } => {
+                items.iter().filter_map(|i| if let Item::Method(d) = i { Some(d) } else { None }).collect()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    let bodies: Vec<&str> = methods.iter().filter_map(|m| text.get(m.span.range())).collect();
+    let defines = |name: &str| methods.iter().any(|m| !m.singleton && m.name == name);
+    let mut written: Vec<String> = Vec::new();
+    // The first delegation that cannot be written: its statement, and what to write instead.
+    let mut broken: Option<(Span, String, String)> = None;
+    for item in &class.items {
+        let Item::Call(call) = item else { continue };
+        if call.receiver.is_some() || call.method != "delegate" || call.block.is_some() {
+            continue;
+        }
+        let names: Option<Vec<&str>> =
+            call.arguments.iter().map(|a| if let Value::Symbol(s) = a { Some(s.as_str()) } else { None }).collect();
+        let Some(names) = names.filter(|n| !n.is_empty()) else { continue };
+        let (mut to, mut prefix, mut declined) = (None, false, false);
+        for (key, value) in call.options.iter() {
+            match (key, value) {
+                (Value::Symbol(k), Value::Symbol(target)) if k == "to" => to = Some(target.as_str()),
+                (Value::Symbol(k), Value::Bool(true)) if k == "prefix" => prefix = true,
+                (Value::Symbol(k), _) if k == "allow_nil" => {}
+                _ => declined = true,
+            }
+        }
+        let Some(to) = to else { continue };
+        if declined || names.iter().any(|n| bodies.iter().any(|b| called_with_arguments(b, n))) {
+            continue;
+        }
+        for name in names {
+            let method = if prefix { format!("{to}_{name}") } else { name.to_owned() };
+            if defines(&method) {
+                continue;
+            }
+            let setter = method.strip_suffix('=').and_then(|m| m.chars().last()).is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if broken.is_none() {
+                let receiver = if to == "class" { "self.class".to_owned() } else { to.to_owned() };
+                if setter {
+                    let why = format!("the setter `{method}` (a `def {method}` without a parameter)");
+                    let instead = format!(
+                        "define the setter yourself (`def {method}(value)`, `{receiver}.{} = value`, `end`)",
+                        name.trim_end_matches('=')
+                    );
+                    broken = Some((call.span, why, instead));
+                } else if KEYWORDS.contains(&to) {
+                    let why = format!("`{to}.{name}` (`{to}` is a keyword, not a receiver)");
+                    let instead = format!("define the method yourself (`def {method}`, `{receiver}.{name}`, `end`)");
+                    broken = Some((call.span, why, instead));
+                }
+            }
+            written.push(method);
+        }
+    }
+    let (span, why, instead) = broken?;
+    let listed = written.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    Some((
+        span,
+        format!(
+            "Roundhouse writes this class's `delegate`s as methods, in one piece of Ruby, and cannot write {why} there: the piece does not parse, so {} gets none of them ({listed}), and calls raise NoMethodError. Instead, {instead} and keep `delegate` for the rest.",
+            class.name
+        ),
+    ))
+}
+
+/// Whether `body` calls `name` without a receiver with arguments or a block (`name(x)`, `name x`,
+/// `name do`, `name { }`), as Roundhouse's delegate expansion looks for before it writes a method.
+fn called_with_arguments(body: &str, name: &str) -> bool {
+    const NOT_ARGUMENTS: &[&str] = &["if", "unless", "and", "or", "then", "rescue", "while", "until", "end"];
+    body.match_indices(name).any(|(at, _)| {
+        let before = body[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '@' | ':' | '$' | '&')) {
+            return false;
+        }
+        let rest = &body[at + name.len()..];
+        if rest.chars().next().is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '?' | '!' | '=')) {
+            return false;
+        }
+        if let Some(inside) = rest.strip_prefix('(') {
+            return !inside.trim_start().starts_with(')');
+        }
+        let spaced = rest.trim_start_matches([' ', '\t']);
+        if spaced.starts_with('{') || spaced.starts_with("do") && !spaced[2..].starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+            return true;
+        }
+        if spaced.len() == rest.len() {
+            return false;
+        }
+        let word: String = spaced.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let first = spaced.chars().next();
+        first.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '"' | '\'' | ':' | '@' | '[' | '*'))
+            && !NOT_ARGUMENTS.contains(&word.as_str())
+            && !spaced.starts_with("= ")
+    })
 }
 
 #[cfg(test)]

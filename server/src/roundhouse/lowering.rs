@@ -381,7 +381,52 @@ const ASSOCIATION_OPTIONS_READ: &[&str] = &[
     "join_table",
 ];
 
+/// `has_and_belongs_to_many`: the compiler writes no reader or writer for it, and says nothing.
+fn habtm_item(model: &Model, association: &Association, own_table: &str) -> Lowered {
+    use crate::rails::inflect;
+    let name = &association.name;
+    let option = |key: &str| association.options.iter().find(|(k, _)| k == key).and_then(|(_, v)| v.as_name());
+    let target = inflect::singularize(name);
+    let class_name = option("class_name").map(|c| c.trim_start_matches("::").to_owned());
+    let target_table = class_name.as_deref().map_or_else(|| name.clone(), inflect::tableize);
+    let join = option("join_table").map_or_else(|| habtm_join_table(own_table, &target_table), str::to_owned);
+    let join_model = inflect::classify(&join);
+    let owner = inflect::underscore(inflect::demodulize(&model.class_name));
+    let target_belongs_to = match &class_name {
+        Some(class) if inflect::camelize(&target) != *class => format!("belongs_to :{target}, class_name: \"{class}\""),
+        _ => format!("belongs_to :{target}"),
+    };
+    let f = finding(
+        rule!("model.unsupported-macro"),
+        association.span,
+        format!(
+            "Roundhouse drops `has_and_belongs_to_many :{name}` without a word: the compiled {} has no `{name}`, `{name}=` or `{target}_ids`, so calls to them raise NoMethodError. Instead, give the join table a model and go through it: `has_many :{join}` and `has_many :{name}, through: :{join}`, with `class {join_model} < ApplicationRecord` (`belongs_to :{owner}`, `{target_belongs_to}`).",
+            model.class_name
+        ),
+    );
+    dropped(association.span, Kind::Association, f)
+}
+
+/// The join table Rails derives for a `has_and_belongs_to_many` pair: the two table names in lexical
+/// order, joined by `_`, a shared leading `prefix_` written once (`catalog_categories` and
+/// `catalog_products` → `catalog_categories_products`).
+fn habtm_join_table(a: &str, b: &str) -> String {
+    let (first, second) = if a <= b { (a, b) } else { (b, a) };
+    // The longest `prefix_` both names start with that leaves something after it in each.
+    let shared = first
+        .match_indices('_')
+        .map(|(i, _)| &first[..=i])
+        .rfind(|prefix| second.starts_with(prefix) && second.len() > prefix.len() && first.len() > prefix.len());
+    match shared {
+        Some(prefix) => format!("{first}_{}", &second[prefix.len()..]),
+        None => format!("{first}_{second}"),
+    }
+}
+
 fn association_item(model: &Model, association: &Association, tables: Tables<'_>, own_table: &str) -> Lowered {
+    if association.kind == "has_and_belongs_to_many" {
+        return habtm_item(model, association, own_table);
+    }
     let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
     let mut findings = Vec::new();
     for (key, value) in &association.options {
@@ -1138,5 +1183,16 @@ mod tests {
             }
         });
         assert!(statements >= 60 && findings >= 30, "the fixture apps' models: {statements} statements, {findings} findings");
+    }
+
+    /// The join table Rails names for a `has_and_belongs_to_many` pair (ActiveRecord's own examples:
+    /// `developers_projects`, and a shared `catalog_` prefix written once).
+    #[test]
+    fn habtm_join_table_is_named_as_rails_names_it() {
+        assert_eq!(habtm_join_table("projects", "developers"), "developers_projects");
+        assert_eq!(habtm_join_table("products", "tags"), "products_tags");
+        assert_eq!(habtm_join_table("catalog_products", "catalog_categories"), "catalog_categories_products");
+        assert_eq!(habtm_join_table("paper_boxes", "papers"), "paper_boxes_papers");
+        assert_eq!(habtm_join_table("music_artists", "music_records"), "music_artists_records");
     }
 }

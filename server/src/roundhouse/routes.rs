@@ -37,6 +37,23 @@ const SUPPORTED: &[&str] =
     &["root", "resources", "resource", "namespace", "scope", "member", "collection", "constraints", "draw", "direct", "mount"];
 const IGNORED_RESOURCE_OPTIONS: &[&str] = &["controller", "path", "param", "shallow", "module", "concerns", "constraints", "defaults"];
 
+/// An option that says what Rails does without it (`resources :users, controller: "users"`,
+/// `resource :session, controller: :sessions`, `path: "users"`, `param: :id`, `shallow: false`):
+/// ignoring it changes no route, so there is nothing to report.
+fn option_is_default(method: &str, name: Option<&str>, key: &str, value: &Value) -> bool {
+    let written = value.as_name();
+    match (key, name, written) {
+        ("controller", Some(name), Some(controller)) => {
+            let default = if method == "resource" { crate::rails::inflect::pluralize(name) } else { name.to_owned() };
+            controller == default
+        }
+        ("path", Some(name), Some(path)) => path.trim_matches('/') == name,
+        ("param", _, Some(param)) => param == "id",
+        ("shallow", _, _) => matches!(value, Value::Bool(false)),
+        _ => false,
+    }
+}
+
 /// Checks the calls of one routes file. `drawn_exists(name)` says whether `config/routes/<name>.rb` is there.
 pub fn check(calls: &[RouteCall], drawn_exists: &dyn Fn(&str) -> bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -149,8 +166,9 @@ fn walk(calls: &[RouteCall], in_resources: bool, drawn_exists: &dyn Fn(&str) -> 
                 }
                 _ => {}
             }
-            for (key, _) in &call.options {
-                if IGNORED_RESOURCE_OPTIONS.contains(&key.as_str()) {
+            let name = call.arguments.first().and_then(Value::as_name);
+            for (key, value) in &call.options {
+                if IGNORED_RESOURCE_OPTIONS.contains(&key.as_str()) && !option_is_default(method, name, key, value) {
                     let span = call.option_span(key).unwrap_or(call.span);
                     diagnostic(
                         out,

@@ -159,12 +159,13 @@ impl Converter {
         }
     }
 
-    /// Parameters a block or lambda takes that the compiler drops: all but plain names (`|a, b|`);
-    /// numbered parameters (`_1`) too. Anonymous ones (`|*|`, `|&|`) lose nothing. A scope's lambda
-    /// keeps defaults and keywords.
+    /// Parameters a block or lambda takes that the compiler drops: all but plain names (`|a, b|`).
+    /// Anonymous ones (`|*|`, `|&|`) lose nothing. A scope's lambda keeps defaults and keywords, but
+    /// not numbered parameters: the scope becomes a method without them (`_1` is left unbound). A
+    /// block's `_1` stays as written, and Ruby binds it in the emitted code as in the original.
     fn block_parameters(&mut self, parameters: Option<Node<'_>>, scope: bool) {
         let Some(parameters) = parameters else { return };
-        if let Some(numbered) = parameters.as_numbered_parameters_node() {
+        if let Some(numbered) = parameters.as_numbered_parameters_node().filter(|_| scope) {
             let (start, end) = range(&numbered.as_node());
             // The node spans the whole block; report its opening only.
             let _ = end;

@@ -47,6 +47,29 @@ use convert::{Converter, Cost, Found, name_of};
 /// More than this many syntax errors in one file says "this file is broken"; the rest are noise.
 const MAX_PARSE_ERRORS: usize = 20;
 
+/// Why a HAML line that assigns a keyword block stops the compile.
+const ASSIGNED_BLOCK: &str = "Roundhouse's HAML reader opens a block only for a line that starts with `if`, `unless`, `case` (or another keyword) or ends with `do`: this line's block is never closed, and the compiled template does not parse, so its compile stops. Instead, assign in each branch (`- if a` / `- x = 1` / `- else` / `- x = 2`) or in one line (`- x = a ? 1 : 2`).";
+
+/// `- x = if a`, `- y ||= case b`: a HAML code line whose value is a keyword block.
+fn assigns_keyword_block(line: &str) -> bool {
+    let Some(code) = line.trim_start().strip_prefix('-') else { return false };
+    if code.starts_with('#') {
+        return false;
+    }
+    let Some((target, value)) = code.split_once('=') else { return false };
+    let target = target.trim().trim_end_matches(['|', '&', '+', '-', '*']);
+    let plain_target =
+        !target.is_empty() && target.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '@' | '.' | '[' | ']' | ':' | '"' | '\''));
+    let value = value.trim_start();
+    let keyword = ["if", "unless", "case", "while", "until", "begin"]
+        .iter()
+        .any(|k| value.strip_prefix(k).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '(', '\n', '\r'])));
+    plain_target && !value.starts_with('=') && keyword
+}
+
+/// Why a text interpolation whose code holds a double quote stops the compile.
+const QUOTED_INTERPOLATION: &str = "Roundhouse writes this text as a double-quoted string, so the `\"` inside its `#{…}` is escaped and the code no longer parses: its compile stops. Instead, use single quotes inside the interpolation (`#{t('.key')}`), or an output line (`= t(\".key\")`)";
+
 /// How the ingest reads the file at `relative_path` of kind `kind`, for this pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Walk {
@@ -245,7 +268,7 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         } else if commented_do {
             "Roundhouse's HAML reader closes a block only when its line ends with `do` (or `do |…|`): the comment after it hides the block, which is never closed, and the compiled template does not parse, so its compile stops. Instead, move the comment to a line of its own (`-# …`)".to_owned()
         } else if quoted {
-            "Roundhouse writes this text as a double-quoted string, so the `\"` inside its `#{…}` is escaped and the code no longer parses: its compile stops. Instead, use single quotes inside the interpolation (`#{t('.key')}`), or an output line (`= t(\".key\")`)".to_owned()
+            QUOTED_INTERPOLATION.to_owned()
         } else {
             format!(
                 "Roundhouse compiles this template into Ruby that does not parse here ({}): its compile stops. Rails renders it; the construct that Roundhouse reads differently is on this line",
@@ -259,11 +282,64 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
             message: format!("{why}."),
         });
     }
+    // Prism's recovery swallows later slips of the same kind: every text interpolation whose code
+    // holds a double quote breaks the program, each on its own line, whether Prism names it or not.
+    // (HAML's text: an ERB template's `#{` in text is `views.text-interpolation`'s.)
+    if text && (broken || result.errors().any(|e| !e.message().starts_with("Invalid "))) {
+        for segment in compiled.segments.iter().filter(|s| s.text) {
+            let Some(text) = source.get(segment.template.clone()) else { continue };
+            for (i, _) in text.match_indices("#{") {
+                let escaped = text[..i].ends_with('\\');
+                let code = text[i + 2..].split('}').next().unwrap_or("");
+                if escaped || !code.contains('"') {
+                    continue;
+                }
+                let at = segment.template.start + i;
+                let line_start = source[..at].rfind('\n').map_or(0, |n| n + 1);
+                if lines_seen.contains(&line_start) {
+                    continue;
+                }
+                lines_seen.push(line_start);
+                let line_end = source[line_start..].find('\n').map_or(source.len(), |n| line_start + n);
+                let line = &source[line_start..line_end];
+                let content = line_start + (line.len() - line.trim_start().len());
+                out.push(Diagnostic {
+                    span: line_index.span(content..line_end.max(content)),
+                    severity: Severity::Error,
+                    rule: rule!("views.template-parse-error"),
+                    message: format!("{QUOTED_INTERPOLATION}."),
+                });
+            }
+        }
+    }
+    // A HAML code line that assigns a keyword block (`- x = if a`, `- y = case b`): the reader opens
+    // a block only for a line that starts with the keyword, so it never writes this one's `end`, and
+    // Prism notices only at the end of the program.
+    if text && (broken || result.errors().any(|e| !e.message().starts_with("Invalid "))) {
+        let mut line_start = 0;
+        for line in source.split_inclusive('\n') {
+            if assigns_keyword_block(line) {
+                // What Prism said of this line is the fallout; this is the cause.
+                let line_end = line_start + line.len();
+                out.retain(|d| d.rule != "views.template-parse-error" || !(line_start..line_end).contains(&(d.span.start_byte as usize)));
+                let body = line.trim_end();
+                let content = line_start + (body.len() - body.trim_start().len());
+                out.push(Diagnostic {
+                    span: line_index.span(content..line_start + body.len()),
+                    severity: Severity::Error,
+                    rule: rule!("views.template-parse-error"),
+                    message: ASSIGNED_BLOCK.to_owned(),
+                });
+            }
+            line_start += line.len();
+        }
+    }
     // One slip shows on several lines (Prism recovers, and notices the fallout): the lines whose
     // cause is known (a quoted interpolation, a commented `do`) each stop the compile; of the others,
     // the first Prism noticed.
     let known = |d: &Diagnostic| {
-        d.message.contains("is escaped and the code no longer parses")
+        d.message == ASSIGNED_BLOCK
+            || d.message.contains("is escaped and the code no longer parses")
             || d.message.contains("the comment after it hides the block")
             || d.message.contains("Roundhouse reads HAML's `==`")
     };
@@ -400,6 +476,18 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
             ),
         });
     }
+    for (start, end, arms) in notes.unread_arms {
+        let head = text.get(start..end).unwrap_or("if").lines().next().unwrap_or("if").trim_end();
+        let plural = if arms == 1 { "arm" } else { "arms" };
+        out.push(Diagnostic {
+            span: line_index.span(start..start + head.len()),
+            severity: Severity::Warning,
+            rule: rule!("controller.format-arms-unread"),
+            message: format!(
+                "Roundhouse reads the `format` arms of a `respond_to` block only at its top level, or inside an `if` that is the block's only statement: this `if` stands beside other statements, so its {arms} {plural} are copied as written, and `format` is undefined in the compiled action (NameError when this runs, every target). Instead, move the other statements out of the `respond_to` block (before it), so the `if` is all it holds."
+            ),
+        });
+    }
     for (start, end, name) in notes.constants_dropped {
         out.push(Diagnostic {
             span: line_index.span(start..end),
@@ -452,6 +540,9 @@ struct Notes {
     class_variables: Vec<(usize, usize, String)>,
     /// A controller action's `format.json` arm the Spinel tree drops (`controller.json-format-dropped`).
     json_arms: Vec<(usize, usize)>,
+    /// An `if` beside other statements in a `respond_to` block, whose `format.<x>` arms the compiler
+    /// copies as written: the statement's start, the end of its first line, how many arms.
+    unread_arms: Vec<(usize, usize, usize)>,
     /// `def`s inside a concern's `included` block: another rule says what becomes of them.
     included_blocks: Vec<(usize, usize)>,
     /// Whether the file is under `app/models`, where a concern's `included` block is read for the
@@ -945,9 +1036,24 @@ fn respond_to_arms(node: &Node<'_>, notes: &mut Notes) {
     }
 }
 
-/// A `respond_to` block's body: its `format.<x>` statements, through `if` branches.
+/// A `respond_to` block's body: its `format.<x>` statements, through `if` branches. The compiler
+/// reads the arms inside an `if` only when the `if` is the whole body (of the block, or of a branch
+/// it reads); an `if` beside other statements is copied as written, its `format.<x>` calls with it,
+/// and `format` is undefined in the compiled action (`controller.format-arms-unread`).
 fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
-    for statement in statements_of(Some(body)) {
+    let statements = statements_of(Some(body));
+    let sole = statements.len() == 1;
+    for statement in statements {
+        if !sole && (statement.as_if_node().is_some() || statement.as_unless_node().is_some()) {
+            let mut arms = Vec::new();
+            unread_arms(&statement, binding, &mut arms);
+            if let Some(first) = arms.first() {
+                let (start, end) = (statement.location().start_offset(), statement.location().end_offset());
+                let line_end = first.0.min(end);
+                notes.unread_arms.push((start, line_end, arms.len()));
+                continue;
+            }
+        }
         if let Some(branch) = statement.as_if_node() {
             for part in branch.statements().map(|s| s.as_node()).into_iter().chain(branch.subsequent()) {
                 format_arms(part, binding, notes);
@@ -992,6 +1098,33 @@ fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
             let start = call.location().start_offset();
             notes.json_arms.push((start, location.end_offset()));
         }
+    }
+}
+
+/// The `format.<x>` calls on the block's binding inside a statement (through `if`/`unless`/`else`
+/// branches), as (start, end) of each call.
+fn unread_arms(node: &Node<'_>, binding: Option<&str>, out: &mut Vec<(usize, usize)>) {
+    let parts: Vec<Node<'_>> = if let Some(branch) = node.as_if_node() {
+        branch.statements().map(|s| s.as_node()).into_iter().chain(branch.subsequent()).collect()
+    } else if let Some(branch) = node.as_unless_node() {
+        branch.statements().map(|s| s.as_node()).into_iter().chain(branch.else_clause().map(|e| e.as_node())).collect()
+    } else if let Some(otherwise) = node.as_else_node() {
+        otherwise.statements().map(|s| s.as_node()).into_iter().collect()
+    } else if let Some(statements) = node.as_statements_node() {
+        statements.body().iter().collect()
+    } else {
+        if let Some(call) = node.as_call_node()
+            && call
+                .receiver()
+                .and_then(|r| r.as_local_variable_read_node().map(|l| name_of(l.name())))
+                .is_some_and(|name| binding.is_some_and(|b| b == name))
+        {
+            out.push((call.location().start_offset(), call.location().end_offset()));
+        }
+        return;
+    };
+    for part in parts {
+        unread_arms(&part, binding, out);
     }
 }
 
