@@ -294,7 +294,7 @@ def tree_evidence(finding, app, tree, source_lines):
     if rule == "controller.format-arms-unread":
         # The emitted controller still calls `format.<x> { … }` (the block's parameter is gone).
         for path in EMITTED.get(tree, {}).get(file, []):
-            if re.search(r"^\s*format\.\w+\s*(\{|do\b)", emitted_text(tree, path) or "", re.M):
+            if re.search(r"^\s*format\.\w+", emitted_text(tree, path) or "", re.M):
                 return f"{path} calls `format.…` as written"
         return None
     if rule == "library.delegates-lost":
@@ -308,7 +308,10 @@ def tree_evidence(finding, app, tree, source_lines):
     if rule == "syntax.block-parameter-form":
         # The same call's block in the emitted file takes other parameters than the source's (the
         # dropped ones are gone), and none of its occurrences there keeps the source's list.
-        block = re.search(r"\.?(\w+[?!]?)(?:\([^()]*\))?\s*(?:do|\{)\s*\|([^|]*)\|", text)
+        # The block whose parameters hold the finding's column (a line may open several).
+        column = finding.get("column", 1) - 1
+        blocks = list(re.finditer(r"\.?(\w+[?!]?)(?:\([^()]*\))?\s*(?:do|\{)\s*\|([^|]*)\|", text))
+        block = next((b for b in blocks if b.start(2) - 1 <= column <= b.end(2)), blocks[0] if len(blocks) == 1 else None)
         if not block:
             return None
         call, params = block.group(1), re.sub(r"\s+", "", block.group(2))
@@ -342,6 +345,11 @@ def tree_evidence(finding, app, tree, source_lines):
                 if names and not any(re.search(r"def (self\.)?" + re.escape(n) + r"\b", emitted) for n in names):
                     return f"{includer} has no `{names[0]}` method"
                 return None
+            if method in ("include", "extend", "prepend"):
+                module = re.search(method + r"\s*\(?\s*([\w:]+)", text)
+                if module and not re.search(r"\b" + method + r"\s*\(?\s*" + re.escape(module.group(1)) + r"\b", emitted):
+                    return f"{includer} does not {method} {module.group(1)}"
+                return None
             if method.startswith(("before_", "after_", "around_")):
                 target = re.search(r":(\w+[?!]?)", after)
                 if target and not re.search(r"(?<!def )(?<![\w])" + re.escape(target.group(1)) + r"(?![\w?!])", emitted):
@@ -350,6 +358,32 @@ def tree_evidence(finding, app, tree, source_lines):
             if not re.search(r"(?<![\w.])" + re.escape(method) + r"(?![\w?!])", emitted):
                 return f"{includer}'s emitted model has no `{method}`"
             return None
+    if rule == "model.callback-form" and "never runs in the compiled model" in message:
+        # The emitted model has no method for the callback's point (`after_update_commit` for
+        # `after_commit on: :update`), so nothing of it runs.
+        callback = re.match(r"\s*((?:before|after|around)_\w+)\b", text)
+        on = re.search(r"\bon:\s*:(\w+)", text)
+        paths = EMITTED.get(tree, {}).get(file, [])
+        if callback and paths:
+            kind = callback.group(1)
+            if on and kind.endswith("_commit"):
+                name = f"{kind[: -len('_commit')]}_{on.group(1)}_commit"
+            elif on:
+                return None
+            else:
+                name = kind
+            if not any(re.search(r"def " + re.escape(name) + r"\b", emitted_text(tree, p) or "") for p in paths):
+                return f"{paths[0]} has no `{name}`"
+        return None
+    if rule in ("model.unsupported-macro", "model.validation-ignored", "model.callback-form") and "as a plain class and drops this statement" in message:
+        # A model's subclass, read as a plain class: its emitted file has no such statement.
+        statement = re.match(r"\s*(\w+)[\s(]+:?(\w+)", text)
+        paths = EMITTED.get(tree, {}).get(file, [])
+        if statement and paths:
+            pattern = r"\b" + re.escape(statement.group(1)) + r"[\s(]+:?" + re.escape(statement.group(2)) + r"\b"
+            if not any(re.search(pattern, emitted_text(tree, p) or "") for p in paths):
+                return f"{paths[0]} has no `{statement.group(1)} {statement.group(2)}`"
+        return None
     if rule == "model.unsupported-macro":
         attribute = re.search(r"drops `attribute :(\w+)` without a word", message)
         if attribute:
@@ -401,7 +435,7 @@ def tree_evidence(finding, app, tree, source_lines):
             emitted = emitted_text(tree, emitted_path)
             if emitted is None:
                 return None
-            verdicts.append(model_evidence(rule, message, text, emitted_path, emitted, source_lines, file, line, name or model_path.split("/")[-1]))
+            verdicts.append(model_evidence(rule, message, text, emitted_path, emitted, source_lines, file, line, name or model_path.split("/")[-1], tree))
         return verdicts[0] if verdicts and all(verdicts) else None
     if rule == "schema.unknown-column-type":
         m = re.search(r"`(\w+)\.(\w+)`", message)
@@ -490,12 +524,16 @@ EMITTED = {}
 
 
 
-def model_evidence(rule, message, text, emitted_path, emitted, source_lines, file, line, name):
+def model_evidence(rule, message, text, emitted_path, emitted, source_lines, file, line, name, tree=None):
     """What a model's or controller's emitted file shows of a finding on one of its statements, or None."""
-    habtm = re.search(r"drops `has_and_belongs_to_many :(\w+)` without a word", message)
+    habtm = re.search(r"drops `has_and_belongs_to_many :(\w+)` without a word: the compiled ([\w:]+) has no", message)
     if habtm:
-        reader = re.search(r"def " + re.escape(habtm.group(1)) + r"\b", emitted)
-        return None if reader else f"{emitted_path} has no `{habtm.group(1)}`"
+        # The model the message names (a concern's `included` block is spliced into its includer).
+        path = "app/models/" + "/".join(snake(p) for p in habtm.group(2).split("::")) + ".rb"
+        model = emitted_text(tree, path) if tree else None
+        text_of_model, where = (model, path) if model is not None else (emitted, emitted_path)
+        reader = re.search(r"def " + re.escape(habtm.group(1)) + r"\b", text_of_model)
+        return None if reader else f"{where} has no `{habtm.group(1)}`"
     if rule == "model.validation-ignored":
         m = re.search(r"enforce (?:this )?`(\w+):`|custom validator `(\w+):` \((\w+)\)", message)
         lead = re.search(r"validates\w*\s*\(?\s*((?::\w+\s*,\s*)*:\w+)", text)
@@ -657,7 +695,7 @@ def route_evidence(finding, tree, source_lines=None):
 
 ROUTE_SEGMENT = re.compile(
     r"""\b(?:get|post|put|patch|delete|match|scope|namespace|resources?)\b\s*\(?\s*(?:["']/?([\w\-/]+)["']|:(\w+))"""
-    r"""|\bpath:\s*["']/?([\w\-/]+)["']"""
+    r"""|\b(?:path|at):\s*["']/?([\w\-/]+)["']|=>\s*["']/([\w\-/]+)["']"""
 )
 ROUTE_TARGET = re.compile(r"""(?:\bto:\s*|=>\s*)["']([\w/]+)#(\w+)["']""")
 
@@ -1200,13 +1238,15 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             why = "tree"
         elif f["severity"] == "warning" and [w for w in near(warnings, f["file"], f["line"]) if w["code"] in ("unsupported", "lower_residue")]:
             why = "other warning on line"
-        if not why and rule == "model.preload-crash" and judge is not None:
+        if not why and rule == "model.preload-crash":
+            # Asked even at the file level: a panic names no line, so there is nothing finer to ask.
+            crash_judge = judge or LineJudge(name, app, roundhouse, work, gaps)
             # The compile must reach the models: the copy without the files the strict ingest refuses.
             repaired = os.path.join(work, "repaired-app")
             base = repaired if removed and os.path.isdir(repaired) else app
             if os.path.isfile(os.path.join(base, f["file"])):
                 siblings = [g for g in findings if g["rule"] == rule]
-                if judge.preload_crash(f, siblings, base):
+                if crash_judge.preload_crash(f, siblings, base):
                     why = "crash"
         if not why and rule == "syntax.parse-error" and judge is not None and not gap_files.get(f["file"]):
             # A file the whole app's compile does not read: its text, read alone, must not parse.
@@ -1514,7 +1554,7 @@ def ask(roundhouse, app, jruby=False):
         "fatal": fatal.replace(prefix, "") if fatal else None,
         "compiles": rc == 0,
         # A panic (the compiler's own failure, after its ingest): what it printed, strict and lenient.
-        "crash": "\n".join(l for l in strict_other + other if "panicked" in l or "failed to parse" in l),
+        "crash": "\n".join(l for lines in (strict_other, other) for l in next((lines[i:] for i, l in enumerate(lines) if "panicked" in l), [])),
         "warnings": [w for w in warnings if w["code"] in ("unsupported", "lower_residue")],
         "spinel_warnings": [w for w in spinel if w["code"] in ("unsupported", "lower_residue")],
         "tree": tree,

@@ -275,13 +275,20 @@ impl AppContext {
     }
 
     /// The file of `app/models` that declares `class_name` with a superclass (`class Post <
-    /// ApplicationRecord`), whatever other files reopen it: worked out once per context.
+    /// ApplicationRecord`), whatever other files reopen it: its own file (`app/models/post.rb`) when
+    /// more than one does (`class Stat < ApplicationRecord` around a subclass in `stat/x.rb`), else
+    /// the first. Worked out once per context.
     pub fn model_definition(&self, class_name: &str) -> Option<&Arc<FileFacts>> {
         let definitions = self.model_definitions.get_or_init(|| {
-            let mut out = HashMap::new();
+            let mut out: HashMap<String, usize> = HashMap::new();
             for (i, file) in self.files.iter().enumerate().filter(|(_, f)| f.relative_path.starts_with("app/models/")) {
                 for model in file.models.iter().filter(|m| m.superclass.is_some()) {
-                    out.entry(model.class_name.clone()).or_insert(i);
+                    let own = format!("app/models/{}.rb", crate::rails::inflect::underscore(&model.class_name));
+                    if file.relative_path == own {
+                        out.insert(model.class_name.clone(), i);
+                    } else {
+                        out.entry(model.class_name.clone()).or_insert(i);
+                    }
                 }
             }
             out

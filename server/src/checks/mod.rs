@@ -314,45 +314,126 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
 /// taken from the class's full name (`custom_form::form_id`), which is not Ruby, and the compiler
 /// panics before it writes any tree.
 fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
-    if file.models.is_empty() || !file.relative_path.starts_with("app/models/") {
+    use crate::syntax::outline::{Item, NamespaceKind};
+    if !file.relative_path.starts_with("app/models/") {
         return Vec::new();
     }
     let Some((site, line)) = context.preload_lowering() else { return Vec::new() };
-    let bodies = roundhouse::ingest::bodies(file);
     let mut out = Vec::new();
+    // A model's own `has_many`s.
+    let bodies = roundhouse::ingest::bodies(file);
     for model in &file.models {
         let full = bodies.get(&model.span.start()) == Some(&roundhouse::ingest::Body::Full);
-        if !full || !roundhouse::ingest::is_model_facts(model) || !model.class_name.contains("::") {
+        if !full || !roundhouse::ingest::is_model_facts(model) {
             continue;
         }
         for association in model.associations.iter().filter(|a| a.kind == "has_many") {
             let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-            if option("through").is_some() || option("foreign_key").is_some() || option("as").is_some() {
-                continue;
-            }
-            let target = match option("class_name") {
-                Some(value) => match value.as_name() {
-                    Some(name) => name.to_owned(),
-                    None => continue,
-                },
-                None => crate::rails::inflect::camelize(&crate::rails::inflect::singularize(&association.name)),
-            };
-            if !context.model(&target).is_some_and(roundhouse::ingest::is_model_facts) {
-                continue;
-            }
-            let written = crate::rails::inflect::underscore(&model.class_name).replace('/', "::");
-            let key = format!("{}_id", crate::rails::inflect::underscore(crate::rails::inflect::demodulize(&model.class_name)));
-            out.push(roundhouse::catalogue::finding(
-                rule!("model.preload-crash"),
+            let keyed = ["through", "foreign_key", "as"].iter().any(|k| option(k).is_some());
+            let class_name = option("class_name").map(|v| v.as_name());
+            out.extend(preload_crash(
+                context,
+                &model.class_name,
+                &association.name,
+                keyed,
+                class_name,
                 association.span,
-                format!(
-                    "Roundhouse crashes on this association, and writes no tree for any target: the app has scopes and loads associations ({site}:{line}), so it writes preload methods for every model, and for `has_many :{}` on {} it takes the foreign key from the class's full name, `{written}_id`, which is not Ruby. Instead, name the key Rails uses: `foreign_key: :{key}`.",
-                    association.name, model.class_name
-                ),
+                None,
+                site,
+                *line,
             ));
         }
     }
+    // A concern's `included` block, spliced into each model that includes it: its `has_many` takes the
+    // includer's key.
+    for module in file.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Module) {
+        let Some(block) = module.items.iter().find_map(|item| match item {
+            Item::Call(call) if call.method == "included" && call.receiver.is_none() => call.block.as_ref(),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let mut includers: Vec<&String> = context.model_includes().get(&module.name).into_iter().flatten().collect();
+        includers.sort_unstable();
+        for item in &block.items {
+            let Item::Call(call) = item else { continue };
+            if call.method != "has_many" || call.receiver.is_some() {
+                continue;
+            }
+            let Some(name) = call.arguments.first().and_then(|a| a.as_name()) else { continue };
+            let option = |key: &str| call.options.iter().find(|(k, _)| k.as_name() == Some(key)).map(|(_, v)| v);
+            let keyed = ["through", "foreign_key", "as"].iter().any(|k| option(k).is_some());
+            let class_name = option("class_name").map(|v| v.as_name());
+            // Rails' key differs between includers of different names: the block cannot name one key.
+            let keys: HashSet<String> = includers
+                .iter()
+                .map(|c| format!("{}_id", crate::rails::inflect::underscore(crate::rails::inflect::demodulize(c))))
+                .collect();
+            for includer in &includers {
+                let Some((owner_file, i)) = context.models.get(includer.as_str()) else { continue };
+                let owner = &owner_file.models[*i];
+                if roundhouse::ingest::bodies(owner_file).get(&owner.span.start()) != Some(&roundhouse::ingest::Body::Full) {
+                    continue;
+                }
+                if let Some(mut found) =
+                    preload_crash(context, includer, name, keyed, class_name, call.span, Some(&module.name), site, *line)
+                {
+                    if keys.len() > 1 {
+                        let at = found.message.find(" Instead,").unwrap_or(found.message.len());
+                        found.message.truncate(at);
+                        found.message.push_str(&format!(
+                            " Instead, declare the association in each model that includes {} with the key Rails uses there (`foreign_key:`), since their keys differ.",
+                            module.name
+                        ));
+                    }
+                    out.push(found);
+                    break;
+                }
+            }
+        }
+    }
     out
+}
+
+/// The `model.preload-crash` finding for one `has_many :name` of `owner` (declared in `concern`'s
+/// `included` block when given), if its key is written from a namespaced class name.
+#[allow(clippy::too_many_arguments)]
+fn preload_crash(
+    context: &AppContext,
+    owner: &str,
+    name: &str,
+    keyed: bool,
+    class_name: Option<Option<&str>>,
+    span: crate::syntax::Span,
+    concern: Option<&str>,
+    site: &str,
+    line: u32,
+) -> Option<Diagnostic> {
+    use crate::rails::inflect;
+    if keyed || !owner.contains("::") {
+        return None;
+    }
+    let target = match class_name {
+        Some(Some(class)) => class.to_owned(),
+        Some(None) => return None,
+        None => inflect::camelize(&inflect::singularize(name)),
+    };
+    if !context.model(&target).is_some_and(roundhouse::ingest::is_model_facts) {
+        return None;
+    }
+    let written = inflect::underscore(owner).replace('/', "::");
+    let key = format!("{}_id", inflect::underscore(inflect::demodulize(owner)));
+    let whose = match concern {
+        Some(concern) => format!("`has_many :{name}` of {concern}'s `included` block, spliced into {owner},"),
+        None => format!("`has_many :{name}` on {owner}"),
+    };
+    Some(roundhouse::catalogue::finding(
+        rule!("model.preload-crash"),
+        span,
+        format!(
+            "Roundhouse crashes on this association, and writes no tree for any target: the app has scopes and loads associations ({site}:{line}), so it writes preload methods for every model, and for {whose} it takes the foreign key from the class's full name, `{written}_id`, which is not Ruby. Instead, name the key Rails uses: `foreign_key: :{key}`."
+        ),
+    ))
 }
 
 /// A class of a model file whose superclass is one of the app's models (single-table inheritance, a

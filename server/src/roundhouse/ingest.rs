@@ -170,6 +170,12 @@ pub fn reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
                 let dir = source.rsplit_once('/').map_or(source, |(d, _)| d);
                 return Reading::NotRead(format!("Roundhouse does not read {dir}/"));
             }
+            // Of these folders Roundhouse reads only `.rb` files: a generator's ERB template
+            // (`lib/templates/…/model.rb.erb`) is compiled by nothing.
+            if !source.ends_with(".rb") {
+                let dir = source.rsplit_once('/').map_or(source, |(d, _)| d);
+                return Reading::NotRead(format!("Roundhouse reads only the Ruby files of {dir}/"));
+            }
             let first = source.strip_prefix("lib/").and_then(|rest| rest.split_once('/')).map(|(first, _)| first);
             if let Some(first) = first.filter(|first| app.is_some_and(|a| a.lib_ignored.iter().any(|i| i == first))) {
                 return Reading::NotRead(format!("lib/{first}/ is in config.autoload_lib(ignore: …)"));
