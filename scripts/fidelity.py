@@ -312,6 +312,15 @@ def tree_evidence(finding, app, tree, source_lines):
         column = finding.get("column", 1) - 1
         blocks = list(re.finditer(r"\.?(\w+[?!]?)(?:\([^()]*\))?\s*(?:do|\{)\s*\|([^|]*)\|", text))
         block = next((b for b in blocks if b.start(2) - 1 <= column <= b.end(2)), blocks[0] if len(blocks) == 1 else None)
+        lambdas = [m for m in re.finditer(r"->\s*\(([^()]*)\)", text) if m.start(1) - 1 <= column <= m.end(1)]
+        if not block and lambdas:
+            # A lambda's parameters: the emitted file has the lambda, without them.
+            params = re.sub(r"\s+", "", lambdas[0].group(1))
+            texts = [emitted_text(tree, p) or "" for p in EMITTED.get(tree, {}).get(file, [])]
+            kept = any(re.sub(r"\s+", "", m.group(1)) == params for t in texts for m in re.finditer(r"->\s*\(([^()]*)\)", t))
+            if texts and not kept and any("->" in t for t in texts):
+                return f"no emitted lambda takes ({params})"
+            return None
         if not block:
             return None
         call, params = block.group(1), re.sub(r"\s+", "", block.group(2))
@@ -350,8 +359,10 @@ def tree_evidence(finding, app, tree, source_lines):
                 if module and not re.search(r"\b" + method + r"\s*\(?\s*" + re.escape(module.group(1)) + r"\b", emitted):
                     return f"{includer} does not {method} {module.group(1)}"
                 return None
-            if method.startswith(("before_", "after_", "around_")):
-                target = re.search(r":(\w+[?!]?)", after)
+            if method.startswith(("before_", "after_", "around_")) or method == "validate":
+                target = re.match(r"\s*\(?\s*:(\w+[?!]?)", after)
+                # A lambda or block callback: the first call of its body.
+                target = target or re.search(r"(?:->\s*(?:\([^)]*\))?\s*\{|\bdo\b|\{)\s*(?:\|[^|]*\|)?\s*([a-z_]\w*[?!]?)", after)
                 if target and not re.search(r"(?<!def )(?<![\w])" + re.escape(target.group(1)) + r"(?![\w?!])", emitted):
                     return f"{includer} never calls `{target.group(1)}`"
                 return None
@@ -1244,10 +1255,21 @@ def measure(name, app, roundhouse, binary, work, reuse=False, line_level=True):
             # The compile must reach the models: the copy without the files the strict ingest refuses.
             repaired = os.path.join(work, "repaired-app")
             base = repaired if removed and os.path.isdir(repaired) else app
-            if os.path.isfile(os.path.join(base, f["file"])):
-                siblings = [g for g in findings if g["rule"] == rule]
-                if crash_judge.preload_crash(f, siblings, base):
-                    why = "crash"
+            # The association's target, as the compiler resolves it (`class_name:`, else the name).
+            lines = source_lines(f["file"])[f["line"] - 1 : f.get("end_line", f["line"])]
+            named = re.search(r"class_name:\s*[\"']:*([\w:]+)[\"']", " ".join(lines))
+            plural = re.search(r"has_many\s*\(?\s*:(\w+)", " ".join(lines))
+            target = named.group(1) if named else (plural.group(1)[:-1] if plural and plural.group(1).endswith("s") else "")
+            target_file = "app/models/" + "/".join(snake(p) for p in target.split("::")) + ".rb"
+            if not os.path.isfile(os.path.join(base, f["file"])) or target_file in removed:
+                # The owner or the target is not in the compiled copy: nothing here can panic on it.
+                r["findings"] -= 1
+                r["unscored"] += 1
+                unscored.add(id(f))
+                continue
+            siblings = [g for g in findings if g["rule"] == rule]
+            if crash_judge.preload_crash(f, siblings, base):
+                why = "crash"
         if not why and rule == "syntax.parse-error" and judge is not None and not gap_files.get(f["file"]):
             # A file the whole app's compile does not read: its text, read alone, must not parse.
             text = "\n".join(source_lines(f["file"])) + "\n"

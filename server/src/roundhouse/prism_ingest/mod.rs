@@ -1297,6 +1297,7 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
             }
             continue;
         }
+        let mut read_for_includers = false;
         if name == "included" {
             let location = statement.location();
             notes.included_blocks.push((location.start_offset(), location.end_offset()));
@@ -1304,13 +1305,25 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
                 && let Some(block) = call.block().and_then(|b| b.as_block_node())
             {
                 included_block(&block, converter);
+                read_for_includers = true;
             }
         }
         // Converted on its own: a rejection drops the call.
         let saved = converter.cost;
         converter.cost = Cost::StatementDropped;
+        let before = converter.found.len();
         converter.expression(&statement);
         converter.cost = saved;
+        // A model concern's `included` block lands in its includers as they read it (above), and in
+        // no tree as the module's own call: of this reading, only its rejections are the compiler's
+        // (a scope's keyword parameters, for one, are kept by the includer).
+        if read_for_includers {
+            let mut index = 0;
+            converter.found.retain(|f| {
+                index += 1;
+                index <= before || !matches!(f.rule.as_str(), "syntax.block-parameter-form" | "spinel.dynamic-dispatch")
+            });
+        }
     }
 }
 
