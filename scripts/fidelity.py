@@ -291,6 +291,9 @@ def tree_evidence(finding, app, tree, source_lines):
             if code and "#{" + code.group(1) + "}" in (emitted_text(tree, path) or ""):
                 return f"{path} interpolates `{code.group(1)}`"
         return None
+    if rule == "model.unsupported-macro" and "drops `has_and_belongs_to_many" in message:
+        # The model the message names, wherever the statement is (a concern's `included` block).
+        return model_evidence(rule, message, text, file, emitted_text(tree, file) or "", source_lines, file, line, "", tree)
     if rule == "controller.format-arms-unread":
         # The emitted controller still calls `format.<x> { … }` (the block's parameter is gone).
         for path in EMITTED.get(tree, {}).get(file, []):
