@@ -168,15 +168,10 @@ fn json_hash_assignments(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
 /// A concern's `included do … end` block: Roundhouse splices its statements into each model that
 /// includes it, and lowers them there; the findings sit on the concern's lines.
 fn concern_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
-    use crate::syntax::outline::{Item, Namespace, NamespaceKind};
+    use crate::syntax::outline::{Namespace, NamespaceKind};
     let mut out = Vec::new();
     for module in file.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Module) {
-        let Some(block) = module.items.iter().find_map(|item| match item {
-            Item::Call(call) if call.method == "included" && call.receiver.is_none() => call.block.as_ref(),
-            _ => None,
-        }) else {
-            continue;
-        };
+        let Some(block) = included_block(module) else { continue };
         let last = module.name.rsplit("::").next().unwrap_or(&module.name);
         let namespace = module.name.strip_suffix(last).map(|ns| ns.trim_end_matches("::"));
         let includes = context.model_includes();
@@ -308,6 +303,14 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     out
 }
 
+/// A concern module's `included do … end` block, if it has one.
+fn included_block(module: &crate::syntax::outline::Namespace) -> Option<&crate::syntax::outline::Block> {
+    module.items.iter().find_map(|item| match item {
+        crate::syntax::outline::Item::Call(call) if call.method == "included" && call.receiver.is_none() => call.block.as_deref(),
+        _ => None,
+    })
+}
+
 /// `model.preload-crash`: when the app turns on Roundhouse's preload methods
 /// (`AppContext::preload_lowering`), it writes a batch loader for each `has_many` of each model, keyed
 /// by the association's foreign key; for a model in a namespace without `foreign_key:` that key is
@@ -347,12 +350,7 @@ fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     // A concern's `included` block, spliced into each model that includes it: its `has_many` takes the
     // includer's key.
     for module in file.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Module) {
-        let Some(block) = module.items.iter().find_map(|item| match item {
-            Item::Call(call) if call.method == "included" && call.receiver.is_none() => call.block.as_ref(),
-            _ => None,
-        }) else {
-            continue;
-        };
+        let Some(block) = included_block(module) else { continue };
         let mut includers: Vec<&String> = context.model_includes().get(&module.name).into_iter().flatten().collect();
         includers.sort_unstable();
         for item in &block.items {

@@ -47,6 +47,20 @@ use convert::{Converter, Cost, Found, name_of};
 /// More than this many syntax errors in one file says "this file is broken"; the rest are noise.
 const MAX_PARSE_ERRORS: usize = 20;
 
+/// `views.template-parse-error` over the line that starts at `line_start`, from its first character
+/// to its last.
+fn template_stop_on_line(source: &str, line_index: &LineIndex, line_start: usize, message: String) -> Diagnostic {
+    let line_end = source[line_start..].find('\n').map_or(source.len(), |n| line_start + n);
+    let line = source[line_start..line_end].trim_end();
+    let content = line_start + (line.len() - line.trim_start().len());
+    Diagnostic {
+        span: line_index.span(content..(line_start + line.len()).max(content)),
+        severity: Severity::Error,
+        rule: rule!("views.template-parse-error"),
+        message,
+    }
+}
+
 /// Why a HAML line that assigns a keyword block stops the compile.
 const ASSIGNED_BLOCK: &str = "Roundhouse's HAML reader opens a block only for a line that starts with `if`, `unless`, `case` (or another keyword) or ends with `do`: this line's block is never closed, and the compiled template does not parse, so its compile stops. Instead, assign in each branch (`- if a` / `- x = 1` / `- else` / `- x = 2`) or in one line (`- x = a ? 1 : 2`).";
 
@@ -300,15 +314,7 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
                     continue;
                 }
                 lines_seen.push(line_start);
-                let line_end = source[line_start..].find('\n').map_or(source.len(), |n| line_start + n);
-                let line = &source[line_start..line_end];
-                let content = line_start + (line.len() - line.trim_start().len());
-                out.push(Diagnostic {
-                    span: line_index.span(content..line_end.max(content)),
-                    severity: Severity::Error,
-                    rule: rule!("views.template-parse-error"),
-                    message: format!("{QUOTED_INTERPOLATION}."),
-                });
+                out.push(template_stop_on_line(source, line_index, line_start, format!("{QUOTED_INTERPOLATION}.")));
             }
         }
     }
@@ -322,14 +328,7 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
                 // What Prism said of this line is the fallout; this is the cause.
                 let line_end = line_start + line.len();
                 out.retain(|d| d.rule != "views.template-parse-error" || !(line_start..line_end).contains(&(d.span.start_byte as usize)));
-                let body = line.trim_end();
-                let content = line_start + (body.len() - body.trim_start().len());
-                out.push(Diagnostic {
-                    span: line_index.span(content..line_start + body.len()),
-                    severity: Severity::Error,
-                    rule: rule!("views.template-parse-error"),
-                    message: ASSIGNED_BLOCK.to_owned(),
-                });
+                out.push(template_stop_on_line(source, line_index, line_start, ASSIGNED_BLOCK.to_owned()));
             }
             line_start += line.len();
         }
