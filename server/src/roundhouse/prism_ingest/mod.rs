@@ -1048,7 +1048,8 @@ fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
             unread_arms(&statement, binding, &mut arms);
             if let Some(first) = arms.first() {
                 let (start, end) = (statement.location().start_offset(), statement.location().end_offset());
-                let line_end = first.0.min(end);
+                // A modifier `if` starts at its arm: then its whole first line.
+                let line_end = if first.0 > start { first.0.min(end) } else { end };
                 notes.unread_arms.push((start, line_end, arms.len()));
                 continue;
             }
