@@ -938,10 +938,7 @@ class LineJudge:
         """The app to survey `file` in, and its gaps there before any change."""
         if file in self.place:
             return self.place[file]
-        mini = os.path.join(self.work, "line-mini")
-        shutil.rmtree(mini, ignore_errors=True)
-        _, base = parse_fixture(os.path.join(FIXTURES, "_base.fixture"))
-        write_app({**base, file: text}, mini)
+        mini = small_app({file: text}, os.path.join(self.work, "line-mini"))
         here = self.gaps_in(mini, file)
         # Compared by kind (a message up to its node's fields, which print pointers that differ per run).
         bucket = lambda messages: sorted(m.split("(", 1)[0] for m in messages)
@@ -959,10 +956,7 @@ class LineJudge:
     def fails_to_parse(self, text):
         """Whether the compiler's reader, given `text` as a model of a small app, reports it unparsable:
         the channel for a syntax error in a file the compile of the whole app never reads."""
-        probe = os.path.join(self.work, "parse-probe")
-        shutil.rmtree(probe, ignore_errors=True)
-        _, base = parse_fixture(os.path.join(FIXTURES, "_base.fixture"))
-        write_app({**base, "app/models/parse_probe.rb": text}, probe)
+        probe = small_app({"app/models/parse_probe.rb": text}, os.path.join(self.work, "parse-probe"))
         if any(re.search(GAP["syntax.parse-error"], m) for m in self.gaps_in(probe, "app/models/parse_probe.rb")):
             return True
         # A syntax error Prism recovers from is no survey gap: the strict compile names it.
@@ -1081,14 +1075,11 @@ class LineJudge:
 def stops_alone(app, file, roundhouse, work):
     """Whether a strict compile of the fixtures' base app with `file` added stops at `file` (or
     `None` when that says nothing: the file does not stop it there, but the whole app's may)."""
-    mini = os.path.join(work, "stop-mini")
-    shutil.rmtree(mini, ignore_errors=True)
-    _, base = parse_fixture(os.path.join(FIXTURES, "_base.fixture"))
     try:
         text = open(os.path.join(app, file), encoding="utf-8").read()
     except (OSError, UnicodeDecodeError):
         return True
-    write_app({**base, file: text}, mini)
+    mini = small_app({file: text}, os.path.join(work, "stop-mini"))
     _, _, other = transpile(roundhouse, mini, "ruby", os.path.join(work, "stop-probe"), lenient=False)
     shutil.rmtree(os.path.join(work, "stop-probe"), ignore_errors=True)
     fatal = fatal_of(other) or ""
@@ -1548,6 +1539,13 @@ def write_app(files, dest):
         os.makedirs(os.path.dirname(full), exist_ok=True)
         with open(full, "w") as f:
             f.write(text)
+
+
+def small_app(files, dest):
+    """A fresh small app at `dest`: the fixtures' base app with `files` over it. Returns `dest`."""
+    shutil.rmtree(dest, ignore_errors=True)
+    write_app(files, dest)
+    return dest
 
 
 def emitted(root, tops=None):

@@ -30,17 +30,16 @@ const FRAMEWORK_CONTROLLERS: &[&str] = &["rails/", "active_storage/", "action_ma
 /// deciding that needs from the file's app; without it (an app still being indexed) the path decides.
 pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&AppReading>) -> Vec<Diagnostic> {
     let reading = roundhouse::ingest::reading(facts, app);
+    // A file read on its own and dropped whole: no tree contains its statements.
+    let dropped = reading == roundhouse::ingest::Reading::FileByFile && roundhouse::ingest::dropped_by(facts).is_some();
     let mut diagnostics: Vec<Diagnostic> = facts
         .diagnostics
         .iter()
         .chain(derived)
+        .filter(|d| !dropped || roundhouse::ingest::holds_in_dropped_file(d))
         .cloned()
         .filter_map(|d| roundhouse::ingest::apply(&reading, &facts.relative_path, d))
         .collect();
-    // A file read on its own and dropped whole: no tree contains its statements.
-    if reading == roundhouse::ingest::Reading::FileByFile && roundhouse::ingest::dropped_by(facts).is_some() {
-        diagnostics.retain(roundhouse::ingest::holds_in_dropped_file);
-    }
     // `# switchyard:disable …` comments; one that silences nothing is said (info).
     let silences =
         |s: &crate::rails::Suppression, rule: &str, d: &Diagnostic| d.rule == rule && s.line.is_none_or(|l| l == d.span.start.line);
@@ -334,6 +333,8 @@ fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
             let option = |key: &str| association.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
             let keyed = ["through", "foreign_key", "as"].iter().any(|k| option(k).is_some());
             let class_name = option("class_name").map(|v| v.as_name());
+            let advice = format!("name the key Rails uses: `foreign_key: :{}`", crate::rails::inflect::foreign_key(&model.class_name));
+            let whose = format!("`has_many :{}` on {}", association.name, model.class_name);
             out.extend(preload_crash(
                 context,
                 &model.class_name,
@@ -341,7 +342,8 @@ fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 keyed,
                 class_name,
                 association.span,
-                None,
+                &whose,
+                &advice,
                 site,
                 *line,
             ));
@@ -353,6 +355,8 @@ fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         let Some(block) = included_block(module) else { continue };
         let mut includers: Vec<&String> = context.model_includes().get(&module.name).into_iter().flatten().collect();
         includers.sort_unstable();
+        // Rails' key differs between includers of different names: the block cannot name one key.
+        let keys: HashSet<String> = includers.iter().map(|c| crate::rails::inflect::foreign_key(c)).collect();
         for item in &block.items {
             let Item::Call(call) = item else { continue };
             if call.method != "has_many" || call.receiver.is_some() {
@@ -362,28 +366,22 @@ fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
             let option = |key: &str| call.options.iter().find(|(k, _)| k.as_name() == Some(key)).map(|(_, v)| v);
             let keyed = ["through", "foreign_key", "as"].iter().any(|k| option(k).is_some());
             let class_name = option("class_name").map(|v| v.as_name());
-            // Rails' key differs between includers of different names: the block cannot name one key.
-            let keys: HashSet<String> = includers
-                .iter()
-                .map(|c| format!("{}_id", crate::rails::inflect::underscore(crate::rails::inflect::demodulize(c))))
-                .collect();
             for includer in &includers {
                 let Some((owner_file, i)) = context.models.get(includer.as_str()) else { continue };
                 let owner = &owner_file.models[*i];
                 if roundhouse::ingest::bodies(owner_file).get(&owner.span.start()) != Some(&roundhouse::ingest::Body::Full) {
                     continue;
                 }
-                if let Some(mut found) =
-                    preload_crash(context, includer, name, keyed, class_name, call.span, Some(&module.name), site, *line)
-                {
-                    if keys.len() > 1 {
-                        let at = found.message.find(" Instead,").unwrap_or(found.message.len());
-                        found.message.truncate(at);
-                        found.message.push_str(&format!(
-                            " Instead, declare the association in each model that includes {} with the key Rails uses there (`foreign_key:`), since their keys differ.",
-                            module.name
-                        ));
-                    }
+                let whose = format!("`has_many :{name}` of {}'s `included` block, spliced into {includer},", module.name);
+                let advice = if keys.len() > 1 {
+                    format!(
+                        "declare the association in each model that includes {} with the key Rails uses there (`foreign_key:`), since their keys differ",
+                        module.name
+                    )
+                } else {
+                    format!("name the key Rails uses: `foreign_key: :{}`", crate::rails::inflect::foreign_key(includer))
+                };
+                if let Some(found) = preload_crash(context, includer, name, keyed, class_name, call.span, &whose, &advice, site, *line) {
                     out.push(found);
                     break;
                 }
@@ -393,8 +391,8 @@ fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     out
 }
 
-/// The `model.preload-crash` finding for one `has_many :name` of `owner` (declared in `concern`'s
-/// `included` block when given), if its key is written from a namespaced class name.
+/// The `model.preload-crash` finding for one `has_many :name` of `owner` (`whose` says which, `advice`
+/// what to write instead), if its key is written from a namespaced class name.
 #[allow(clippy::too_many_arguments)]
 fn preload_crash(
     context: &AppContext,
@@ -403,7 +401,8 @@ fn preload_crash(
     keyed: bool,
     class_name: Option<Option<&str>>,
     span: crate::syntax::Span,
-    concern: Option<&str>,
+    whose: &str,
+    advice: &str,
     site: &str,
     line: u32,
 ) -> Option<Diagnostic> {
@@ -420,16 +419,11 @@ fn preload_crash(
         return None;
     }
     let written = inflect::underscore(owner).replace('/', "::");
-    let key = format!("{}_id", inflect::underscore(inflect::demodulize(owner)));
-    let whose = match concern {
-        Some(concern) => format!("`has_many :{name}` of {concern}'s `included` block, spliced into {owner},"),
-        None => format!("`has_many :{name}` on {owner}"),
-    };
     Some(roundhouse::catalogue::finding(
         rule!("model.preload-crash"),
         span,
         format!(
-            "Roundhouse crashes on this association, and writes no tree for any target: the app has scopes and loads associations ({site}:{line}), so it writes preload methods for every model, and for {whose} it takes the foreign key from the class's full name, `{written}_id`, which is not Ruby. Instead, name the key Rails uses: `foreign_key: :{key}`."
+            "Roundhouse crashes on this association, and writes no tree for any target: the app has scopes and loads associations ({site}:{line}), so it writes preload methods for every model, and for {whose} it takes the foreign key from the class's full name, `{written}_id`, which is not Ruby. Instead, {advice}."
         ),
     ))
 }

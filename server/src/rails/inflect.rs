@@ -196,6 +196,12 @@ pub fn demodulize(name: &str) -> &str {
     name.rsplit("::").next().unwrap_or(name)
 }
 
+/// Rails' default foreign key for a model class (ActiveSupport's `foreign_key`): `Admin::LineItem` →
+/// `line_item_id`.
+pub fn foreign_key(class_name: &str) -> String {
+    format!("{}_id", underscore(demodulize(class_name)))
+}
+
 /// Rails' default table name for a model class: `Admin::LineItem` → `line_items`.
 pub fn tableize(class_name: &str) -> String {
     pluralize(&underscore(demodulize(class_name)))

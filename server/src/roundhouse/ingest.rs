@@ -464,12 +464,12 @@ pub fn dropped_by(facts: &FileFacts) -> Option<&Diagnostic> {
     facts.diagnostics.iter().find(|d| d.severity == Severity::Error && (rejects(&d.rule) || d.rule == "syntax.parse-error"))
 }
 
-/// Whether a finding still holds in a file Roundhouse reads on its own and drops whole
-/// (`dropped_by`): what drops it (each construct the ingest rejects there, and a syntax error), and
-/// what describes how the file is read or wired; not what the compiler would do with a statement
-/// of it, since no tree contains the file.
+/// Whether a finding (as extracted, before `apply`) still holds in a file Roundhouse reads on its own
+/// and drops whole (`dropped_by`): what drops it (each construct the ingest rejects there, and a
+/// syntax error: the errors `dropped_by` looks for), and what describes how the file is read or
+/// wired; not what the compiler would do with a statement of it, since no tree contains the file.
 pub fn holds_in_dropped_file(finding: &Diagnostic) -> bool {
-    rejects(&finding.rule) && finding.message.contains("so it drops the file instead of stopping") || about_reading(&finding.rule)
+    finding.severity == Severity::Error && rejects(&finding.rule) || about_reading(&finding.rule)
 }
 
 /// Rules whose construct the ingest rejects (an error where the file is compiled).

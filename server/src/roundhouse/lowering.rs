@@ -496,9 +496,8 @@ fn association_item(model: &Model, association: &Association, tables: Tables<'_>
             }
             "has_many" | "has_one" => {
                 let class_name = class_name.unwrap_or_else(|| inflect::classify(&association.name));
-                let foreign_key = option("foreign_key")
-                    .and_then(Value::as_name)
-                    .map_or_else(|| format!("{}_id", inflect::underscore(inflect::demodulize(&model.class_name))), str::to_owned);
+                let foreign_key =
+                    option("foreign_key").and_then(Value::as_name).map_or_else(|| inflect::foreign_key(&model.class_name), str::to_owned);
                 let dependent = match option("dependent").and_then(Value::as_name) {
                     Some("destroy" | "destroy_async") => " · destroy cascades",
                     Some("delete_all") => " · deletes cascade (no callbacks)",

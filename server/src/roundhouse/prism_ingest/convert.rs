@@ -55,6 +55,10 @@ pub struct Found {
 }
 
 /// Collects what the converter finds in the expressions it is handed.
+/// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
+/// block's parameters it drops.
+pub const NOT_REJECTING: [RuleId; 2] = [rule!("spinel.dynamic-dispatch"), rule!("syntax.block-parameter-form")];
+
 pub struct Converter {
     pub found: Vec<Found>,
     /// Depth of `def`s the walkers opened around the expression (a class variable written there is
@@ -363,8 +367,7 @@ impl<'pr> Visit<'pr> for Converter {
     // into what it rejects (this pass does, for what else is there to rewrite).
     fn visit_missing_node(&mut self, node: &ruby_prism::MissingNode<'pr>) {
         let at = node.location().start_offset();
-        let not_rejecting = [rule!("spinel.dynamic-dispatch"), rule!("syntax.block-parameter-form")];
-        if !self.found.iter().any(|f| f.start <= at && at <= f.end && !not_rejecting.contains(&f.rule)) {
+        if !self.found.iter().any(|f| f.start <= at && at <= f.end && !NOT_REJECTING.contains(&f.rule)) {
             self.missing += 1;
         }
     }

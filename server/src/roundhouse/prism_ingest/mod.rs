@@ -212,6 +212,9 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
         }
     };
     let broken = converter.missing > 0;
+    // Whether the program does not parse: a stand-in the converter met, or an error other than one
+    // of context alone (a layout's top-level `yield` is `Invalid yield`).
+    let unparsed = broken || result.errors().any(|e| !e.message().starts_with("Invalid "));
     let mut found: Vec<Found> = Vec::new();
     for mut f in converter.found {
         let (Some(start), Some(end)) = (place(f.start), place(f.end)) else { continue };
@@ -223,7 +226,7 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
     }
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
     // A program that parses: the statements its lowering drops, each on its first line.
-    if !broken && result.errors().all(|e| e.message().starts_with("Invalid ")) {
+    if !unparsed {
         for dropped in template_walk::dropped(&program) {
             let first_line_end = compiled.ruby[dropped.start..].find('\n').map_or(dropped.end, |n| dropped.start + n);
             let Some(start) = place(dropped.start) else { continue };
@@ -299,7 +302,7 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
     // Prism's recovery swallows later slips of the same kind: every text interpolation whose code
     // holds a double quote breaks the program, each on its own line, whether Prism names it or not.
     // (HAML's text: an ERB template's `#{` in text is `views.text-interpolation`'s.)
-    if text && (broken || result.errors().any(|e| !e.message().starts_with("Invalid "))) {
+    if text && unparsed {
         for segment in compiled.segments.iter().filter(|s| s.text) {
             let Some(text) = source.get(segment.template.clone()) else { continue };
             for (i, _) in text.match_indices("#{") {
@@ -321,7 +324,7 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
     // A HAML code line that assigns a keyword block (`- x = if a`, `- y = case b`): the reader opens
     // a block only for a line that starts with the keyword, so it never writes this one's `end`, and
     // Prism notices only at the end of the program.
-    if text && (broken || result.errors().any(|e| !e.message().starts_with("Invalid "))) {
+    if text && unparsed {
         let mut line_start = 0;
         for line in source.split_inclusive('\n') {
             if assigns_keyword_block(line) {
@@ -1318,11 +1321,8 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
         // no tree as the module's own call: of this reading, only its rejections are the compiler's
         // (a scope's keyword parameters, for one, are kept by the includer).
         if read_for_includers {
-            let mut index = 0;
-            converter.found.retain(|f| {
-                index += 1;
-                index <= before || !matches!(f.rule.as_str(), "syntax.block-parameter-form" | "spinel.dynamic-dispatch")
-            });
+            let own = converter.found.split_off(before);
+            converter.found.extend(own.into_iter().filter(|f| !convert::NOT_REJECTING.contains(&f.rule)));
         }
     }
 }
