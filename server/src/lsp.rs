@@ -13,10 +13,19 @@ pub mod convert;
 pub mod framing;
 mod guard;
 mod handlers;
+mod progress;
 mod session;
 mod transport;
 
 use tower_lsp_server::{LspService, Server};
+
+/// How many messages are handled at once. A request that waits (for an index, at most
+/// `WHOLE_APP_WAIT`, and only a few of those at a time) holds its slot while it waits; past this many,
+/// the library stops reading. Plenty for every client; a slot costs a parked future.
+const CONCURRENCY: usize = 64;
+
+/// How long the process lets requests in flight finish after `exit`.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Serves LSP over stdin/stdout until `exit`. Returns whether `shutdown` came before `exit` (the
 /// protocol's exit code 0 versus 1).
@@ -34,7 +43,17 @@ pub fn run_stdio() -> Result<bool, String> {
             .custom_method("switchyard/preview", backend::Backend::preview)
             .finish();
         let session = service.inner().session();
-        Server::new(transport::well_formed_frames(tokio::io::stdin()), tokio::io::stdout(), socket).serve(service).await;
+        let exit = std::sync::Arc::new(tokio::sync::Notify::new());
+        let input = transport::well_formed_frames(tokio::io::stdin(), std::sync::Arc::clone(&exit));
+        let serve = Server::new(input, tokio::io::stdout(), socket).concurrency_level(CONCURRENCY).serve(service);
+        // After `exit` the library still waits for the requests in flight; the process does not wait
+        // for long (`EXIT_GRACE`), whatever they wait on.
+        tokio::select! {
+            () = serve => {}
+            () = async { exit.notified().await; tokio::time::sleep(EXIT_GRACE).await } => {
+                tracing::warn!("requests still in flight at exit were dropped");
+            }
+        }
         session.shutdown_requested()
     });
     // A cold index may still be running on a blocking thread: do not wait for it.

@@ -53,6 +53,8 @@ pub struct Session {
     /// not all known, so whole-app checks wait for the refresh that ends each index and whole-app requests
     /// wait for it (`indexed`).
     indexing: tokio::sync::watch::Sender<usize>,
+    /// The requests waiting in `indexed` (each holds one of the protocol library's slots meanwhile).
+    whole_app_waiters: WholeAppWaiters,
     /// The last failure shown to the user (a different one is shown again; a success forgets it).
     pub exact_failure_shown: Mutex<Option<String>>,
     pub index: Arc<Index>,
@@ -85,6 +87,16 @@ pub struct Session {
     pub kept_generation: std::sync::atomic::AtomicU64,
     /// Notifications that change facts and have not yet published what they changed (`changing`).
     changes_in_flight: std::sync::atomic::AtomicUsize,
+}
+
+/// The permits of the requests that may wait for an index at once: few enough that most of the
+/// protocol library's slots (`lsp::CONCURRENCY`) stay free for hovers and edits.
+struct WholeAppWaiters(tokio::sync::Semaphore);
+
+impl Default for WholeAppWaiters {
+    fn default() -> WholeAppWaiters {
+        WholeAppWaiters(tokio::sync::Semaphore::new(4))
+    }
 }
 
 /// Held by a notification from before it changes facts until after it has published: while any is
@@ -182,7 +194,12 @@ impl Session {
 
     /// Waits until no index is under way, or `limit` has passed (then the caller answers from what is
     /// indexed so far). An answer about the whole app given mid-index would describe half of it.
+    /// Only `WHOLE_APP_WAITERS` requests wait at a time; one more answers at once from what is read.
     pub async fn indexed(&self, limit: std::time::Duration) {
+        if !self.is_indexing() {
+            return;
+        }
+        let Ok(_waiting) = self.whole_app_waiters.0.try_acquire() else { return };
         let mut receiver = self.indexing.subscribe();
         let _ = tokio::time::timeout(limit, receiver.wait_for(|running| *running == 0)).await;
     }

@@ -16,8 +16,9 @@ const PIPE_CAPACITY: usize = 1 << 20;
 /// `Content-Length` longer than its body). Ordinary clients write a frame at once.
 const PAUSE: Duration = Duration::from_millis(200);
 
-/// Messages read from `input`, re-framed on the returned stream.
-pub fn well_formed_frames(input: impl AsyncRead + Unpin + Send + 'static) -> DuplexStream {
+/// Messages read from `input`, re-framed on the returned stream; `exit` is notified when the client's
+/// `exit` notification has been passed on.
+pub fn well_formed_frames(input: impl AsyncRead + Unpin + Send + 'static, exit: std::sync::Arc<tokio::sync::Notify>) -> DuplexStream {
     let (reader, mut writer) = tokio::io::duplex(PIPE_CAPACITY);
     tokio::spawn(async move {
         let mut input = input;
@@ -29,8 +30,12 @@ pub fn well_formed_frames(input: impl AsyncRead + Unpin + Send + 'static) -> Dup
         loop {
             while let Some(event) = framer.next(paused) {
                 messages += usize::from(matches!(event, Event::Message(_)));
+                let exiting = matches!(&event, Event::Message(body) if is_exit(body));
                 if !forward(&mut writer, event).await {
                     return;
+                }
+                if exiting {
+                    exit.notify_one();
                 }
             }
             let read = if framer.is_partial() && !paused {
@@ -68,6 +73,16 @@ pub fn well_formed_frames(input: impl AsyncRead + Unpin + Send + 'static) -> Dup
         let _ = writer.shutdown().await;
     });
     reader
+}
+
+/// Whether a message is the `exit` notification.
+fn is_exit(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    body.windows(6).any(|w| w == b"\"exit\"") && serde_json::from_slice::<Method>(body).is_ok_and(|m| m.method.as_deref() == Some("exit"))
 }
 
 /// Passes a message on (framed) or logs a warning; `false` once the library stopped reading.

@@ -22,6 +22,8 @@ pub struct Client {
     next_id: i64,
     /// Every message received so far, in order.
     pub seen: Vec<Value>,
+    /// Whether the server's own requests are answered (a client that never answers: `false`).
+    pub answers: bool,
 }
 
 pub fn uri(path: &Path) -> String {
@@ -93,7 +95,7 @@ impl Client {
                 }
             })
             .expect("spawn the reader");
-        Client { child, stdin, incoming, next_id: 1, seen: Vec::new() }
+        Client { child, stdin, incoming, next_id: 1, seen: Vec::new(), answers: true }
     }
 
     pub fn send_raw(&mut self, body: &[u8]) {
@@ -135,7 +137,7 @@ impl Client {
                 Err(RecvTimeoutError::Disconnected) => panic!("server closed its output; seen: {:#?}", self.seen),
             };
             // Server-to-client requests get the reply a real client gives.
-            if let (Some(id), Some(method)) = (message.get("id"), message.get("method")) {
+            if let (Some(id), Some(method), true) = (message.get("id"), message.get("method"), self.answers) {
                 let result = if method == "window/showDocument" { json!({"success": true}) } else { Value::Null };
                 self.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
             }
@@ -151,7 +153,7 @@ impl Client {
     pub fn settle(&mut self, quiet: Duration) -> Vec<Value> {
         let mut out = Vec::new();
         while let Ok(message) = self.incoming.recv_timeout(quiet) {
-            if let (Some(id), Some(_)) = (message.get("id"), message.get("method")) {
+            if let (Some(id), Some(_), true) = (message.get("id"), message.get("method"), self.answers) {
                 self.send(json!({"jsonrpc": "2.0", "id": id, "result": Value::Null}));
             }
             self.seen.push(message.clone());
@@ -237,6 +239,34 @@ impl Client {
         assert!(reply.get("error").is_none(), "shutdown failed: {reply}");
         self.notify("exit", Value::Null);
         self.child.wait().unwrap()
+    }
+
+    /// Sends a request without waiting for its answer; its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// Waits for the answer to the request `id`.
+    pub fn answer(&mut self, id: i64) -> Value {
+        if let Some(seen) = self.seen.iter().find(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none()) {
+            return seen.clone();
+        }
+        self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
+    }
+
+    /// Whether the process ends within `limit` (a hang fails a test instead of hanging CI).
+    pub fn exits_within(&mut self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if !self.is_running() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
     }
 
     /// Blocks until the process exits.

@@ -80,12 +80,13 @@ pub async fn execute_command(backend: &Backend, params: ExecuteCommandParams) ->
     let Some(location) = params.arguments.first().and_then(|a| serde_json::from_value::<Location>(a.clone()).ok()) else {
         return Err(tower_lsp_server::jsonrpc::Error::invalid_params("switchyard.openRoute takes a Location"));
     };
-    let shown = backend
-        .client
-        .show_document(ShowDocumentParams { uri: location.uri, external: None, take_focus: Some(true), selection: Some(location.range) })
-        .await;
-    if let Err(error) = shown {
-        tracing::warn!("the client could not show the route: {error}");
-    }
+    // The client shows it when it will; the request is answered at once (never waiting on the client).
+    let client = backend.client.clone();
+    tokio::spawn(async move {
+        let params = ShowDocumentParams { uri: location.uri, external: None, take_focus: Some(true), selection: Some(location.range) };
+        if let Err(error) = client.show_document(params).await {
+            tracing::warn!("the client could not show the route: {error}");
+        }
+    });
     Ok(None)
 }

@@ -257,7 +257,7 @@ async fn passes(session: Arc<Session>, client: Client, root: PathBuf) {
             }
         }
         if session.hints_stale.swap(false, Ordering::SeqCst) && session.flags().inlay_hint_refresh {
-            let _ = client.inlay_hint_refresh().await;
+            super::lifecycle::refresh(&client, super::lifecycle::Refresh::InlayHints);
         }
         if session.end_rechecks(&root, wanted) {
             return;

@@ -11,11 +11,12 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tower_lsp_server::Client;
-use tower_lsp_server::ls_types::{DidSaveTextDocumentParams, MessageType, NumberOrString};
+use tower_lsp_server::ls_types::{DidSaveTextDocumentParams, MessageType};
 
 use super::diagnostics::Publish;
 use crate::lsp::backend::Backend;
 use crate::lsp::convert;
+use crate::lsp::progress::Reporter;
 use crate::lsp::session::Session;
 use crate::roundhouse::exact::{self, ExactConfig, ExactDiagnostic};
 use crate::roundhouse::tree::Target;
@@ -52,18 +53,14 @@ pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
             return;
         }
         let cancel = session.new_exact_run();
-        let token = NumberOrString::String(format!("switchyard/roundhouse/{generation}"));
-        let progress = if session.flags().work_done_progress && client.create_work_done_progress(token.clone()).await.is_ok() {
-            Some(
-                client
-                    .progress(token, "Roundhouse")
-                    .with_message(format!("compiling for --target {}", config.target.as_str()))
-                    .begin()
-                    .await,
-            )
-        } else {
-            None
-        };
+        let progress = Reporter::begin(
+            &client,
+            session.flags().work_done_progress,
+            format!("switchyard/roundhouse/{generation}"),
+            "Roundhouse",
+            format!("compiling for --target {}", config.target.as_str()),
+            false,
+        );
         let result = exact::run(&config, &app.root, cancel.notified()).await;
         // What the run decided is recorded before its progress ends, so a client that asks for the
         // preview when it sees the end gets this run's answer; what it says is sent after.
@@ -76,9 +73,7 @@ pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
                 served_roots.remove(&app.root);
             }
         }
-        if let Some(progress) = progress {
-            progress.finish().await;
-        }
+        progress.end(None);
         match result {
             Err(cancelled) if cancelled == "cancelled" => {}
             Err(error) => failed(&client, &session, &error).await,

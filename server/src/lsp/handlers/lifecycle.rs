@@ -10,6 +10,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::diagnostics::{Publish, claimed_recheck};
 use crate::lsp::backend::Backend;
+use crate::lsp::progress::Reporter;
 use crate::lsp::session::{ClientFlags, IndexingGuard, Session};
 use crate::lsp::{capabilities, convert};
 
@@ -125,6 +126,24 @@ fn hold_last_published(session: &Session, folders: &[PathBuf]) {
     }
 }
 
+/// What a refresh asks the client to ask for again.
+pub enum Refresh {
+    CodeLenses,
+    InlayHints,
+}
+
+/// Asks the client to ask for its lenses or hints again, without waiting for its answer (a request to
+/// the client is never awaited where it could hold up anything else).
+pub fn refresh(client: &tower_lsp_server::Client, what: Refresh) {
+    let client = client.clone();
+    tokio::spawn(async move {
+        let _ = match what {
+            Refresh::CodeLenses => client.code_lens_refresh().await,
+            Refresh::InlayHints => client.inlay_hint_refresh().await,
+        };
+    });
+}
+
 async fn register_file_watchers(client: &tower_lsp_server::Client) {
     let options = DidChangeWatchedFilesRegistrationOptions {
         watchers: vec![
@@ -166,27 +185,19 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
             }
         })
     });
-    // The index starts first; the progress is begun meanwhile (the client's answer to the token's
-    // creation is a round trip the index need not wait for), its reports queued until then.
-    let token = NumberOrString::String(format!("switchyard/indexing/{}", started.elapsed().as_nanos()));
-    let progress = if session.flags().work_done_progress && client.create_work_done_progress(token.clone()).await.is_ok() {
-        Some(client.progress(token, "Switchyard").with_message("Finding Rails apps").with_percentage(0).begin().await)
-    } else {
-        None
-    };
+    // The index starts first and never waits for the client: the progress is begun by a task of its
+    // own (`progress::Reporter`), its reports queued until the client has answered.
+    let token = format!("switchyard/indexing/{}", started.elapsed().as_nanos());
+    let progress = Reporter::begin(&client, session.flags().work_done_progress, token, "Switchyard", "Finding Rails apps".to_owned(), true);
     while let Some((done, total)) = receiver.recv().await {
-        if let Some(progress) = &progress {
-            let percentage = (done * 100 / total.max(1)) as u32;
-            progress.report_with_message(format!("Indexing {} files", thousands(total)), percentage).await;
-        }
+        let percentage = (done * 100 / total.max(1)) as u32;
+        progress.report(format!("Indexing {} files", thousands(total)), percentage);
     }
     let report = match work.await {
         Ok(report) => report,
         Err(error) => {
             tracing::error!("indexing failed: {error}");
-            if let Some(progress) = progress {
-                progress.finish_with_message("Indexing failed (see the server log)").await;
-            }
+            progress.end(Some("Indexing failed (see the server log)".to_owned()));
             return;
         }
     };
@@ -234,11 +245,9 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     }
     // Lenses asked for during the index (a route over each action) came from an app half read.
     if session.flags().code_lens_refresh {
-        let _ = client.code_lens_refresh().await;
+        refresh(&client, Refresh::CodeLenses);
     }
-    if let Some(progress) = progress {
-        progress.finish_with_message(format!("Indexed {} files", thousands(report.files))).await;
-    }
+    progress.end(Some(format!("Indexed {} files", thousands(report.files))));
 }
 
 /// Keeps what the index's first re-check published for the next start, when it was all worked out

@@ -69,7 +69,9 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
         backend.client.show_message(MessageType::WARNING, format!("Switchyard: {message}")).await;
     }
     if !new_app_folders.is_empty() {
-        index_folders(backend.client.clone(), backend.session(), new_app_folders, backend.session.begin_indexing()).await;
+        // In a task of its own: a handler never waits for an index (nor the index for the client).
+        let indexing = backend.session.begin_indexing();
+        tokio::spawn(index_folders(backend.client.clone(), backend.session(), new_app_folders, indexing));
     }
 }
 
@@ -93,6 +95,7 @@ pub async fn did_change_workspace_folders(backend: &Backend, params: DidChangeWo
         session.add_folder(folder.clone());
     }
     if !added.is_empty() {
-        index_folders(backend.client.clone(), backend.session(), added, backend.session.begin_indexing()).await;
+        let indexing = backend.session.begin_indexing();
+        tokio::spawn(index_folders(backend.client.clone(), backend.session(), added, indexing));
     }
 }

@@ -1,0 +1,152 @@
+//! The server against a hostile client or repository, over raw stdio with the real binary: a client
+//! that never answers the server's own requests cannot deadlock or stall it, `exit` ends it whatever
+//! is in flight, and what is not a file, or is outside the workspace, is never read.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{Client, uri, write_app};
+
+const ROUTES: &str = "Rails.application.routes.draw do\n  resources :posts\nend\n";
+/// A model with a finding, so the index publishes something for it.
+const POST: &str = "class Post < ApplicationRecord\n  has_and_belongs_to_many :tags\nend\n";
+
+/// A small app at `root`, whose one model is named `model`.
+fn small_app(root: &Path, model: &str) {
+    std::fs::create_dir_all(root.join("config")).unwrap();
+    std::fs::create_dir_all(root.join("app/models")).unwrap();
+    std::fs::write(root.join("config/routes.rb"), ROUTES).unwrap();
+    std::fs::write(root.join(format!("app/models/{}.rb", model.to_lowercase())), POST.replace("Post", model)).unwrap();
+}
+
+fn folders_added(folders: &[PathBuf]) -> Value {
+    let added: Vec<Value> = folders.iter().map(|f| json!({"uri": uri(f), "name": f.file_name().unwrap().to_str()})).collect();
+    json!({"event": {"added": added, "removed": []}})
+}
+
+fn symbol_names(reply: &Value) -> Vec<String> {
+    reply["result"].as_array().into_iter().flatten().filter_map(|s| s["name"].as_str().map(str::to_owned)).collect()
+}
+
+/// Four folders added and four apps created on disk while the client never answers a request of the
+/// server's (progress tokens, refreshes), then a burst of edits longer than the protocol library's
+/// queue: every request is still answered, the added apps are indexed, and `shutdown`/`exit` end it.
+#[test]
+fn a_client_that_never_answers_cannot_deadlock_the_server() {
+    let workspace = write_app("never-answers", &[]);
+    let main = workspace.join("main");
+    small_app(&main, "Post");
+    let added: Vec<PathBuf> = (0..4).map(|i| workspace.join(format!("added{i}"))).collect();
+    for (i, folder) in added.iter().enumerate() {
+        small_app(folder, &format!("Added{i}"));
+    }
+    let mut client = Client::spawn();
+    client.answers = false;
+    client.initialize(&main);
+    // The index publishes without the client's answer to the progress token.
+    let post = main.join("app/models/post.rb");
+    let post_uri = uri(&post);
+    assert!(!client.diagnostics(&post_uri, None).is_empty());
+
+    for folder in &added {
+        client.notify("workspace/didChangeWorkspaceFolders", folders_added(std::slice::from_ref(folder)));
+    }
+    // Apps made inside the workspace folder: each announced by its `config/routes.rb`.
+    for i in 0..4 {
+        let app = main.join(format!("engines/made{i}"));
+        small_app(&app, &format!("Made{i}"));
+        let changes = json!({"changes": [{"uri": uri(&app.join("config/routes.rb")), "type": 1}]});
+        client.notify("workspace/didChangeWatchedFiles", changes);
+    }
+    client.open(&post, "ruby", 1);
+    for version in 2..200 {
+        let text = format!("{POST}# edit {version}\n");
+        client.change(&post_uri, version, json!([{"text": text}]));
+    }
+    let reply = client.request("workspace/symbol", json!({"query": "Post"}));
+    assert!(symbol_names(&reply).contains(&"Post".to_owned()), "{reply}");
+    // The added folders and the apps made are indexed (their diagnostics published) without the client.
+    for i in 0..4 {
+        assert!(!client.published(&uri(&added[i].join(format!("app/models/added{i}.rb")))).is_empty());
+        assert!(!client.published(&uri(&main.join(format!("engines/made{i}/app/models/made{i}.rb")))).is_empty());
+    }
+    let reply = client.request("workspace/symbol", json!({"query": "Added3"}));
+    assert!(symbol_names(&reply).contains(&"Added3".to_owned()), "{reply}");
+    let reply = client.request("shutdown", Value::Null);
+    assert!(reply.get("error").is_none(), "{reply}");
+    client.notify("exit", Value::Null);
+    assert!(client.exits_within(Duration::from_secs(20)), "the server did not end after exit");
+    let _ = std::fs::remove_dir_all(&workspace);
+}
+
+/// `exit` ends the process while added folders are being indexed, whole-app requests wait for them
+/// and a burst of edits is queued, before any `shutdown` and with a client that answers nothing.
+#[test]
+fn exit_ends_the_process_whatever_is_in_flight() {
+    let workspace = write_app("exit-in-flight", &[]);
+    let main = workspace.join("main");
+    small_app(&main, "Post");
+    let mut client = Client::spawn();
+    client.answers = false;
+    client.initialize(&main);
+    for i in 0..4 {
+        let extra = workspace.join(format!("extra{i}"));
+        small_app(&extra, &format!("Extra{i}"));
+        client.notify("workspace/didChangeWorkspaceFolders", folders_added(std::slice::from_ref(&extra)));
+    }
+    let post = main.join("app/models/post.rb");
+    let post_uri = client.open(&post, "ruby", 1);
+    for _ in 0..8 {
+        client.send_request("switchyard/preview", json!({"uri": post_uri}));
+    }
+    for version in 2..150 {
+        client.change(&post_uri, version, json!([{"text": format!("{POST}# edit {version}\n")}]));
+    }
+    client.notify("exit", Value::Null);
+    assert!(client.exits_within(Duration::from_secs(15)), "the server did not end after exit");
+    let _ = std::fs::remove_dir_all(&workspace);
+}
+
+/// Whole-app requests made during a cold index wait for it, but a hover never waits behind them:
+/// it is answered while the index still runs.
+#[test]
+fn a_hover_never_waits_behind_whole_app_requests() {
+    let app = support::synthetic_app();
+    let cache = std::env::temp_dir().join(format!("switchyard-test-{}-stall-cache", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let mut client = Client::spawn_with(&[("SWITCHYARD_CACHE_DIR", &cache)]);
+    let model = std::fs::read_dir(app.join("app/models"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "rb") && !p.ends_with("application_record.rb"));
+    let model = model.expect("a model in the synthetic app");
+    client.initialize(&app);
+    let model_uri = uri(&model);
+    let previews: Vec<i64> = (0..8).map(|_| client.send_request("switchyard/preview", json!({"uri": model_uri}))).collect();
+    let hover =
+        client.send_request("textDocument/hover", json!({"textDocument": {"uri": model_uri}, "position": {"line": 0, "character": 7}}));
+    let answered = client.answer(hover);
+    assert!(answered.get("error").is_none(), "{answered}");
+    let index_ended = |m: &Value| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end";
+    let position = |seen: &[Value], pred: &dyn Fn(&Value) -> bool| seen.iter().position(pred);
+    let is_answer = |id: i64| move |m: &Value| m.get("id") == Some(&json!(id)) && m.get("method").is_none();
+    assert_eq!(position(&client.seen, &index_ended), None, "the index ended before the hover was answered: the test proves nothing");
+    client.wait_indexed();
+    // The first few waited for the index and describe the whole app; the rest answered at once, from
+    // what was read (nothing yet, for a file not yet read).
+    let hover_at = position(&client.seen, &is_answer(hover)).unwrap();
+    for (n, id) in previews.into_iter().enumerate() {
+        let reply = client.answer(id);
+        assert!(reply.get("error").is_none(), "{reply}");
+        if n < 4 {
+            assert!(reply["result"]["text"].is_string(), "{reply}");
+            assert!(position(&client.seen, &is_answer(id)).unwrap() > hover_at, "the hover waited behind a preview");
+        }
+    }
+    assert!(client.shutdown().success());
+    let _ = std::fs::remove_dir_all(&cache);
+}
