@@ -150,3 +150,44 @@ fn a_hover_never_waits_behind_whole_app_requests() {
     assert!(client.shutdown().success());
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// An app whose `.ignore` files are links to devices, to the process's own input, or FIFOs: `--check`
+/// and the server read none of them, say so, and index the app (an `.ignore` that is a file still
+/// keeps its paths out).
+#[test]
+fn ignore_files_that_are_not_files_are_not_read() {
+    let app = write_app("ignore-links", &[]);
+    small_app(&app, "Post");
+    std::fs::create_dir_all(app.join("app/views/posts")).unwrap();
+    std::fs::write(app.join("app/views/posts/index.html.erb"), "<p>Posts</p>\n").unwrap();
+    std::fs::create_dir_all(app.join("app/models/legacy")).unwrap();
+    std::fs::write(app.join("app/models/legacy/.ignore"), "kept_out.rb\n").unwrap();
+    std::fs::write(app.join("app/models/legacy/kept_out.rb"), POST.replace("Post", "Legacy::KeptOut")).unwrap();
+    let links = [("", "/dev/zero"), ("app", "/dev/urandom"), ("app/models", "/dev/stdin"), ("config", "/proc/self/fd/0")];
+    for (folder, target) in links {
+        std::os::unix::fs::symlink(target, app.join(folder).join(".ignore")).unwrap();
+    }
+    let fifo = std::ffi::CString::new(app.join("app/views/posts/.ignore").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .args(["--check", "--no-cache", "--format", "json"])
+        .arg(&app)
+        .stdin(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert!(stdout.contains("model.unsupported-macro") && !stdout.contains("kept_out"), "{stdout}\n{stderr}");
+    assert!(stderr.contains("a FIFO, not a regular file") && stderr.contains("/dev/zero"), "{stderr}");
+
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let reply = client.request("workspace/symbol", json!({"query": "Post"}));
+    assert!(symbol_names(&reply).contains(&"Post".to_owned()), "{reply}");
+    let reply = client.request("workspace/symbol", json!({"query": "KeptOut"}));
+    assert!(!reply.to_string().contains("kept_out.rb"), "{reply}");
+    assert!(client.shutdown().success());
+    let _ = std::fs::remove_dir_all(&app);
+}

@@ -213,18 +213,108 @@ pub fn is_rails_root(dir: &Path) -> bool {
 fn walker(root: &Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(root);
     let walk_root = root.to_path_buf();
-    builder.hidden(true).git_ignore(false).git_global(false).git_exclude(false).require_git(false).filter_entry(move |entry| {
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        if !is_dir || entry.depth() == 0 {
-            return true;
-        }
-        let Some(name) = entry.file_name().to_str() else { return true };
-        if SKIPPED_DIRS.contains(&name) {
-            return false;
-        }
-        !SKIPPED_BESIDE_CODE.contains(&name) || in_code(entry.path(), &walk_root)
-    });
+    // The `ignore` crate reads its ignore files whole, through any link, and its parents' up to `/`: a
+    // `.ignore` linked to `/dev/zero`, a FIFO or the server's own input would be read as text. It reads
+    // none here; `IgnoreFiles` reads each one as every file is read (regular, bounded, a link only
+    // inside the walk's folder) and the walk asks it.
+    let ignores = IgnoreFiles::new(root);
     builder
+        .hidden(true)
+        .ignore(false)
+        .parents(false)
+        .git_ignore(false)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .filter_entry(move |entry| {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if is_dir {
+                let Some(name) = entry.file_name().to_str() else { return true };
+                if SKIPPED_DIRS.contains(&name) {
+                    return false;
+                }
+                if SKIPPED_BESIDE_CODE.contains(&name) && !in_code(entry.path(), &walk_root) {
+                    return false;
+                }
+            }
+            !ignores.ignored(entry.path(), is_dir)
+        });
+    builder
+}
+
+/// The largest ignore file read (one bigger is not obeyed, and said so).
+const IGNORE_FILE_LIMIT: u64 = 1 << 20;
+
+/// The `.ignore` files that shape one walk: its folder's ancestors' (read before it starts) and each
+/// folder's within it (read when the walk first asks about a path in it, once).
+struct IgnoreFiles {
+    root: PathBuf,
+    /// The ancestors' rules, the nearest first.
+    above: Vec<std::sync::Arc<ignore::gitignore::Gitignore>>,
+    within: dashmap::DashMap<PathBuf, Option<std::sync::Arc<ignore::gitignore::Gitignore>>>,
+}
+
+impl IgnoreFiles {
+    fn new(root: &Path) -> IgnoreFiles {
+        let above = root.ancestors().skip(1).filter_map(|dir| read_ignore_file(dir, dir)).collect();
+        IgnoreFiles { root: root.to_path_buf(), above, within: dashmap::DashMap::new() }
+    }
+
+    /// Whether an ignore file keeps `path` out: the nearest that says anything of it decides (a
+    /// `!pattern` lets back in what a farther one keeps out), as the `ignore` crate decides.
+    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+        let decide = |rules: &ignore::gitignore::Gitignore| match rules.matched(path, is_dir) {
+            ignore::Match::None => None,
+            other => Some(other.is_ignore()),
+        };
+        for dir in path.ancestors().skip(1).take_while(|dir| dir.starts_with(&self.root)) {
+            let rules = match self.within.get(dir) {
+                Some(rules) => rules.clone(),
+                None => {
+                    let rules = read_ignore_file(dir, &self.root);
+                    self.within.insert(dir.to_path_buf(), rules.clone());
+                    rules
+                }
+            };
+            if let Some(verdict) = rules.as_deref().and_then(decide) {
+                return verdict;
+            }
+        }
+        self.above.iter().find_map(|rules| decide(rules)).unwrap_or(false)
+    }
+}
+
+/// The rules of `dir`'s ignore files (`IGNORE_FILES`), read as a workspace file is (`files::open_regular`:
+/// a regular file, at most `IGNORE_FILE_LIMIT` bytes, through a link only inside `inside`); `None` when
+/// it has none, or none that can be read (a warning says why).
+fn read_ignore_file(dir: &Path, inside: &Path) -> Option<std::sync::Arc<ignore::gitignore::Gitignore>> {
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
+    let mut any = false;
+    for name in IGNORE_FILES {
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        let text = match crate::files::read_regular(&path, Some(inside), IGNORE_FILE_LIMIT) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(refusal) => {
+                tracing::warn!("{}: not obeyed: {refusal}", path.display());
+                continue;
+            }
+        };
+        for line in text.lines() {
+            // A line the matcher cannot read is skipped, as Git skips it.
+            let _ = builder.add_line(Some(path.clone()), line);
+            any = true;
+        }
+    }
+    if !any {
+        return None;
+    }
+    builder.build().ok().filter(|rules| !rules.is_empty()).map(std::sync::Arc::new)
 }
 
 /// Whether `dir` sits below a folder of an app's code (`app/`, `lib/`…), as seen from the walk's root.
