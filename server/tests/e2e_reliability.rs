@@ -191,3 +191,66 @@ fn ignore_files_that_are_not_files_are_not_read() {
     assert!(client.shutdown().success());
     let _ = std::fs::remove_dir_all(&app);
 }
+
+/// A watched-file event names a path outside every workspace folder: the app there is not indexed,
+/// nor is the whole disk for `file:///config/routes.rb`; one inside a folder still is.
+#[test]
+fn watched_file_events_never_reach_outside_the_workspace() {
+    let base = write_app("outside-events", &[]);
+    let main = base.join("workspace/main");
+    small_app(&main, "Post");
+    let outside = base.join("elsewhere");
+    small_app(&outside, "Secret");
+    let mut client = Client::spawn();
+    client.initialize(&base.join("workspace"));
+    client.wait_indexed();
+    let created = |path: &Path| json!({"changes": [{"uri": uri(path), "type": 1}]});
+    client.notify("workspace/didChangeWatchedFiles", created(&outside.join("config/routes.rb")));
+    client.notify("workspace/didChangeWatchedFiles", created(Path::new("/config/routes.rb")));
+    client.notify("workspace/didChangeWatchedFiles", created(&outside.join("app/models/secret.rb")));
+    let inside = base.join("workspace/later");
+    small_app(&inside, "Later");
+    client.notify("workspace/didChangeWatchedFiles", created(&inside.join("config/routes.rb")));
+    assert!(!client.published(&uri(&inside.join("app/models/later.rb"))).is_empty());
+    let reply = client.request("workspace/symbol", json!({"query": "Secret"}));
+    assert!(symbol_names(&reply).is_empty(), "{reply}");
+    let reply = client.request("switchyard/routes", json!({}));
+    let roots: Vec<&str> = reply["result"]["apps"].as_array().unwrap().iter().filter_map(|a| a["root"].as_str()).collect();
+    assert_eq!(roots.len(), 2, "{roots:?}");
+    assert!(!client.seen.iter().any(|m| m.to_string().contains("elsewhere")), "something of the outside app was published");
+    assert!(client.shutdown().success());
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// A folder moved into an app is announced by one event for the folder: its files are indexed; a
+/// folder made under `tmp/` is not read; a whole app moved into the workspace is indexed.
+#[test]
+fn a_folder_moved_into_the_app_is_indexed() {
+    let base = write_app("moved-in", &[]);
+    let main = base.join("workspace/main");
+    small_app(&main, "Post");
+    let mut client = Client::spawn();
+    client.initialize(&base.join("workspace"));
+    client.wait_indexed();
+    let created = |path: &Path| json!({"changes": [{"uri": uri(path), "type": 1}]});
+
+    let staged = base.join("staged/billing");
+    std::fs::create_dir_all(&staged).unwrap();
+    std::fs::write(staged.join("invoice.rb"), POST.replace("Post", "Billing::Invoice")).unwrap();
+    let moved = main.join("app/models/billing");
+    std::fs::rename(&staged, &moved).unwrap();
+    client.notify("workspace/didChangeWatchedFiles", created(&moved));
+    let diagnostics = client.published(&uri(&moved.join("invoice.rb")));
+    assert!(diagnostics.iter().any(|d| d["code"] == "model.unsupported-macro"), "{diagnostics:?}");
+
+    let app = base.join("staged/shop");
+    small_app(&app, "Order");
+    let moved_app = base.join("workspace/shop");
+    std::fs::rename(&app, &moved_app).unwrap();
+    client.notify("workspace/didChangeWatchedFiles", created(&moved_app));
+    assert!(!client.published(&uri(&moved_app.join("app/models/order.rb"))).is_empty());
+    let reply = client.request("workspace/symbol", json!({"query": "Invoice"}));
+    assert!(symbol_names(&reply).iter().any(|n| n.contains("Invoice")), "{reply}");
+    assert!(client.shutdown().success());
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -317,6 +317,24 @@ fn read_ignore_file(dir: &Path, inside: &Path) -> Option<std::sync::Arc<ignore::
     builder.build().ok().filter(|rules| !rules.is_empty()).map(std::sync::Arc::new)
 }
 
+/// Whether the walk of the app at `root` reaches `folder` (no hidden or skipped folder on the way)
+/// and finds a file to index in it: a folder created or moved into the app.
+pub fn holds_indexable_files(root: &Path, folder: &Path) -> bool {
+    let Ok(relative) = folder.strip_prefix(root) else { return false };
+    let mut at = root.to_path_buf();
+    for component in relative.components() {
+        at.push(component);
+        let Some(name) = component.as_os_str().to_str() else { return false };
+        if name.starts_with('.') || SKIPPED_DIRS.contains(&name) || (SKIPPED_BESIDE_CODE.contains(&name) && !in_code(&at, root)) {
+            return false;
+        }
+    }
+    walker(folder)
+        .build()
+        .filter_map(Result::ok)
+        .any(|entry| entry.file_type().is_some_and(|t| t.is_file()) && language_of(entry.path()).is_some())
+}
+
 /// Whether `dir` sits below a folder of an app's code (`app/`, `lib/`…), as seen from the walk's root.
 fn in_code(dir: &Path, walk_root: &Path) -> bool {
     let relative = dir.strip_prefix(walk_root).unwrap_or(dir);

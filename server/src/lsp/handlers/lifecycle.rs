@@ -149,6 +149,8 @@ async fn register_file_watchers(client: &tower_lsp_server::Client) {
         watchers: vec![
             FileSystemWatcher { glob_pattern: GlobPattern::String(capabilities::WATCHED_GLOB.to_owned()), kind: None },
             FileSystemWatcher { glob_pattern: GlobPattern::String(format!("**/{}", crate::config::FILE_NAME)), kind: None },
+            // Folders created, moved in or deleted: the globs above match files only.
+            FileSystemWatcher { glob_pattern: GlobPattern::String("**/*".to_owned()), kind: Some(WatchKind::Create | WatchKind::Delete) },
         ],
     };
     let registration = Registration {

@@ -158,8 +158,12 @@ pub fn reindex_from_disk(session: &Session, path: &Path) -> Vec<Change> {
             Err(error) => tracing::warn!("{}: {error}", path.display()),
         }
     }
+    let known = session.index.get(path).is_some();
     session.index.remove(path);
     session.forget_published(path);
+    if !known && app.is_none() {
+        return Vec::new(); // Nothing of it was said: nothing to take back (a path outside every app).
+    }
     let mut changes: Vec<Change> = Publish::clear(path).into_iter().map(Change::Ready).collect();
     changes.extend(app.map(|app| Change::App(app.root)));
     changes

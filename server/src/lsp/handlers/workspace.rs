@@ -22,7 +22,9 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
         // What the last session's diagnostics were worked out from is no longer all on disk.
         session.take_last_published();
         let mut changes = Vec::new();
-        for change in &params.changes {
+        // Two watchers may report one change.
+        let mut reported = std::collections::HashSet::new();
+        for change in params.changes.iter().filter(|change| reported.insert((change.uri.as_str(), change.typ))) {
             let Some(path) = convert::path_of(&change.uri) else { continue };
             if path.file_name().is_some_and(|name| name == crate::config::FILE_NAME) {
                 // The app's settings changed: every file of the app is shown again under them.
@@ -50,11 +52,28 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
                 }
                 continue;
             }
+            // What a new app's root or a folder moved in leads to is indexed only inside a workspace
+            // folder (a client may name any path).
+            let in_workspace = |dir: &std::path::Path| session.folders().iter().any(|folder| crate::files::resolves_inside(dir, folder));
             if (path.ends_with("config/routes.rb") || path.ends_with("config/application.rb"))
                 && let Some(root) = path.parent().and_then(|p| p.parent())
                 && session.index.app_for(&path).is_none_or(|app| app.root != root)
             {
-                new_app_folders.push(root.to_path_buf());
+                if in_workspace(root) {
+                    new_app_folders.push(root.to_path_buf());
+                }
+                continue;
+            }
+            // A folder created or moved in (one event for the whole folder): its files are indexed
+            // with their app, or the apps in it are.
+            if change.typ == FileChangeType::CREATED && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+                let indexable = match session.index.app_for(&path) {
+                    Some(app) => project::holds_indexable_files(&app.root, &path),
+                    None => !project::discover_apps(&path).is_empty(),
+                };
+                if indexable && in_workspace(&path) {
+                    new_app_folders.push(path);
+                }
                 continue;
             }
             if project::language_of(&path).is_some() {
