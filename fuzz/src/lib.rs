@@ -15,8 +15,37 @@ use switchyard::syntax::{Language, ParsedFile};
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its corpus folder.
-pub const TARGETS: &[(&str, Target)] =
-    &[("framing", framing), ("extraction", extraction), ("incremental", incremental), ("routes", routes), ("config", config)];
+pub const TARGETS: &[(&str, Target)] = &[
+    ("framing", framing),
+    ("extraction", extraction),
+    ("incremental", incremental),
+    ("routes", routes),
+    ("config", config),
+    ("cache", cache),
+];
+
+/// The persisted index's decoders, on bytes from a damaged or planted file: the first byte chooses an
+/// app's cache body, a kept-findings body, or a whole file with its header. None may panic, and what
+/// decodes is read no further than a real file is.
+pub fn cache(data: &[u8]) {
+    use switchyard::index::{cache, published};
+    let Some((&which, bytes)) = data.split_first() else { return };
+    match which % 3 {
+        0 => {
+            if let Ok(entries) = cache::decode_body(bytes) {
+                assert!(entries.iter().all(|(relative, _)| relative.len() <= bytes.len()));
+            }
+        }
+        1 => {
+            let _ = published::decode_body(bytes);
+        }
+        _ => {
+            if let Ok(body) = cache::unstamped(b"SWYDIDX2", "/app", bytes) {
+                let _ = cache::decode_body(body);
+            }
+        }
+    }
+}
 
 /// The base protocol's framer, fed in chunks of a size the first byte chooses, then paused.
 pub fn framing(data: &[u8]) {

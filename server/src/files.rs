@@ -135,20 +135,32 @@ pub fn private_dir(base: &Path, relative: &Path) -> Result<std::path::PathBuf, S
     Ok(path)
 }
 
-/// The user's cache folder: `$XDG_CACHE_HOME`, else `~/.cache`, else a folder of this user's in the
-/// temporary folder (never the shared temporary folder itself).
-pub fn cache_home() -> std::path::PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
+/// `relative` under Switchyard's folder in the user's cache folder (`$XDG_CACHE_HOME/switchyard`,
+/// else `~/.cache/switchyard`, else `switchyard-<uid>` in the temporary folder), made a folder only
+/// this user can use (`private_dir`). Under the shared temporary folder every folder from
+/// `switchyard-<uid>` down is checked: another user who made it first would read what is kept there,
+/// or plant what it reads.
+pub fn switchyard_cache_dir(relative: &Path) -> Result<std::path::PathBuf, String> {
+    let home = std::env::var_os("XDG_CACHE_HOME")
         .map(std::path::PathBuf::from)
         .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").filter(|home| !home.is_empty()).map(|home| std::path::PathBuf::from(home).join(".cache")))
-        .unwrap_or_else(|| {
+        .or_else(|| std::env::var_os("HOME").filter(|home| !home.is_empty()).map(|home| std::path::PathBuf::from(home).join(".cache")));
+    match home {
+        Some(home) => private_dir(&home, &Path::new("switchyard").join(relative)),
+        None => {
             #[cfg(target_os = "linux")]
             let user = unsafe { libc::geteuid() }.to_string();
             #[cfg(not(target_os = "linux"))]
             let user = std::env::var("USER").unwrap_or_default();
-            std::env::temp_dir().join(format!("switchyard-{user}"))
-        })
+            private_dir(&std::env::temp_dir(), &Path::new(&format!("switchyard-{user}")).join(relative))
+        }
+    }
+}
+
+/// The text of a file the index read, read again (a quick fix's, a preview's, a kept finding's): as
+/// the index reads it (a regular file, at most `MAX_SOURCE`), `None` when it no longer is one.
+pub fn read_source(path: &Path) -> Option<String> {
+    read_regular_text(path, None, MAX_SOURCE).ok().flatten()
 }
 
 /// `open_regular` and `read_opened` in one.

@@ -49,7 +49,8 @@ struct Args {
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     color: ColorWhen,
     /// Where the persisted index is kept (default: `$SWITCHYARD_CACHE_DIR`, else
-    /// `$XDG_CACHE_HOME/switchyard/index`, else `~/.cache/switchyard/index`).
+    /// `$XDG_CACHE_HOME/switchyard/index`, else `~/.cache/switchyard/index`, else
+    /// `switchyard-<uid>/index` in the temporary folder, made private to the user).
     #[arg(long, global = true, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     #[command(subcommand)]

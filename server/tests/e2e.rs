@@ -516,6 +516,11 @@ fn code_lenses_are_refreshed_when_the_first_index_ends() {
         });
         client.initialize_with(&app, capabilities, Value::Null);
         client.wait_indexed();
+        // Asked without waiting for the answer: it may come after the progress's end.
+        if refresh_support {
+            client.wait_for(|m| m["method"] == "workspace/codeLens/refresh");
+        }
+        client.settle(std::time::Duration::from_millis(300));
         let refreshes = client.seen.iter().filter(|m| m["method"] == "workspace/codeLens/refresh").count();
         assert_eq!(refreshes, usize::from(refresh_support), "refreshSupport {refresh_support}");
         assert!(client.shutdown().success());

@@ -254,3 +254,79 @@ fn a_folder_moved_into_the_app_is_indexed() {
     assert!(client.shutdown().success());
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// With no home folder, the cache goes to a folder of the user's own in the temporary folder: one
+/// someone else planted there (a link, another user's folder) is refused and nothing is written
+/// through it; one of the user's open to others is closed to them.
+#[test]
+fn the_cache_in_the_temporary_folder_is_private() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let tmp = write_app("private-cache", &[]);
+    let app = tmp.join("app");
+    small_app(&app, "Post");
+    let uid = unsafe { libc::geteuid() };
+    let own = tmp.join(format!("switchyard-{uid}"));
+    let check = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_switchyard"))
+            .arg("--check")
+            .arg(&app)
+            .env_remove("HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("SWITCHYARD_CACHE_DIR")
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap()
+    };
+    // Planted as a link to a folder the planter reads.
+    let planted = tmp.join("planted");
+    std::fs::create_dir_all(&planted).unwrap();
+    std::os::unix::fs::symlink(&planted, &own).unwrap();
+    let output = check();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("model.unsupported-macro"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("refused"), "{output:?}");
+    assert_eq!(std::fs::read_dir(&planted).unwrap().count(), 0, "written through the planted link");
+    std::fs::remove_file(&own).unwrap();
+    // The user's own, open to everyone: closed, then used.
+    std::fs::create_dir(&own).unwrap();
+    std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let output = check();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(std::fs::metadata(&own).unwrap().mode() & 0o777, 0o700);
+    assert!(std::fs::read_dir(own.join("index")).unwrap().count() > 0, "the index is kept");
+    // Another user's (only root can make one here).
+    if uid == 0 {
+        std::fs::remove_dir_all(&own).unwrap();
+        std::fs::create_dir(&own).unwrap();
+        std::os::unix::fs::chown(&own, Some(65534), Some(65534)).unwrap();
+        let output = check();
+        assert!(String::from_utf8_lossy(&output.stderr).contains("another user"), "{output:?}");
+        assert_eq!(std::fs::read_dir(&own).unwrap().count(), 0);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `--no-cache` writes nothing into the cache folder (not even the rule pages diagnostics would link
+/// to: they carry no link then); `--cache-dir` keeps the pages there.
+#[test]
+fn the_server_writes_nothing_into_the_cache_folder_without_a_cache() {
+    let base = write_app("no-cache-pages", &[]);
+    let app = base.join("app");
+    small_app(&app, "Post");
+    let home = base.join("cache-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let post = uri(&app.join("app/models/post.rb"));
+    for (args, links) in [(vec!["--no-cache"], false), (vec!["--cache-dir", base.join("named").to_str().unwrap()], true)] {
+        let mut client = Client::spawn_args(&args, &[("XDG_CACHE_HOME", &home)], None);
+        client.initialize(&app);
+        let diagnostics = client.diagnostics(&post, None);
+        let link = diagnostics[0]["codeDescription"]["href"].as_str().map(str::to_owned);
+        assert!(client.shutdown().success());
+        assert_eq!(std::fs::read_dir(&home).unwrap().count(), 0, "{args:?} wrote into the cache folder");
+        assert_eq!(link.is_some(), links, "{args:?}: {link:?}");
+        if let Some(link) = link {
+            assert!(link.starts_with(&uri(&base.join("named"))), "{link}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}

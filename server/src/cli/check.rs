@@ -158,10 +158,10 @@ fn kept(path: &Path) -> Option<Run> {
 /// its text is no longer the one its findings are of.
 fn placed(facts: std::sync::Arc<FileFacts>, from_index: bool, wanted: bool) -> Option<(std::sync::Arc<FileFacts>, Option<String>)> {
     if from_index {
-        let text = if wanted { std::fs::read_to_string(&facts.path).ok() } else { None };
+        let text = if wanted { crate::files::read_source(&facts.path) } else { None };
         return Some((facts, text));
     }
-    let text = std::fs::read_to_string(&facts.path).ok()?;
+    let text = crate::files::read_source(&facts.path)?;
     if crate::rails::text_hash(&text) != facts.text_hash {
         return None;
     }
@@ -239,7 +239,8 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
     for ((facts, text), app, diagnostics) in &found {
         let facts = &**facts;
         if options.fix {
-            let text = std::fs::read_to_string(&facts.path).map_err(|e| format!("{}: {e}", facts.path.display()))?;
+            let text = crate::files::read_source(&facts.path)
+                .ok_or_else(|| format!("{}: no longer a file Switchyard reads", facts.path.display()))?;
             let (new_text, applied) = crate::ide::fixes::apply_safe(&text, facts, diagnostics);
             if applied > 0 {
                 std::fs::write(&facts.path, new_text).map_err(|e| format!("cannot write {}: {e}", facts.path.display()))?;

@@ -67,7 +67,7 @@ pub fn complete(context: &AppContext, facts: &FileFacts, text: &str, offset: usi
     if let Some((_, typed)) = string_argument(line, &["t", "translate", "I18n.t", "I18n.translate"]) {
         return translations(context, facts, typed, offset - typed.len()..offset);
     }
-    let word_start = line.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let word_start = after_last(line, |c| !(c.is_ascii_alphanumeric() || c == '_'));
     let word = &line[word_start..];
     let preceding = line[..word_start].chars().next_back();
     if preceding == Some('@') {
@@ -93,6 +93,12 @@ pub fn complete(context: &AppContext, facts: &FileFacts, text: &str, offset: usi
     items
 }
 
+/// The byte offset just after the last character of `text` that is `boundary` (0 when none is): where
+/// the word that ends `text` starts. The character may be of any width (`café`, `😀`).
+fn after_last(text: &str, boundary: impl Fn(char) -> bool) -> usize {
+    text.char_indices().rev().find(|&(_, c)| boundary(c)).map_or(0, |(i, c)| i + c.len_utf8())
+}
+
 /// In a `switchyard:disable` comment, the rule id being typed (possibly empty).
 fn rule_id_before(line: &str) -> Option<String> {
     let directive = line.find("switchyard:disable")?;
@@ -102,7 +108,7 @@ fn rule_id_before(line: &str) -> Option<String> {
     if !after.starts_with(' ') {
         return None;
     }
-    let start = line.rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))).map_or(0, |i| i + 1);
+    let start = after_last(line, |c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')));
     Some(line[start..].to_owned())
 }
 
@@ -330,7 +336,7 @@ fn enclosing_call(before: &str) -> Option<(String, String)> {
             '(' | '[' | '{' if depth > 0 => depth -= 1,
             '(' => {
                 let head = &before[..i];
-                let name_start = head.rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '!' | '?'))).map_or(0, |j| j + 1);
+                let name_start = after_last(head, |c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '!' | '?')));
                 let method = head[name_start..].to_owned();
                 let receiver = head[..name_start].strip_suffix('.').map(receiver_before);
                 return (!method.is_empty()).then(|| (method, receiver.unwrap_or_default()));
@@ -453,6 +459,11 @@ mod tests {
 
     /// The labels offered at `$0` in `file` (added to the app), with what each inserts.
     fn check(file: &str, expect: expect_test::Expect) {
+        expect.assert_debug_eq(&offered(file));
+    }
+
+    /// `check`'s list.
+    fn offered(file: &str) -> Vec<String> {
         let path = file.trim_start().lines().next().unwrap().trim().trim_start_matches("#- ").to_owned();
         let rest: String = APP
             .split("#- ")
@@ -470,7 +481,31 @@ mod tests {
             .iter()
             .map(|i| format!("{} [{}]{}", i.label, i.detail, i.insert.as_ref().map(|t| format!(" inserts {t:?}")).unwrap_or_default()))
             .collect();
-        expect.assert_debug_eq(&shown);
+        shown
+    }
+
+    /// A character wider than a byte before the cursor (a word, a comment, an argument) completes
+    /// what it would after a plain one, and never panics.
+    #[test]
+    fn wide_characters_before_the_cursor() {
+        // The word typed after the wide character: nothing starts with `_`; every rule id starts with ``.
+        assert_eq!(offered("#- /app/models/cafe.rb\nclass Cafe < ApplicationRecord\n  café_$0\nend\n"), Vec::<String>::new());
+        assert_eq!(offered("#- /app/models/cafe.rb\nclass Cafe < ApplicationRecord\n  a = 1 😀_$0\nend\n"), Vec::<String>::new());
+        let all = offered("#- /app/models/cafe.rb\n# switchyard:disable é$0\nclass Cafe < ApplicationRecord\nend\n");
+        assert_eq!(all.len(), crate::roundhouse::catalogue::RULES.len() + crate::roundhouse::rule_docs::OWN.len());
+        // In a query's arguments after `é`: Post's columns.
+        let columns = offered(
+            "#- /app/controllers/cafes_controller.rb\nclass CafesController < ApplicationController\n  def index = Post.where(é$0)\nend\n",
+        );
+        assert!(columns.iter().any(|c| c.starts_with("title ")), "{columns:?}");
+        check(
+            "#- /app/models/cafe.rb\n# switchyard:disable é model.unsupported-m$0\nclass Cafe < ApplicationRecord\nend\n",
+            expect_test::expect![[r#"
+                [
+                    "model.unsupported-macro []",
+                ]
+            "#]],
+        );
     }
 
     #[test]

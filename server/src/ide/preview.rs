@@ -19,6 +19,6 @@ pub fn preview_file(index: &Index, path: &Path, text: Option<String>, target: Ta
     let context = context.unwrap_or_else(|| Arc::new(AppContext::new(index, &app.root, &index.snapshot())));
     let entry = map_file(&facts, context.tree_facts());
     let diagnostics = file_diagnostics(&facts, &derived(&context, &facts), Some(&context.reading));
-    let text = text.or_else(|| std::fs::read_to_string(path).ok()).unwrap_or_default();
+    let text = text.or_else(|| crate::files::read_source(path)).unwrap_or_default();
     Some(preview(&facts, &text, &context, &entry, &diagnostics, target))
 }

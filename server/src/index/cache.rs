@@ -147,6 +147,8 @@ pub fn decode_facts(bytes: &[u8]) -> Option<FileFacts> {
 #[derive(Debug, Clone)]
 pub struct Cache {
     dir: PathBuf,
+    /// Named by the user (`--cache-dir`, `SWITCHYARD_CACHE_DIR`), not Switchyard's own folder.
+    named: bool,
 }
 
 /// The process's choice (`configure`, from the command line): `None` until made, and for `--no-cache`.
@@ -154,8 +156,20 @@ static CONFIGURED: std::sync::OnceLock<Option<Cache>> = std::sync::OnceLock::new
 
 /// Sets the cache the CLI and the server use: off, a directory, or the default location.
 pub fn configure(off: bool, dir: Option<PathBuf>) {
-    let choice = if off { None } else { Some(dir.map(Cache::at).unwrap_or_else(Cache::default_location)) };
+    let choice = if off { None } else { dir.map(Cache::at).or_else(Cache::default_location) };
     let _ = CONFIGURED.set(choice);
+}
+
+/// Where the server writes the rule pages its diagnostics link to (`rule_docs::write_pages`): beside
+/// the configured cache, per version (in Switchyard's private cache folder unless a cache directory was
+/// named); `None` with no cache (`--no-cache`): nothing is written, and diagnostics carry no links.
+pub fn rule_pages_dir() -> Option<PathBuf> {
+    let cache = configured()?;
+    let version = concat!("rules-", env!("CARGO_PKG_VERSION"));
+    if cache.named {
+        return Some(cache.dir.join(version));
+    }
+    crate::files::switchyard_cache_dir(Path::new(version)).inspect_err(|why| tracing::warn!("no rule pages: {why}")).ok()
 }
 
 /// The configured cache (none unless `configure` chose one: tests that index in-process write nothing).
@@ -164,17 +178,25 @@ pub fn configured() -> Option<Cache> {
 }
 
 impl Cache {
-    /// `SWITCHYARD_CACHE_DIR`, else the user's cache directory (`$XDG_CACHE_HOME`, `~/.cache`).
-    pub fn default_location() -> Cache {
-        let dir = std::env::var_os("SWITCHYARD_CACHE_DIR")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .unwrap_or_else(|| crate::files::cache_home().join("switchyard").join("index"));
-        Cache { dir }
+    /// `SWITCHYARD_CACHE_DIR`, else `index` in Switchyard's folder of the user's cache folder, made
+    /// private to the user (`files::switchyard_cache_dir`); `None` (no cache, with a warning) when that
+    /// folder cannot be made or belongs to someone else.
+    pub fn default_location() -> Option<Cache> {
+        if let Some(dir) = std::env::var_os("SWITCHYARD_CACHE_DIR").map(PathBuf::from).filter(|p| p.is_absolute()) {
+            return Some(Cache::at(dir));
+        }
+        match crate::files::switchyard_cache_dir(Path::new("index")) {
+            Ok(dir) => Some(Cache { dir, named: false }),
+            Err(why) => {
+                tracing::warn!("the index is not kept between runs: {why}");
+                None
+            }
+        }
     }
 
+    /// The cache in `dir`, a folder the user named.
     pub fn at(dir: PathBuf) -> Cache {
-        Cache { dir }
+        Cache { dir, named: true }
     }
 
     fn file_for(&self, root: &Path) -> PathBuf {
@@ -194,8 +216,8 @@ impl Cache {
         std::fs::create_dir_all(&self.dir)?;
         let nonce = nanos(std::time::SystemTime::now());
         let temporary = file.with_extension(format!("tmp.{}.{nonce}", std::process::id()));
-        std::fs::write(&temporary, bytes)?;
-        std::fs::rename(&temporary, file).inspect_err(|_| {
+        // A failed write or rename (a full disk) leaves nothing behind.
+        std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, file)).inspect_err(|_| {
             let _ = std::fs::remove_file(&temporary);
         })
     }
@@ -203,9 +225,16 @@ impl Cache {
     /// The app's cached facts by relative path (empty when there is no usable cache).
     pub fn load(&self, root: &Path) -> HashMap<String, Cached> {
         let file = self.file_for(root);
-        let Ok(bytes) = std::fs::read(&file) else { return HashMap::new() };
+        let bytes = match read_cache_file(&file) {
+            Ok(bytes) => bytes,
+            Err(crate::files::Refusal::Io(std::io::ErrorKind::NotFound, _)) => return HashMap::new(),
+            Err(refusal) => {
+                tracing::warn!("index cache {} not read: {refusal}", file.display());
+                return HashMap::new();
+            }
+        };
         let start = bytes.as_ptr() as usize;
-        let read = decode(&bytes).map(|entries| {
+        let read = decode_entries(&root.to_string_lossy(), &bytes).map(|entries| {
             // Where each file's facts are in `bytes` (an offset: the slices borrow what is shared next).
             let at = |facts: &[u8]| facts.as_ptr() as usize - start..facts.as_ptr() as usize - start + facts.len();
             entries.into_iter().map(|e| (e.relative.to_owned(), e.fingerprint, e.status, at(e.facts))).collect::<Vec<_>>()
@@ -245,7 +274,7 @@ impl Cache {
                 .iter()
                 .map(|(f, facts)| Entry { relative: &f.relative, fingerprint: f.fingerprint, status: f.status, facts: facts.as_slice() })
                 .collect();
-            stamped(MAGIC, &entries)
+            stamped(MAGIC, &root.to_string_lossy(), &entries)
         });
         let Ok(bytes) = bytes else {
             tracing::warn!("index cache for {} not written: its facts did not encode", root.display());
@@ -258,21 +287,50 @@ impl Cache {
 }
 
 /// `body` encoded after `magic` and the build's stamp.
-pub(super) fn stamped(magic: &[u8; 8], body: &impl bincode::Encode) -> Result<Vec<u8>, bincode::error::EncodeError> {
+pub(super) fn stamped(magic: &[u8; 8], scope: &str, body: &impl bincode::Encode) -> Result<Vec<u8>, bincode::error::EncodeError> {
+    let encoded = bincode::encode_to_vec(body, bincode::config::standard())?;
     let mut bytes = magic.to_vec();
-    bincode::encode_into_std_write(STAMP, &mut bytes, bincode::config::standard())?;
-    bincode::encode_into_std_write(body, &mut bytes, bincode::config::standard())?;
+    let header = Header { stamp: STAMP, scope, checksum: crate::files::content_hash(&encoded) };
+    bincode::encode_into_std_write(header, &mut bytes, bincode::config::standard())?;
+    bytes.extend_from_slice(&encoded);
     Ok(bytes)
 }
 
-/// What follows `magic` and this build's stamp in `bytes`, or why there is none.
-pub(super) fn unstamped<'a>(magic: &[u8; 8], bytes: &'a [u8]) -> Result<&'a [u8], String> {
+/// What a cache file says of itself before its body: the build that wrote it, what it is of (an app's
+/// root, a set of folders: a file copied under another's name is not read as that one's), and a hash
+/// of the body (a flipped byte that still decodes is not read as facts).
+#[derive(bincode::Encode, bincode::BorrowDecode)]
+struct Header<'a> {
+    stamp: &'a str,
+    scope: &'a str,
+    checksum: u64,
+}
+
+/// The body that follows `magic` and this build's header of `scope` in `bytes`, or why there is none.
+pub fn unstamped<'a>(magic: &[u8; 8], scope: &str, bytes: &'a [u8]) -> Result<&'a [u8], String> {
     let rest = bytes.strip_prefix(magic.as_slice()).ok_or("not a Switchyard cache file of this kind")?;
-    let (stamp, used): (String, usize) = bincode::decode_from_slice(rest, reading()).map_err(|e| format!("unreadable header: {e}"))?;
-    if stamp != STAMP {
-        return Err(format!("written by another build ({stamp})"));
+    let (header, used): (Header<'_>, usize) =
+        bincode::borrow_decode_from_slice(rest, reading()).map_err(|e| format!("unreadable header: {e}"))?;
+    if header.stamp != STAMP {
+        return Err(format!("written by another build ({})", header.stamp));
     }
-    Ok(&rest[used..])
+    if header.scope != scope {
+        return Err(format!("written for {}, not {scope}", header.scope));
+    }
+    let body = &rest[used..];
+    if crate::files::content_hash(body) != header.checksum {
+        return Err("its content is not what was written (a damaged file)".to_owned());
+    }
+    Ok(body)
+}
+
+/// The largest cache file read (a bigger one is not this build's).
+const CACHE_FILE_LIMIT: u64 = 1 << 30;
+
+/// A cache file's bytes: a regular file, at most `CACHE_FILE_LIMIT` (a FIFO planted in its place is
+/// refused, not waited on).
+pub(super) fn read_cache_file(file: &Path) -> Result<Vec<u8>, crate::files::Refusal> {
+    crate::files::read_regular(file, None, CACHE_FILE_LIMIT)
 }
 
 /// A whole body, decoded (borrowing from `bytes`); trailing bytes are an error.
@@ -284,14 +342,64 @@ pub(super) fn decode_whole<'a, T: bincode::BorrowDecode<'a, ()>>(bytes: &'a [u8]
     Ok(decoded)
 }
 
-fn decode(bytes: &[u8]) -> Result<Vec<EntryRef<'_>>, String> {
-    decode_whole(unstamped(MAGIC, bytes)?)
+/// The body of an app's cache file, as the cold index reads it: its entries, and each one's facts
+/// (`None` where they do not decode). For the fuzz target: no bytes may panic it or make it allocate
+/// past `reading`'s limit.
+pub fn decode_body(body: &[u8]) -> Result<Vec<(String, Option<FileFacts>)>, String> {
+    let entries: Vec<EntryRef<'_>> = decode_whole(body)?;
+    Ok(entries.into_iter().map(|e| (e.relative.to_owned(), decode_facts(e.facts))).collect())
+}
+
+fn decode_entries<'a>(root: &str, bytes: &'a [u8]) -> Result<Vec<EntryRef<'a>>, String> {
+    decode_whole(unstamped(MAGIC, root, bytes)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::{Duration, SystemTime};
+
+    /// A cache file is read only as what it was written for: copied under another app's name, with a
+    /// byte flipped, or replaced by a FIFO, it is not used (and nothing waits); a write that fails leaves
+    /// no temporary file behind.
+    #[test]
+    fn a_cache_file_is_used_only_for_its_app_and_as_written() {
+        let dir = std::env::temp_dir().join(format!("switchyard-cache-scope-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = Cache::at(dir.clone());
+        let (shop, blog) = (Path::new("/apps/shop"), Path::new("/apps/blog"));
+        let text = "class Post < ApplicationRecord\nend\n";
+        let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, text);
+        let facts = crate::rails::extract(shop.join("app/models/post.rb"), "app/models/post.rb".into(), None, text, &parsed);
+        let save = || ToSave {
+            relative: "app/models/post.rb".into(),
+            fingerprint: Fingerprint::of(text.as_bytes()),
+            status: 1,
+            facts: std::sync::Arc::new(facts.clone()),
+            encoded: None,
+        };
+        cache.save(shop, vec![save()]);
+        assert_eq!(cache.load(shop).len(), 1);
+        std::fs::copy(cache.file_for(shop), cache.file_for(blog)).unwrap();
+        assert!(cache.load(blog).is_empty(), "a copy under another app's name");
+        let mut bytes = std::fs::read(cache.file_for(shop)).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x01;
+        std::fs::write(cache.file_for(shop), &bytes).unwrap();
+        assert!(cache.load(shop).is_empty(), "a flipped byte");
+        std::fs::remove_file(cache.file_for(shop)).unwrap();
+        let fifo = std::ffi::CString::new(cache.file_for(shop).to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert!(cache.load(shop).is_empty(), "a FIFO");
+        // A folder where the file goes: the rename fails, and the temporary file is removed.
+        std::fs::remove_file(cache.file_for(shop)).unwrap();
+        std::fs::create_dir(cache.file_for(shop)).unwrap();
+        cache.save(shop, vec![save()]);
+        let left: Vec<_> =
+            std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().contains(".tmp.")).collect();
+        assert!(left.is_empty(), "{left:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_status_vouches_only_for_a_settled_file_and_changes_with_any_write() {

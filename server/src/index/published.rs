@@ -56,7 +56,7 @@ impl Published {
 /// it has settled, and reading it gives that text.
 pub fn status_of_text(path: &Path, text_hash: u64, now: std::time::SystemTime) -> Option<u64> {
     let status = cache::status(&std::fs::metadata(path).ok()?, now);
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::files::read_source(path)?;
     (status != 0 && crate::rails::text_hash(&text) == text_hash).then_some(status)
 }
 
@@ -94,11 +94,24 @@ fn file(cache: &Cache, keeper: Keeper, folders: &[PathBuf]) -> PathBuf {
     cache.file_named(&folders, if keeper == Keeper::Server { "published" } else { "checked" })
 }
 
+/// What a kept file is of: its folders, sorted, one per line.
+fn scope(folders: &[PathBuf]) -> String {
+    let mut folders: Vec<String> = folders.iter().map(|f| f.to_string_lossy().into_owned()).collect();
+    folders.sort();
+    folders.join("\n")
+}
+
+/// The body of a kept-findings file, decoded (for the fuzz target).
+pub fn decode_body(body: &[u8]) -> Result<Published, String> {
+    cache::decode_whole(body)
+}
+
 /// Writes what `published` says of `folders`; `false` (logged) when it could not.
 pub fn save(cache: &Cache, keeper: Keeper, folders: &[PathBuf], published: &Published) -> bool {
     let file = file(cache, keeper, folders);
-    let written =
-        cache::stamped(MAGIC, published).map_err(|e| e.to_string()).and_then(|bytes| cache.write(&file, &bytes).map_err(|e| e.to_string()));
+    let written = cache::stamped(MAGIC, &scope(folders), published)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| cache.write(&file, &bytes).map_err(|e| e.to_string()));
     if let Err(error) = &written {
         tracing::warn!("last diagnostics {} not written: {error}", file.display());
     }
@@ -114,8 +127,15 @@ pub fn load(cache: &Cache, keeper: Keeper, folders: &[PathBuf]) -> Option<Holdin
 /// `load`, with statuses taken as at `now`.
 fn load_at(cache: &Cache, keeper: Keeper, folders: &[PathBuf], now: std::time::SystemTime) -> Option<Holding> {
     let file = file(cache, keeper, folders);
-    let bytes = std::fs::read(&file).ok()?;
-    let published: Published = match cache::unstamped(MAGIC, &bytes).and_then(cache::decode_whole) {
+    let bytes = match cache::read_cache_file(&file) {
+        Ok(bytes) => bytes,
+        Err(crate::files::Refusal::Io(std::io::ErrorKind::NotFound, _)) => return None,
+        Err(refusal) => {
+            tracing::warn!("last diagnostics {} not read: {refusal}", file.display());
+            return None;
+        }
+    };
+    let published: Published = match cache::unstamped(MAGIC, &scope(folders), &bytes).and_then(cache::decode_whole) {
         Ok(published) => published,
         Err(why) => {
             tracing::info!("last diagnostics {} not used ({why})", file.display());
@@ -173,6 +193,10 @@ mod tests {
         assert!(holding.agrees_with(&model, 7));
         assert!(!holding.agrees_with(&model, 8));
         assert!(!holding.agrees_with(&dir.join("app/new.rb"), 1), "a document the last session did not index");
+        // Copied under another workspace's name, it is not that workspace's.
+        let elsewhere = vec![dir.join("elsewhere")];
+        std::fs::copy(file(&cache, Keeper::Server, &folders), file(&cache, Keeper::Server, &elsewhere)).unwrap();
+        assert!(load_at(&cache, Keeper::Server, &elsewhere, later).is_none());
         assert!(holding.agrees_with(Path::new("/elsewhere/gem.rb"), 1), "outside every app");
         assert!(
             load_at(&cache, Keeper::Server, &folders, SystemTime::now()).is_none(),

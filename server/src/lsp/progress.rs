@@ -8,9 +8,16 @@
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::NumberOrString;
 
+/// How long `end` waits for a client that has not yet answered the token's creation.
+const END_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 enum Event {
-    Report { message: String, percentage: u32 },
-    End(Option<String>),
+    Report {
+        message: String,
+        percentage: u32,
+    },
+    /// The last message, and who waits for the end to be sent.
+    End(Option<String>, tokio::sync::oneshot::Sender<()>),
 }
 
 /// What the work says about its progress; dropping it without `end` ends the progress too.
@@ -38,15 +45,15 @@ impl Reporter {
                 while let Some(event) = receiver.recv().await {
                     match event {
                         Event::Report { message, percentage } => ongoing.report_with_message(message, percentage).await,
-                        Event::End(message) => return end(ongoing, message).await,
+                        Event::End(message, sent) => return end(ongoing, message, sent).await,
                     }
                 }
                 ongoing.finish().await;
             } else {
                 let ongoing = progress.begin().await;
                 while let Some(event) = receiver.recv().await {
-                    if let Event::End(message) = event {
-                        return end(ongoing, message).await;
+                    if let Event::End(message, sent) = event {
+                        return end(ongoing, message, sent).await;
                     }
                 }
                 ongoing.finish().await;
@@ -61,17 +68,27 @@ impl Reporter {
         }
     }
 
-    /// Ends the progress, with a last message when given.
-    pub fn end(mut self, message: Option<String>) {
-        if let Some(events) = self.events.take() {
-            let _ = events.send(Event::End(message));
+    /// Ends the progress, with a last message when given, and returns once the end is sent, so what
+    /// the caller sends next comes after it: at once when there is no progress, and after
+    /// `END_WAIT` at most while the client has not answered the token's creation (its progress then
+    /// ends whenever it does).
+    pub async fn end(mut self, message: Option<String>) {
+        let Some(events) = self.events.take() else { return };
+        let (sent, ended) = tokio::sync::oneshot::channel();
+        if events.send(Event::End(message, sent)).is_ok() {
+            let _ = tokio::time::timeout(END_WAIT, ended).await;
         }
     }
 }
 
-async fn end<B: Sync, C: Sync>(ongoing: tower_lsp_server::OngoingProgress<B, C>, message: Option<String>) {
+async fn end<B: Sync, C: Sync>(
+    ongoing: tower_lsp_server::OngoingProgress<B, C>,
+    message: Option<String>,
+    sent: tokio::sync::oneshot::Sender<()>,
+) {
     match message {
         Some(message) => ongoing.finish_with_message(message).await,
         None => ongoing.finish().await,
     }
+    let _ = sent.send(());
 }

@@ -54,8 +54,8 @@ pub fn cache_dir(app_root: &Path, target: Target) -> Result<PathBuf, String> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     app_root.hash(&mut hasher);
-    let relative = Path::new("switchyard").join("roundhouse").join(format!("{:016x}", hasher.finish())).join(target.as_str());
-    crate::files::private_dir(&crate::files::cache_home(), &relative)
+    let relative = Path::new("roundhouse").join(format!("{:016x}", hasher.finish())).join(target.as_str());
+    crate::files::switchyard_cache_dir(&relative)
 }
 
 /// The diagnostics of the compiler's stderr (`[roundhouse: ]path:line:col: severity[code]: message`),

@@ -197,11 +197,6 @@ pub fn write_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(written)
 }
 
-/// Where the server writes the pages its diagnostics link to: the user's cache directory, per version.
-pub fn pages_dir() -> PathBuf {
-    crate::files::cache_home().join("switchyard").join(env!("CARGO_PKG_VERSION")).join("rules")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,8 +46,14 @@ impl Client {
 
     /// `spawn_with`, the server's log (at `info`) written to `log` when given.
     pub fn spawn_logging(env: &[(&str, &Path)], log: Option<&Path>) -> Client {
+        Client::spawn_args(&[], env, log)
+    }
+
+    /// `spawn_logging`, with these command-line arguments.
+    pub fn spawn_args(args: &[&str], env: &[(&str, &Path)], log: Option<&Path>) -> Client {
         let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
         command
+            .args(args)
             .env("SWITCHYARD_LOG", if log.is_some() { "info" } else { "warn" })
             // The rule pages diagnostics link to are written here, not into the user's cache.
             .env("XDG_CACHE_HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache"))

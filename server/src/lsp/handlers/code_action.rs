@@ -33,7 +33,7 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
     let range = params.range;
     let links: Vec<Option<Uri>> = shown.iter().map(|d| session.rule_doc(&d.rule)).collect();
     guard::request("textDocument/codeAction", move || {
-        let text = text.or_else(|| std::fs::read_to_string(&facts.path).ok())?;
+        let text = text.or_else(|| crate::files::read_source(&facts.path))?;
         let text_edits = |edits: &[Edit]| -> Vec<TextEdit> {
             edits
                 .iter()

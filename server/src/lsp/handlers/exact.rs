@@ -73,7 +73,7 @@ pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
                 served_roots.remove(&app.root);
             }
         }
-        progress.end(None);
+        progress.end(None).await;
         match result {
             Err(cancelled) if cancelled == "cancelled" => {}
             Err(error) => failed(&client, &session, &error).await,

@@ -67,8 +67,9 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
 }
 
 /// Where diagnostics link their rule: `initializationOptions.ruleDocs` (a URL with `{id}`, for a team
-/// that hosts docs/rules.md), else one page per rule written into the user's cache directory (a few
-/// kilobytes, rewritten only when this version's text differs); `null` or a failed write: no links.
+/// that hosts docs/rules.md), else one page per rule written beside the cache (`cache::rule_pages_dir`:
+/// a few kilobytes, rewritten only when this version's text differs); `null`, no cache or a failed
+/// write: no links.
 fn rule_docs(options: Option<&serde_json::Value>) -> Option<String> {
     match options.and_then(|o| o.get("ruleDocs")) {
         Some(serde_json::Value::String(template)) if template.contains("{id}") => return Some(template.clone()),
@@ -78,7 +79,7 @@ fn rule_docs(options: Option<&serde_json::Value>) -> Option<String> {
         }
         None => {}
     }
-    let dir = crate::roundhouse::rule_docs::pages_dir();
+    let dir = crate::index::cache::rule_pages_dir()?;
     if let Err(e) = crate::roundhouse::rule_docs::write_pages(&dir) {
         tracing::warn!("cannot write the rule pages into {}: {e}; diagnostics carry no rule links", dir.display());
         return None;
@@ -199,7 +200,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
         Ok(report) => report,
         Err(error) => {
             tracing::error!("indexing failed: {error}");
-            progress.end(Some("Indexing failed (see the server log)".to_owned()));
+            progress.end(Some("Indexing failed (see the server log)".to_owned())).await;
             return;
         }
     };
@@ -249,7 +250,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     if session.flags().code_lens_refresh {
         refresh(&client, Refresh::CodeLenses);
     }
-    progress.end(Some(format!("Indexed {} files", thousands(report.files))));
+    progress.end(Some(format!("Indexed {} files", thousands(report.files)))).await;
 }
 
 /// Keeps what the index's first re-check published for the next start, when it was all worked out
