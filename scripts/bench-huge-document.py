@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
 """Time and memory of a large open document: didOpen of a generated Ruby file of SIZE MB (default 50)
 to its first publishDiagnostics, then each of EDITS incremental edits to its publish; the server's
-peak resident memory (VmHWM). With `broken`, the file opens with a syntax error it keeps (each edit's
-tree has errors, so it is reparsed from scratch).
-Usage: scripts/bench-huge-document.py BINARY [SIZE_MB] [EDITS] [broken]"""
+peak resident memory (VmHWM). SHAPE is what the file is made of: `lines` (default: lines of data),
+`broken` (the same, opening with a syntax error it keeps, so each edit's tree has errors and is
+reparsed from scratch), `array` (one `X = [1,1,…]`: two tokens a byte and a half), `assign`
+(`x=1` lines) or `erb` (a template of `<%= 1 %>` tags).
+Usage: scripts/bench-huge-document.py BINARY [SIZE_MB] [EDITS] [SHAPE]"""
 import json, os, statistics, subprocess, sys, tempfile, time
 
 binary = sys.argv[1]
 size_mb = float(sys.argv[2]) if len(sys.argv) > 2 else 50
 edits = int(sys.argv[3]) if len(sys.argv) > 3 else 20
-broken = len(sys.argv) > 4 and sys.argv[4] == "broken"
+shape = sys.argv[4] if len(sys.argv) > 4 else "lines"
+broken = shape == "broken"
 
 app = tempfile.mkdtemp(prefix="switchyard-huge-")
 os.makedirs(os.path.join(app, "config"))
 open(os.path.join(app, "Gemfile"), "w").write("gem 'rails'\n")
 open(os.path.join(app, "config/routes.rb"), "w").write("Rails.application.routes.draw do\nend\n")
-uri = "file://" + os.path.join(app, "lib/generated.rb")
-line = 'VALUES << [1, 2, 3, "a generated line of data"]\n'
-text = ("def broken(\n" if broken else "") + line * int(size_mb * 1_000_000 // len(line))
+size = int(size_mb * 1_000_000)
+relative, language = ("app/views/generated/index.html.erb", "erb") if shape == "erb" else ("lib/generated.rb", "ruby")
+uri = "file://" + os.path.join(app, relative)
+if shape == "array":
+    text = "X = [" + "1," * ((size - 7) // 2) + "1]\n"
+else:
+    line = {"assign": "x=1\n", "erb": "<%= 1 %>\n"}.get(shape, 'VALUES << [1, 2, 3, "a generated line of data"]\n')
+    text = ("def broken(\n" if broken else "") + line * (size // len(line))
 
 server = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           env={**os.environ, "SWITCHYARD_LOG": "error"})
@@ -54,15 +62,16 @@ wait(lambda m: m.get("id") == 1)
 send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 wait(lambda m: m.get("method") == "$/progress" and m["params"]["value"].get("kind") == "end")
 start = time.perf_counter()
-send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "ruby", "version": 1, "text": text}}})
+send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}})
 wait(published(1))
 opened = time.perf_counter() - start
 latencies = []
 at = min(1000, text.count("\n") // 2)
+edit = "<%= 0 %>\n" if shape == "erb" else "VALUES << 0\n"
 for version in range(2, edits + 2):
     start = time.perf_counter()
     send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version},
-          "contentChanges": [{"range": {"start": {"line": at, "character": 0}, "end": {"line": at, "character": 0}}, "text": "VALUES << 0\n"}]}})
+          "contentChanges": [{"range": {"start": {"line": at, "character": 0}, "end": {"line": at, "character": 0}}, "text": edit}]}})
     wait(published(version))
     latencies.append(time.perf_counter() - start)
 peak = next(l for l in open(f"/proc/{server.pid}/status") if l.startswith("VmHWM")).split()[1]
@@ -70,6 +79,6 @@ send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
 wait(lambda m: m.get("id") == 2)
 send({"jsonrpc": "2.0", "method": "exit"})
 server.wait()
-print(f"{size_mb} MB {'broken ' if broken else ''}document: didOpen to diagnostics {opened * 1000:.0f} ms; "
+print(f"{size_mb} MB {shape} document: didOpen to diagnostics {opened * 1000:.0f} ms; "
       f"edit to diagnostics median {statistics.median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms ({edits} edits); "
       f"peak memory {int(peak) / 1024:.0f} MiB")

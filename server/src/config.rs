@@ -113,12 +113,21 @@ impl Config {
                 .literal_separator(true)
                 .build()
                 .map_err(|e| ConfigError::at(text, pattern.span().start, format!("`{}` is not a glob: {}", pattern.get_ref(), e.kind())))?;
+            // Matched on its own first, so a glob too complex to match (`**/**/**/…`, past the
+            // matcher's size limit) is named on its line.
+            let too_complex = |e: globset::Error| {
+                let shown: String = pattern.get_ref().chars().take(60).collect();
+                let more = if shown.len() < pattern.get_ref().len() { "…" } else { "" };
+                ConfigError::at(text, pattern.span().start, format!("`{shown}{more}` is too complex a glob to match: {e}"))
+            };
+            globset::GlobSetBuilder::new().add(glob.clone()).build().map_err(too_complex)?;
             globs.add(glob);
         }
-        let excluded = if raw.exclude.is_empty() {
-            None
-        } else {
-            Some(globs.build().map_err(|e| ConfigError { line: None, message: e.to_string() })?)
+        let excluded = match raw.exclude.first() {
+            None => None,
+            Some(first) => Some(globs.build().map_err(|e| {
+                ConfigError::at(text, first.span().start, format!("the `exclude` globs together are too complex to match: {e}"))
+            })?),
         };
         let exclude = raw.exclude.into_iter().map(toml::Spanned::into_inner).collect();
         Ok(Config { targets, rules, exclude, excluded })
@@ -222,6 +231,10 @@ mod tests {
         assert!(!config.excludes("lib/tasks/x.rb"));
         let bad = Config::parse("\nexclude = [\"lib/[\"]\n").unwrap_err().to_string();
         assert!(bad.starts_with("line 2: `lib/[` is not a glob"), "{bad}");
+        // A glob that builds but is too complex to match is named on its line too.
+        let complex = format!("targets = [\"ruby\"]\nexclude = [\"app/**\", \"{}x\"]\n", "**/*a/".repeat(30_000));
+        let bad = Config::parse(&complex).unwrap_err().to_string();
+        assert!(bad.starts_with("line 2: `**/*a/") && bad.contains("…` is too complex a glob") && bad.len() < 200, "{bad}");
     }
 
     #[test]

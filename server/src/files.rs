@@ -173,6 +173,19 @@ pub fn read_regular_text(path: &Path, inside: Option<&Path>, limit: u64) -> Resu
     read_regular(path, inside, limit).map(|bytes| String::from_utf8(bytes).ok())
 }
 
+/// `1234` → `1,234`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// How a text over the limit is said, wherever it is refused.
 pub fn too_large(len: u64, limit: u64) -> String {
     format!("{:.1} MB, over the {} MB Switchyard reads", len as f64 / 1e6, limit / 1_000_000)

@@ -330,3 +330,41 @@ fn the_server_writes_nothing_into_the_cache_folder_without_a_cache() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// A document just under the size limit whose parse would cost millions of nodes (`X = [1,1,…]`,
+/// `x=1` lines, a template of tags) is not parsed: it says so at once, each keystroke in it is
+/// answered at once, and a hover elsewhere is not held up.
+#[test]
+fn a_file_that_would_cost_millions_of_nodes_is_not_parsed() {
+    let app = write_app("costly-file", &[]);
+    small_app(&app, "Post");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let size = 7_800_000;
+    let documents = [
+        ("app/models/big.rb", "ruby", format!("X = [{}1]\n", "1,".repeat(size / 2 - 4))),
+        ("app/models/assign.rb", "ruby", "x=1\n".repeat(size / 4)),
+        ("app/views/posts/big.html.erb", "erb", "<%= 1 %>\n".repeat(size / 9)),
+    ];
+    for (relative, language, text) in documents {
+        let document = uri(&app.join(relative));
+        client
+            .notify("textDocument/didOpen", json!({"textDocument": {"uri": document, "languageId": language, "version": 1, "text": text}}));
+        let diagnostics = client.diagnostics(&document, Some(1));
+        assert!(
+            diagnostics.iter().any(|d| d["code"] == "switchyard.skipped-file" && d["message"].as_str().unwrap().contains("tokens")),
+            "{relative}: {diagnostics:?}"
+        );
+        for version in 2..5 {
+            let edit = json!([{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# x\n"}]);
+            client.change(&document, version, edit);
+        }
+        client.diagnostics(&document, Some(4));
+        let post = uri(&app.join("app/models/post.rb"));
+        let hover = client.request("textDocument/hover", json!({"textDocument": {"uri": post}, "position": {"line": 1, "character": 4}}));
+        assert!(hover.get("error").is_none(), "{hover}");
+    }
+    assert!(client.shutdown().success());
+    let _ = std::fs::remove_dir_all(&app);
+}

@@ -145,8 +145,9 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
 }
 
 impl AppContext {
+    /// The context of the app at `root`, from `snapshot` (sorted by path: `Index::snapshot`).
     pub fn new(index: &Index, root: &Path, snapshot: &[Arc<FileFacts>]) -> AppContext {
-        let files: Vec<Arc<FileFacts>> = snapshot.iter().filter(|f| index.in_app(&f.path, root)).cloned().collect();
+        let files: Vec<Arc<FileFacts>> = index.files_of(snapshot, root);
         let table = index.route_table(root, snapshot);
         let mut helper_names: HashSet<String> = table.routes.iter().filter_map(|r| r.name.clone()).collect();
         helper_names.extend(table.helpers.iter().map(|h| h.name.clone()));

@@ -487,6 +487,9 @@ impl Palette {
     }
 }
 
+/// The most characters of a line the human format quotes.
+const QUOTED: usize = 160;
+
 fn write_human(
     out: &mut impl Write,
     facts: &FileFacts,
@@ -506,10 +509,20 @@ fn write_human(
         } else {
             (text.chars().count() as u32 + 1).saturating_sub(column).max(1)
         };
+        // A long line (generated code, a minified file) is quoted around the finding, not whole.
+        let column = column as usize - 1;
+        let start = if text.len() > QUOTED { column.saturating_sub(QUOTED / 4) } else { 0 };
+        let mut shown: String = text.chars().skip(start).take(QUOTED).collect();
+        let before = if start > 0 { "…" } else { "" };
+        if text.len() > QUOTED && text.chars().nth(start + QUOTED).is_some() {
+            shown.push('…');
+        }
+        let at = column - start + before.chars().count();
+        let width = (width as usize).min(QUOTED + 1 - (column - start).min(QUOTED));
         writeln!(out, "{:gutter$} {blue}|{blue:#}", "")?;
-        writeln!(out, "{blue}{line} |{blue:#} {text}")?;
-        let carets = "^".repeat(width as usize);
-        writeln!(out, "{:gutter$} {blue}|{blue:#} {}{severity}{carets}{severity:#}", "", " ".repeat((column - 1) as usize))?;
+        writeln!(out, "{blue}{line} |{blue:#} {before}{shown}")?;
+        let carets = "^".repeat(width);
+        writeln!(out, "{:gutter$} {blue}|{blue:#} {}{severity}{carets}{severity:#}", "", " ".repeat(at))?;
     }
     writeln!(out)
 }

@@ -10,7 +10,7 @@ use super::routes::Hover;
 use crate::app::AppContext;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
-use crate::rails::route_table::RouteKind;
+use crate::rails::route_table::{Route, RouteKind};
 use crate::rails::routes::RouteCall;
 use crate::roundhouse::lowering::Kind;
 use crate::syntax::{LineCol, Span};
@@ -87,7 +87,11 @@ pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagn
         }
     }
     if let Some(routes) = &facts.routes {
-        route_hints(&routes.calls, facts, context, &mut hints);
+        // This file's routes, by where they start: each call's are one run of them (a binary search,
+        // not a pass over the app's whole table per call).
+        let mut own: Vec<&Route> = context.table.routes.iter().filter(|r| r.file == facts.relative_path).collect();
+        own.sort_by_key(|r| (r.span.start_byte, r.span.end_byte));
+        route_hints(&routes.calls, facts, &own, &mut hints);
     }
     for diagnostic in diagnostics.iter().filter(|d| !d.rule.starts_with("syntax.") && d.rule != "views.template-parse-error") {
         let fate = match diagnostic.severity {
@@ -107,14 +111,11 @@ pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagn
     hints
 }
 
-fn route_hints(calls: &[RouteCall], facts: &FileFacts, context: &AppContext, hints: &mut Vec<Hint>) {
+fn route_hints(calls: &[RouteCall], facts: &FileFacts, own: &[&Route], hints: &mut Vec<Hint>) {
     for call in calls {
-        let inside: Vec<_> = context
-            .table
-            .routes
-            .iter()
-            .filter(|r| r.file == facts.relative_path && r.span.start_byte >= call.span.start_byte && r.span.end_byte <= call.span.end_byte)
-            .collect();
+        let from = own.partition_point(|r| r.span.start_byte < call.span.start_byte);
+        let to = from + own[from..].partition_point(|r| r.span.start_byte <= call.span.end_byte);
+        let inside: Vec<&&Route> = own[from..to].iter().filter(|r| r.span.end_byte <= call.span.end_byte).collect();
         match call.method.as_str() {
             "resources" | "resource" => {
                 let own = inside.iter().filter(|r| r.span == call.span).count();
@@ -145,7 +146,7 @@ fn route_hints(calls: &[RouteCall], facts: &FileFacts, context: &AppContext, hin
             }
             _ => {}
         }
-        route_hints(&call.children, facts, context, hints);
+        route_hints(&call.children, facts, own, hints);
     }
 }
 

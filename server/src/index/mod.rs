@@ -149,7 +149,41 @@ impl Index {
     }
 
     /// Whether `path` belongs to the app rooted at `root` (`app_for` without the copy).
+    /// The files of the app at `root` among `snapshot` (sorted by path, as `snapshot` returns it): one
+    /// run of it (a path's descendants sort together), less the files of an app nested in it. Each
+    /// app's context takes its files this way, so a folder of thousands of apps costs each app its
+    /// own files, not a look at every file.
+    pub fn files_of(&self, snapshot: &[Arc<FileFacts>], root: &Path) -> Vec<Arc<FileFacts>> {
+        let nested: Vec<PathBuf> = self
+            .apps
+            .read()
+            .map(|apps| {
+                let prefix = root.as_os_str().as_encoded_bytes();
+                apps.iter()
+                    .filter(|app| {
+                        let bytes = app.root.as_os_str().as_encoded_bytes();
+                        bytes.len() > prefix.len() && bytes.starts_with(prefix) && app.root.starts_with(root)
+                    })
+                    .map(|app| app.root.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let start = snapshot.partition_point(|f| f.path.as_path() < root);
+        snapshot[start..]
+            .iter()
+            .take_while(|f| f.path.starts_with(root))
+            .filter(|f| !nested.iter().any(|inner| f.path.starts_with(inner)))
+            .cloned()
+            .collect()
+    }
+
     pub fn in_app(&self, path: &Path, root: &Path) -> bool {
+        // Asked of every file for every app (each app's context filters the snapshot): a path outside
+        // `root` is turned away by its bytes, before the apps are looked through (with thousands of
+        // apps in one folder, that look was most of a run).
+        if !path.as_os_str().as_encoded_bytes().starts_with(root.as_os_str().as_encoded_bytes()) || !path.starts_with(root) {
+            return false;
+        }
         self.apps.read().is_ok_and(|apps| project::owning_app(path, &apps).is_some_and(|app| app.root == root))
     }
 
@@ -423,9 +457,10 @@ impl Index {
 
 impl Index {
     /// The expanded routes of the app rooted at `root`: its `config/routes.rb` and the files under
-    /// `config/routes/` that `draw` names.
+    /// `config/routes/` that `draw` names (`snapshot` sorted by path: `snapshot`).
     pub fn route_table(&self, root: &Path, snapshot: &[Arc<FileFacts>]) -> Arc<crate::rails::route_table::RouteTable> {
-        let in_app: Vec<Arc<FileFacts>> = snapshot.iter().filter(|f| f.routes.is_some() && self.in_app(&f.path, root)).cloned().collect();
+        let mut in_app = self.files_of(snapshot, root);
+        in_app.retain(|f| f.routes.is_some());
         let same = |cached: &[Arc<FileFacts>]| cached.len() == in_app.len() && cached.iter().zip(&in_app).all(|(a, b)| Arc::ptr_eq(a, b));
         let mut memo = self.route_tables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((sources, table)) = memo.get(root)

@@ -515,9 +515,18 @@ pub fn text_hash(text: &str) -> u64 {
 /// belongs to (`kind` is `None` outside any Rails app: then only syntax and definitions are read).
 pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, text: &str, parsed: &ParsedFile) -> FileFacts {
     let mut facts = FileFacts::empty(path, relative_path, kind, parsed.language);
-    if let Some(Skipped::TooLarge { len }) = parsed.skipped {
+    let unread = match parsed.skipped {
+        Some(Skipped::TooLarge { len }) => Some(crate::files::too_large(len as u64, crate::files::MAX_SOURCE)),
+        Some(Skipped::TooCostly { tokens }) => Some(format!(
+            "about {} tokens of code, over the {} Switchyard reads in one file",
+            crate::files::thousands(tokens),
+            crate::files::thousands(crate::syntax::parse::MAX_TOKENS)
+        )),
+        _ => None,
+    };
+    if let Some(why) = unread {
         // Nothing of it is read, not even its lines.
-        facts.diagnostics.push(skipped_file(Span::default(), crate::files::too_large(len as u64, crate::files::MAX_SOURCE)));
+        facts.diagnostics.push(skipped_file(Span::default(), why));
         return facts;
     }
     facts.line_index = LineIndex::new(text);

@@ -33,6 +33,9 @@ use crate::syntax::{Language, ParsedFile};
 /// `schema.migration-verb` findings go to `facts.migration_verbs` (they hold only in an app without
 /// `db/schema.rb`).
 pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
+    if matches!(parsed.skipped, Some(crate::syntax::parse::Skipped::TooLarge { .. } | crate::syntax::parse::Skipped::TooCostly { .. })) {
+        return; // Not read: its text is judged no more than it is parsed.
+    }
     let kind = facts.kind;
     let mut found = Vec::new();
     // Template text rules hold for a template with no Ruby at all (`#{` in plain HTML).

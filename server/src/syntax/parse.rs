@@ -57,12 +57,36 @@ pub enum Skipped {
     TooLarge { len: usize },
     /// How deep the walk went and where it crossed the limit.
     TooDeep { depth: usize, offset: usize },
+    /// More than [`MAX_TOKENS`] tokens of code (`token_estimate`): not parsed at all.
+    TooCostly { tokens: usize },
 }
 
 /// The longest text parsed: an open document may be any size (a 50 MB generated file), and its
 /// parse, facts and findings would take seconds per keystroke. The disk's limit is the same
 /// (`files::MAX_SOURCE`).
 pub const MAX_PARSED: usize = 8 << 20;
+
+/// The most tokens (`token_estimate`) a file parsed as code may hold. What a parse, its facts and
+/// Prism's judgement cost grows with the tokens, not the bytes: a 7.8 MB `X = [1,1,…]` is four
+/// million nodes (30 s and 3.4 GB in a release build), where 8 MB of prose is a few thousand; a file
+/// of 500,000 tokens of `x=1` lines cost 1.8 s per keystroke and 490 MB, one of 250,000 about half
+/// (BENCHMARKS.md). Real files stay under: the most of 28 public Rails apps is an ERB template of an
+/// inline SVG at about 127,000 (its text counts as if it were code), then Ruby files at 68,000.
+pub const MAX_TOKENS: usize = 250_000;
+
+/// About how many tokens `text` holds, in one pass over its bytes: each run of word characters
+/// (letters, digits, `_`, anything not ASCII) and each other visible character. Never fewer than the
+/// leaves a parse of it would have.
+pub fn token_estimate(text: &str) -> usize {
+    let mut count = 0;
+    let mut in_word = false;
+    for &byte in text.as_bytes() {
+        let word = byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80;
+        count += usize::from(if word { !in_word } else { !byte.is_ascii_whitespace() });
+        in_word = word;
+    }
+    count
+}
 
 /// How deep (in tree nodes) a file's Ruby may nest. The readers of a tree recurse with it, and one
 /// file nested ten thousand levels would overflow any thread's stack; real code stays under 50
@@ -99,11 +123,20 @@ impl ParsedFile {
 
     /// Parses `text`, reusing `previous` (the parse of an earlier version of the same file).
     pub fn reparse(language: Language, text: &str, previous: Option<&ParsedFile>) -> ParsedFile {
-        if text.len() > MAX_PARSED {
+        let unread = |skipped: Skipped| {
             let mut parsed = ParsedFile::reparse_unbounded(Language::OtherTemplate, "", None);
             parsed.language = language;
-            parsed.skipped = Some(Skipped::TooLarge { len: text.len() });
-            return parsed;
+            parsed.skipped = Some(skipped);
+            parsed
+        };
+        if text.len() > MAX_PARSED {
+            return unread(Skipped::TooLarge { len: text.len() });
+        }
+        if matches!(language, Language::Ruby | Language::Erb | Language::Haml) {
+            let tokens = token_estimate(text);
+            if tokens > MAX_TOKENS {
+                return unread(Skipped::TooCostly { tokens });
+            }
         }
         let mut parsed = ParsedFile::reparse_unbounded(language, text, previous);
         if let Some(tree) = &parsed.ruby {

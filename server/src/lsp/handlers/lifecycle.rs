@@ -320,18 +320,7 @@ fn text_hashes(session: &Session) -> HashMap<PathBuf, u64> {
     session.index.unordered().iter().map(|facts| (facts.path.clone(), facts.text_hash)).collect()
 }
 
-/// `1234` → `1,234`.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use crate::files::thousands;
 
 pub fn shutdown(backend: &Backend) -> Result<()> {
     backend.session.request_shutdown();
