@@ -368,3 +368,27 @@ fn a_file_that_would_cost_millions_of_nodes_is_not_parsed() {
     assert!(client.shutdown().success());
     let _ = std::fs::remove_dir_all(&app);
 }
+
+/// A folder removed while its index still runs leaves nothing of it behind: not its classes in
+/// `workspace/symbol`, not its routes.
+#[test]
+fn a_folder_removed_while_it_is_indexed_leaves_nothing() {
+    let base = write_app("removed-mid-index", &[]);
+    let main = base.join("main");
+    small_app(&main, "Post");
+    let cache = base.join("cache");
+    let mut client = Client::spawn_with(&[("SWITCHYARD_CACHE_DIR", &cache)]);
+    client.initialize(&main);
+    client.wait_indexed();
+    let big = support::synthetic_app();
+    client.notify("workspace/didChangeWorkspaceFolders", folders_added(std::slice::from_ref(&big)));
+    let removed: Vec<Value> = vec![json!({"uri": uri(&big), "name": "big"})];
+    client.notify("workspace/didChangeWorkspaceFolders", json!({"event": {"added": [], "removed": removed}}));
+    client.wait_indexed();
+    let reply = client.request("workspace/symbol", json!({"query": "Event"}));
+    assert!(!reply.to_string().contains(big.to_str().unwrap()), "{reply}");
+    let reply = client.request("switchyard/routes", json!({}));
+    assert_eq!(reply["result"]["apps"].as_array().map(Vec::len), Some(1), "{reply}");
+    assert!(client.shutdown().success());
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -176,6 +176,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
     let index = Arc::clone(&session.index);
     let open = Arc::clone(&session);
+    let indexed = folders.clone();
     let work = tokio::task::spawn_blocking(move || {
         let last_reported = std::sync::atomic::AtomicUsize::new(0);
         index.index_workspace_except(&folders, &|path| open.is_open(path), &|done, total| {
@@ -204,6 +205,15 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
             return;
         }
     };
+    // A folder removed while it was indexed: what the index read of it after is forgotten too.
+    let now = session.folders();
+    for folder in indexed.iter().filter(|folder| !now.iter().any(|kept| folder.starts_with(kept))) {
+        session.index.remove_apps_under(folder);
+        for facts in session.index.unordered().iter().filter(|f| f.path.starts_with(folder)) {
+            session.index.remove(&facts.path);
+            session.forget_published(&facts.path);
+        }
+    }
     for (path, error) in &report.errors {
         tracing::warn!("{}: {error}", path.display());
     }
