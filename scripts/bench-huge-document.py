@@ -6,7 +6,10 @@ peak resident memory (VmHWM). SHAPE is what the file is made of: `lines` (defaul
 reparsed from scratch), `array` (one `X = [1,1,…]`: two tokens a byte and a half), `assign`
 (`x=1` lines) or `erb` (a template of `<%= 1 %>` tags).
 Usage: scripts/bench-huge-document.py BINARY [SIZE_MB] [EDITS] [SHAPE]"""
-import json, os, statistics, subprocess, sys, tempfile, time
+import os, statistics, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lsp_stdio import Server
 
 binary = sys.argv[1]
 size_mb = float(sys.argv[2]) if len(sys.argv) > 2 else 50
@@ -27,58 +30,30 @@ else:
     line = {"assign": "x=1\n", "erb": "<%= 1 %>\n"}.get(shape, 'VALUES << [1, 2, 3, "a generated line of data"]\n')
     text = ("def broken(\n" if broken else "") + line * (size // len(line))
 
-server = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          env={**os.environ, "SWITCHYARD_LOG": "error"})
-
-def send(message):
-    body = json.dumps(message).encode()
-    server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    server.stdin.flush()
-
-def receive():
-    length = None
-    while True:
-        header = server.stdout.readline().strip()
-        if not header:
-            break
-        if header.lower().startswith(b"content-length:"):
-            length = int(header.split(b":")[1])
-    message = json.loads(server.stdout.read(length))
-    if "id" in message and "method" in message:
-        send({"jsonrpc": "2.0", "id": message["id"], "result": None})
-    return message
-
-def wait(predicate):
-    while True:
-        message = receive()
-        if predicate(message):
-            return message
+server = Server([binary], env={**os.environ, "SWITCHYARD_LOG": "error"})
 
 def published(version):
     return lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and m["params"].get("version") == version
 
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": "file://" + app, "capabilities": {"window": {"workDoneProgress": True}}}})
-wait(lambda m: m.get("id") == 1)
-send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-wait(lambda m: m.get("method") == "$/progress" and m["params"]["value"].get("kind") == "end")
+server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": "file://" + app, "capabilities": {"window": {"workDoneProgress": True}}}})
+server.wait(lambda m: m.get("id") == 1)
+server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+server.wait(lambda m: m.get("method") == "$/progress" and m["params"]["value"].get("kind") == "end")
 start = time.perf_counter()
-send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}})
-wait(published(1))
+server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}})
+server.wait(published(1))
 opened = time.perf_counter() - start
 latencies = []
 at = min(1000, text.count("\n") // 2)
 edit = "<%= 0 %>\n" if shape == "erb" else "VALUES << 0\n"
 for version in range(2, edits + 2):
     start = time.perf_counter()
-    send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version},
+    server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version},
           "contentChanges": [{"range": {"start": {"line": at, "character": 0}, "end": {"line": at, "character": 0}}, "text": edit}]}})
-    wait(published(version))
+    server.wait(published(version))
     latencies.append(time.perf_counter() - start)
 peak = next(l for l in open(f"/proc/{server.pid}/status") if l.startswith("VmHWM")).split()[1]
-send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
-wait(lambda m: m.get("id") == 2)
-send({"jsonrpc": "2.0", "method": "exit"})
-server.wait()
+server.exit()
 print(f"{size_mb} MB {shape} document: didOpen to diagnostics {opened * 1000:.0f} ms; "
       f"edit to diagnostics median {statistics.median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms ({edits} edits); "
       f"peak memory {int(peak) / 1024:.0f} MiB")

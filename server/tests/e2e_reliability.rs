@@ -192,19 +192,29 @@ fn ignore_files_that_are_not_files_are_not_read() {
     let _ = std::fs::remove_dir_all(&app);
 }
 
+/// A `created` event for `path`.
+fn created(path: &Path) -> Value {
+    json!({"changes": [{"uri": uri(path), "type": 1}]})
+}
+
+/// A server over `<base>/workspace`, which holds one app, `main`, indexed: the client, base and app.
+fn workspace_of_one_app(name: &str) -> (Client, PathBuf, PathBuf) {
+    let base = write_app(name, &[]);
+    let main = base.join("workspace/main");
+    small_app(&main, "Post");
+    let mut client = Client::spawn();
+    client.initialize(&base.join("workspace"));
+    client.wait_indexed();
+    (client, base, main)
+}
+
 /// A watched-file event names a path outside every workspace folder: the app there is not indexed,
 /// nor is the whole disk for `file:///config/routes.rb`; one inside a folder still is.
 #[test]
 fn watched_file_events_never_reach_outside_the_workspace() {
-    let base = write_app("outside-events", &[]);
-    let main = base.join("workspace/main");
-    small_app(&main, "Post");
+    let (mut client, base, _) = workspace_of_one_app("outside-events");
     let outside = base.join("elsewhere");
     small_app(&outside, "Secret");
-    let mut client = Client::spawn();
-    client.initialize(&base.join("workspace"));
-    client.wait_indexed();
-    let created = |path: &Path| json!({"changes": [{"uri": uri(path), "type": 1}]});
     client.notify("workspace/didChangeWatchedFiles", created(&outside.join("config/routes.rb")));
     client.notify("workspace/didChangeWatchedFiles", created(Path::new("/config/routes.rb")));
     client.notify("workspace/didChangeWatchedFiles", created(&outside.join("app/models/secret.rb")));
@@ -226,13 +236,12 @@ fn watched_file_events_never_reach_outside_the_workspace() {
 /// folder made under `tmp/` is not read; a whole app moved into the workspace is indexed.
 #[test]
 fn a_folder_moved_into_the_app_is_indexed() {
-    let base = write_app("moved-in", &[]);
-    let main = base.join("workspace/main");
-    small_app(&main, "Post");
-    let mut client = Client::spawn();
-    client.initialize(&base.join("workspace"));
-    client.wait_indexed();
-    let created = |path: &Path| json!({"changes": [{"uri": uri(path), "type": 1}]});
+    let (mut client, base, main) = workspace_of_one_app("moved-in");
+    // Made by the app at run time, under `tmp/`: not the app's code, not read.
+    let made = main.join("tmp/cache/generated");
+    std::fs::create_dir_all(&made).unwrap();
+    std::fs::write(made.join("cached.rb"), POST.replace("Post", "Cached")).unwrap();
+    client.notify("workspace/didChangeWatchedFiles", created(&main.join("tmp/cache")));
 
     let staged = base.join("staged/billing");
     std::fs::create_dir_all(&staged).unwrap();
@@ -251,6 +260,8 @@ fn a_folder_moved_into_the_app_is_indexed() {
     assert!(!client.published(&uri(&moved_app.join("app/models/order.rb"))).is_empty());
     let reply = client.request("workspace/symbol", json!({"query": "Invoice"}));
     assert!(symbol_names(&reply).iter().any(|n| n.contains("Invoice")), "{reply}");
+    let reply = client.request("workspace/symbol", json!({"query": "Cached"}));
+    assert!(symbol_names(&reply).is_empty(), "{reply}");
     assert!(client.shutdown().success());
     let _ = std::fs::remove_dir_all(&base);
 }
