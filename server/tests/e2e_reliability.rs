@@ -115,40 +115,43 @@ fn exit_ends_the_process_whatever_is_in_flight() {
 #[test]
 fn a_hover_never_waits_behind_whole_app_requests() {
     let app = support::synthetic_app();
-    let cache = std::env::temp_dir().join(format!("switchyard-test-{}-stall-cache", std::process::id()));
-    let _ = std::fs::remove_dir_all(&cache);
-    let mut client = Client::spawn_with(&[("SWITCHYARD_CACHE_DIR", &cache)]);
     let model = std::fs::read_dir(app.join("app/models"))
         .unwrap()
         .filter_map(Result::ok)
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|e| e == "rb") && !p.ends_with("application_record.rb"));
-    let model = model.expect("a model in the synthetic app");
-    client.initialize(&app);
-    let model_uri = uri(&model);
-    let previews: Vec<i64> = (0..8).map(|_| client.send_request("switchyard/preview", json!({"uri": model_uri}))).collect();
-    let hover =
-        client.send_request("textDocument/hover", json!({"textDocument": {"uri": model_uri}, "position": {"line": 0, "character": 7}}));
-    let answered = client.answer(hover);
-    assert!(answered.get("error").is_none(), "{answered}");
-    let index_ended = |m: &Value| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end";
-    let position = |seen: &[Value], pred: &dyn Fn(&Value) -> bool| seen.iter().position(pred);
-    let is_answer = |id: i64| move |m: &Value| m.get("id") == Some(&json!(id)) && m.get("method").is_none();
-    assert_eq!(position(&client.seen, &index_ended), None, "the index ended before the hover was answered: the test proves nothing");
-    client.wait_indexed();
-    // The first few waited for the index and describe the whole app; the rest answered at once, from
-    // what was read (nothing yet, for a file not yet read).
-    let hover_at = position(&client.seen, &is_answer(hover)).unwrap();
-    for (n, id) in previews.into_iter().enumerate() {
-        let reply = client.answer(id);
-        assert!(reply.get("error").is_none(), "{reply}");
-        if n < 4 {
-            assert!(reply["result"]["text"].is_string(), "{reply}");
-            assert!(position(&client.seen, &is_answer(id)).unwrap() > hover_at, "the hover waited behind a preview");
+    let model_uri = uri(&model.expect("a model in the synthetic app"));
+    // A client that answers the server's requests, and one that never does (no progress then).
+    for answers in [true, false] {
+        let cache = std::env::temp_dir().join(format!("switchyard-test-{}-stall-cache", std::process::id()));
+        let _ = std::fs::remove_dir_all(&cache);
+        let mut client = Client::spawn_with(&[("SWITCHYARD_CACHE_DIR", &cache)]);
+        client.answers = answers;
+        client.initialize(&app);
+        let previews: Vec<i64> = (0..8).map(|_| client.send_request("switchyard/preview", json!({"uri": model_uri}))).collect();
+        let position = json!({"textDocument": {"uri": model_uri}, "position": {"line": 0, "character": 7}});
+        let hover = client.send_request("textDocument/hover", position);
+        let answered = client.answer(hover);
+        assert!(answered.get("error").is_none(), "{answered}");
+        let index_ended = |m: &Value| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end";
+        let is_answer = |id: i64| move |m: &Value| m.get("id") == Some(&json!(id)) && m.get("method").is_none();
+        assert!(!client.seen.iter().any(index_ended), "the index ended before the hover was answered: the test proves nothing");
+        // The first few waited for the index and describe the whole app; the rest answered at once,
+        // from what was read (nothing yet, for a file not yet read).
+        let hover_at = client.seen.iter().position(is_answer(hover)).unwrap();
+        for (n, id) in previews.into_iter().enumerate() {
+            let reply = client.answer(id);
+            assert!(reply.get("error").is_none(), "{reply}");
+            if n < 4 {
+                assert!(reply["result"]["text"].is_string(), "answers {answers}: {reply}");
+                assert!(client.seen.iter().position(is_answer(id)).unwrap() > hover_at, "answers {answers}: the hover waited");
+            }
         }
+        assert!(client.request("shutdown", Value::Null).get("error").is_none());
+        client.notify("exit", Value::Null);
+        assert!(client.exits_within(Duration::from_secs(15)));
+        let _ = std::fs::remove_dir_all(&cache);
     }
-    assert!(client.shutdown().success());
-    let _ = std::fs::remove_dir_all(&cache);
 }
 
 /// An app whose `.ignore` files are links to devices, to the process's own input, or FIFOs: `--check`
