@@ -125,25 +125,21 @@ pub fn lower(model: &Model, tables: Tables<'_>) -> Vec<Lowered> {
         out.push(named(include_item(model, call), &call.name));
     }
     for delegate in &model.delegates {
-        let to = delegate.to.as_deref().unwrap_or("…");
-        out.push(named(dropped(
-            delegate.span,
-            Kind::Macro,
-            unsupported(
-                delegate.span,
-                "delegate",
-                &model.class_name,
-                {
-                    let first = delegate.methods.first().map_or("name", String::as_str);
-                    format!(
-                        "`delegate` is dropped: the compiled {} has no {}, so calls to {} raise NoMethodError. Instead, write it out: `def {first} = {to}.{first}`.",
-                        model.class_name,
-                        names(&delegate.methods),
-                        if delegate.methods.len() == 1 { "it" } else { "them" }
-                    )
-                },
-            ),
-        ), "delegate"));
+        let written = DelegateWritten::of(delegate);
+        let defined: Vec<String> = delegate.methods.iter().map(|m| written.as_ref().map_or_else(|| m.clone(), |w| w.name(m))).collect();
+        let mut message = format!(
+            "`delegate` is dropped: the compiled {} has no {}, so calls to {} raise NoMethodError.",
+            model.class_name,
+            names(&defined),
+            if defined.len() == 1 { "it" } else { "them" }
+        );
+        if let (Some(written), Some(first)) = (&written, delegate.methods.first()) {
+            message.push_str(&format!(" Instead, write it out: `{}`.", written.method(first)));
+        }
+        out.push(named(
+            dropped(delegate.span, Kind::Macro, unsupported(delegate.span, "delegate", &model.class_name, message)),
+            "delegate",
+        ));
     }
     for attribute in &model.attributes {
         out.push(named(attribute_item(model, attribute), &attribute.kind));
@@ -334,6 +330,46 @@ pub fn subclass_findings(model: &Model, first_class: &str) -> Vec<Diagnostic> {
             finding(rule!("model.unsupported-macro"), item.span, message)
         })
         .collect()
+}
+
+/// What Rails' `delegate` defines, to write it out by hand: each method's name (`prefix:` puts the
+/// receiver's name or the one given before it) and the call it makes (`allow_nil:` makes it `&.`,
+/// `to: :class` calls the class). `None` when the options do not say it here (a prefix computed at
+/// run time, no `to:`).
+struct DelegateWritten<'d> {
+    prefix: String,
+    receiver: &'d str,
+    dot: &'static str,
+}
+
+impl<'d> DelegateWritten<'d> {
+    fn of(delegate: &'d crate::rails::model::Delegate) -> Option<DelegateWritten<'d>> {
+        let to = delegate.to.as_deref()?;
+        let option = |key: &str| delegate.options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        let prefix = match option("prefix") {
+            None | Some(Value::Bool(false) | Value::Nil) => String::new(),
+            // Rails takes the receiver's name only when it is a method's (not `@ivar`, not `Const`).
+            Some(Value::Bool(true)) if to.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') => format!("{to}_"),
+            Some(Value::Symbol(name) | Value::String(name)) => format!("{name}_"),
+            Some(_) => return None,
+        };
+        let dot = if matches!(option("allow_nil"), Some(Value::Bool(true))) { "&." } else { "." };
+        Some(DelegateWritten { prefix, receiver: if to == "class" { "self.class" } else { to }, dot })
+    }
+
+    /// The name `method` is defined under.
+    fn name(&self, method: &str) -> String {
+        format!("{}{method}", self.prefix)
+    }
+
+    /// `method` written out as the method Rails defines for it (a writer takes its value).
+    fn method(&self, method: &str) -> String {
+        let DelegateWritten { receiver, dot, .. } = self;
+        match method.strip_suffix('=') {
+            Some(attribute) => format!("def {}(value); {receiver}{dot}{attribute} = value; end", self.name(method)),
+            None => format!("def {} = {receiver}{dot}{method}", self.name(method)),
+        }
+    }
 }
 
 fn names(list: &[String]) -> String {
