@@ -368,6 +368,14 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             );
         }
         for filter in controller.filters.iter().filter(|f| CONTROLLER_MACROS_DROPPED.contains(&f.kind.as_str())) {
+            if filter.kind == "skip_after_action" {
+                // Dropped, but what it skips never runs in the compiled app: nothing changes.
+                let message = "Roundhouse drops `skip_after_action`, which changes nothing: it never runs an `after_action` at all.";
+                let mut finding = catalogue::finding(rule!("controller.macro-dropped"), filter.span, message.to_owned());
+                finding.severity = crate::diagnostic::Severity::Info;
+                out.push(finding);
+                continue;
+            }
             push(&mut out, rule!("controller.macro-dropped"), filter.span, format!("Roundhouse drops `{}` in a controller.", filter.kind));
         }
         for call in controller.macros.iter().filter(|c| CONTROLLER_MACROS_DROPPED.contains(&c.name.as_str())) {
@@ -751,6 +759,31 @@ mod tests {
                 "config/initializers/patch.rb:1 initializer.monkey-patch",
                 "db/schema.rb:3 schema.unknown-column-type",
                 "test/models/post_test.rb:1 spinel.test-lane",
+            ]
+        "#]]
+        .assert_debug_eq(&found);
+    }
+
+    /// After actions never run in the compiled app, so skipping one changes nothing: said as info
+    /// (Roundhouse still drops the call), never as a warning.
+    #[test]
+    fn skipping_an_after_action_is_said_to_change_nothing() {
+        let fixture = crate::test_fixture::Fixture::new(
+            r#"
+            #- /app/controllers/posts_controller.rb
+            class PostsController < ApplicationController
+              skip_after_action :verify_authorized
+              prepend_before_action :load
+            end
+            "#,
+        );
+        let facts = fixture.index.snapshot().into_iter().find(|f| f.relative_path.ends_with("posts_controller.rb")).unwrap();
+        let found: Vec<String> =
+            check(&facts, "").iter().map(|d| format!("{} {:?} {}", d.span.start.line + 1, d.severity, d.message)).collect();
+        expect_test::expect![[r#"
+            [
+                "2 Info Roundhouse drops `skip_after_action`, which changes nothing: it never runs an `after_action` at all.",
+                "3 Warning Roundhouse drops `prepend_before_action` in a controller.",
             ]
         "#]]
         .assert_debug_eq(&found);
