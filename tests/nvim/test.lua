@@ -241,6 +241,22 @@ local followed = vim.wait(20000, function()
   return preview_text():find("def cover_image = CoverImage.find_by(post_id: @id)", 1, true) ~= nil
 end, 50)
 check(":SwitchyardPreview follows edits", followed, preview_text())
+
+-- CTRL-] as a user presses it (mappings on) in a Ruby buffer with Neovim's Ruby ftplugin loaded,
+-- which maps it to `:tag <identifier>`: line 49 of the controller is `redirect_to posts_path, …`.
+vim.cmd("filetype plugin on")
+vim.cmd("edit " .. app .. "/app/controllers/posts_controller.rb")
+local controller = vim.api.nvim_get_current_buf()
+vim.wait(20000, function()
+  return #switchyard.clients_for(controller) > 0
+end, 50)
+vim.api.nvim_win_set_cursor(0, { 49, 18 })
+local pressed, press_err = pcall(vim.cmd, "normal \29")
+check(
+  "CTRL-] in a Ruby buffer (its ftplugin loaded) opens the route",
+  pressed and vim.api.nvim_buf_get_name(0):match("config/routes%.rb$") ~= nil,
+  tostring(press_err) .. " " .. vim.api.nvim_buf_get_name(0)
+)
 end
 
 -- A Lua error must fail the run, not leave a headless Neovim waiting.

@@ -100,8 +100,49 @@ M.handlers = {
   end,
 }
 
+-- The tag keys Neovim's Ruby ftplugin maps in a Ruby buffer: each runs `:tag <identifier>`, which
+-- asks 'tagfunc' for a name (no `c` flag), so the server is asked for symbols, not for what is
+-- under the cursor. Where the ftplugin made them, they go; the keys then ask 'tagfunc' at the cursor.
+local ruby_tag_keys = { "<C-]>", "g<C-]>", "g]", "<C-W>]", "<C-W><C-]>" }
+
+local function cursor_tags(bufnr)
+  if vim.bo[bufnr].tagfunc == "" then
+    vim.bo[bufnr].tagfunc = "v:lua.vim.lsp.tagfunc"
+  end
+  vim.api.nvim_buf_call(bufnr, function()
+    for _, lhs in ipairs(ruby_tag_keys) do
+      local mapping = vim.fn.maparg(lhs, "n", false, true)
+      local rhs = mapping.rhs or ""
+      -- The ftplugin's: buffer-local, script-local (`<SID>` calls its identifier function), `:tag`.
+      local ftplugin = rhs:find("RubyCursorIdentifier", 1, true) or (rhs:find("<SID>", 1, true) and rhs:find("tag", 1, true))
+      if mapping.buffer == 1 and ftplugin then
+        pcall(vim.api.nvim_buf_del_keymap, bufnr, "n", lhs)
+      end
+    end
+  end)
+end
+
 function M.on_attach(client, bufnr, opts)
   opts = opts or M.defaults
+  -- Now, and once the FileType event that may have attached it is over (the ftplugin maps after a
+  -- FileType autocmd made before it), and whenever the ftplugin runs again for the buffer.
+  cursor_tags(bufnr)
+  vim.schedule(function()
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      cursor_tags(bufnr)
+    end
+  end)
+  vim.api.nvim_create_autocmd("FileType", {
+    group = vim.api.nvim_create_augroup("switchyard_tags_" .. bufnr, { clear = true }),
+    buffer = bufnr,
+    callback = function()
+      vim.schedule(function()
+        if vim.api.nvim_buf_is_valid(bufnr) then
+          cursor_tags(bufnr)
+        end
+      end)
+    end,
+  })
   -- Inline specialization hints (0.10+; 0.7–0.9 show the same on hover).
   if opts.inlay_hints ~= false and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
     pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
