@@ -218,7 +218,9 @@ fn run() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let default_level = if args.check || args.command.is_some() { "warn" } else { "info" };
+    // The server tells the client what a user may want to know (`window/logMessage`); stderr, which
+    // editors file as errors, gets what went wrong.
+    let default_level = "warn";
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).init();

@@ -406,3 +406,34 @@ fn a_folder_removed_while_it_is_indexed_leaves_nothing() {
     assert!(client.shutdown().success());
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// What a user may want to read reaches the client, not stderr (which editors file as errors): the
+/// index's summary as `window/logMessage`; a folder with no Rails app is said once, with what was
+/// looked for.
+#[test]
+fn the_client_is_told_what_the_index_found() {
+    let base = write_app("no-app-here", &[("README.md", "# not an app\n"), ("lib/tool.rb", "class Tool; end\n")]);
+    let mut client = Client::spawn();
+    client.initialize(&base);
+    client.wait_indexed();
+    let said = match client.seen.iter().find(|m| m["method"] == "window/showMessage") {
+        Some(said) => said.clone(),
+        None => client.wait_for(|m| m["method"] == "window/showMessage"),
+    };
+    let text = said["params"]["message"].as_str().unwrap();
+    assert!(text.contains("no Rails app") && text.contains("config/routes.rb") && text.contains(base.to_str().unwrap()), "{text}");
+    let logged = client.seen.iter().find(|m| m["method"] == "window/logMessage").cloned();
+    assert!(logged.is_some_and(|m| m["params"]["message"].as_str().unwrap().contains("0 Rails apps")));
+    assert!(client.shutdown().success());
+
+    let app = base.join("shop");
+    small_app(&app, "Post");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let logged = client.seen.iter().find(|m| m["method"] == "window/logMessage").cloned();
+    assert!(logged.is_some_and(|m| m["params"]["message"].as_str().unwrap().contains("1 Rails app")), "{:?}", client.seen.len());
+    assert!(!client.seen.iter().any(|m| m["method"] == "window/showMessage"));
+    assert!(client.shutdown().success());
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -85,6 +85,8 @@ pub struct Session {
     /// The index generation the kept diagnostics are of (`0`: none kept this session): at
     /// shutdown, nothing to keep again while it is the index's.
     pub kept_generation: std::sync::atomic::AtomicU64,
+    /// Whether the user was told the workspace holds no Rails app (said once a session).
+    pub said_no_app: AtomicBool,
     /// Notifications that change facts and have not yet published what they changed (`changing`).
     changes_in_flight: std::sync::atomic::AtomicUsize,
 }

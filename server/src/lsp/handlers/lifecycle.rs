@@ -217,7 +217,27 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     for (path, error) in &report.errors {
         tracing::warn!("{}: {error}", path.display());
     }
-    tracing::info!("indexed {} files ({} bytes) in {:?}", report.files, report.bytes, started.elapsed());
+    // What a user may want to read goes to the client's log (stderr is for what went wrong: editors
+    // file it as errors).
+    let apps_now = session.index.apps();
+    let summary = format!(
+        "Switchyard: indexed {} files ({} bytes) in {:.2?}; {} Rails app{}",
+        thousands(report.files),
+        thousands(report.bytes),
+        started.elapsed(),
+        apps_now.len(),
+        if apps_now.len() == 1 { "" } else { "s" }
+    );
+    tracing::info!("{summary}");
+    client.log_message(MessageType::INFO, summary).await;
+    if apps_now.is_empty() && !session.said_no_app.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        let folders: Vec<String> = session.folders().iter().map(|f| f.display().to_string()).collect();
+        let message = format!(
+            "Switchyard found no Rails app in {}: it looks for a folder with config/routes.rb or config/application.rb.",
+            if folders.is_empty() { "the workspace (no folder is open)".to_owned() } else { folders.join(", ") }
+        );
+        client.show_message(MessageType::INFO, message).await;
+    }
     {
         // Open documents: the buffer, not the disk, is the truth.
         let documents = session.documents();
