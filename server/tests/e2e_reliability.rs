@@ -245,6 +245,10 @@ fn a_folder_moved_into_the_app_is_indexed() {
     std::fs::create_dir_all(&made).unwrap();
     std::fs::write(made.join("cached.rb"), POST.replace("Post", "Cached")).unwrap();
     client.notify("workspace/didChangeWatchedFiles", created(&main.join("tmp/cache")));
+    // An install's folder beside the apps, holding what looks like an app: not walked.
+    let installed = base.join("workspace/node_modules/pkg");
+    small_app(&installed, "Cached");
+    client.notify("workspace/didChangeWatchedFiles", created(&base.join("workspace/node_modules")));
 
     let staged = base.join("staged/billing");
     std::fs::create_dir_all(&staged).unwrap();

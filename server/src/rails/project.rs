@@ -320,6 +320,16 @@ fn read_ignore_file(dir: &Path, inside: &Path) -> Option<std::sync::Arc<ignore::
 /// Whether the walk of the app at `root` reaches `folder` (no hidden or skipped folder on the way)
 /// and finds a file to index in it: a folder created or moved into the app.
 pub fn holds_indexable_files(root: &Path, folder: &Path) -> bool {
+    walk_enters(root, folder)
+        && walker(folder)
+            .build()
+            .filter_map(Result::ok)
+            .any(|entry| entry.file_type().is_some_and(|t| t.is_file()) && language_of(entry.path()).is_some())
+}
+
+/// Whether a walk from `root` enters `folder`: no hidden or skipped folder on the way (a
+/// `node_modules/` an install just made is not walked).
+pub fn walk_enters(root: &Path, folder: &Path) -> bool {
     let Ok(relative) = folder.strip_prefix(root) else { return false };
     let mut at = root.to_path_buf();
     for component in relative.components() {
@@ -329,10 +339,7 @@ pub fn holds_indexable_files(root: &Path, folder: &Path) -> bool {
             return false;
         }
     }
-    walker(folder)
-        .build()
-        .filter_map(Result::ok)
-        .any(|entry| entry.file_type().is_some_and(|t| t.is_file()) && language_of(entry.path()).is_some())
+    true
 }
 
 /// Whether `dir` sits below a folder of an app's code (`app/`, `lib/`…), as seen from the walk's root.

@@ -69,7 +69,11 @@ pub async fn did_change_watched_files(backend: &Backend, params: DidChangeWatche
             if change.typ == FileChangeType::CREATED && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
                 let indexable = match session.index.app_for(&path) {
                     Some(app) => project::holds_indexable_files(&app.root, &path),
-                    None => !project::discover_apps(&path).is_empty(),
+                    None => {
+                        let folders = session.folders();
+                        let folder = folders.iter().find(|folder| path.starts_with(folder));
+                        folder.is_some_and(|folder| project::walk_enters(folder, &path)) && !project::discover_apps(&path).is_empty()
+                    }
                 };
                 if indexable && in_workspace(&path) {
                     new_app_folders.push(path);
