@@ -158,14 +158,7 @@ impl Index {
             .apps
             .read()
             .map(|apps| {
-                let prefix = root.as_os_str().as_encoded_bytes();
-                apps.iter()
-                    .filter(|app| {
-                        let bytes = app.root.as_os_str().as_encoded_bytes();
-                        bytes.len() > prefix.len() && bytes.starts_with(prefix) && app.root.starts_with(root)
-                    })
-                    .map(|app| app.root.clone())
-                    .collect()
+                apps.iter().filter(|app| app.root != root && project::is_within(&app.root, root)).map(|app| app.root.clone()).collect()
             })
             .unwrap_or_default();
         let start = snapshot.partition_point(|f| f.path.as_path() < root);
@@ -175,16 +168,6 @@ impl Index {
             .filter(|f| !nested.iter().any(|inner| f.path.starts_with(inner)))
             .cloned()
             .collect()
-    }
-
-    pub fn in_app(&self, path: &Path, root: &Path) -> bool {
-        // Asked of every file for every app (each app's context filters the snapshot): a path outside
-        // `root` is turned away by its bytes, before the apps are looked through (with thousands of
-        // apps in one folder, that look was most of a run).
-        if !path.as_os_str().as_encoded_bytes().starts_with(root.as_os_str().as_encoded_bytes()) || !path.starts_with(root) {
-            return false;
-        }
-        self.apps.read().is_ok_and(|apps| project::owning_app(path, &apps).is_some_and(|app| app.root == root))
     }
 
     pub fn get(&self, path: &Path) -> Option<Arc<FileFacts>> {

@@ -231,14 +231,8 @@ fn walker(root: &Path) -> ignore::WalkBuilder {
                 return true;
             }
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if is_dir {
-                let Some(name) = entry.file_name().to_str() else { return true };
-                if SKIPPED_DIRS.contains(&name) {
-                    return false;
-                }
-                if SKIPPED_BESIDE_CODE.contains(&name) && !in_code(entry.path(), &walk_root) {
-                    return false;
-                }
+            if is_dir && entry.file_name().to_str().is_some_and(|name| skipped_folder(name, entry.path(), &walk_root)) {
+                return false;
             }
             !ignores.ignored(entry.path(), is_dir)
         });
@@ -334,12 +328,19 @@ pub fn walk_enters(root: &Path, folder: &Path) -> bool {
     let mut at = root.to_path_buf();
     for component in relative.components() {
         at.push(component);
+        // Hidden folders: the walk's `hidden(true)`.
         let Some(name) = component.as_os_str().to_str() else { return false };
-        if name.starts_with('.') || SKIPPED_DIRS.contains(&name) || (SKIPPED_BESIDE_CODE.contains(&name) && !in_code(&at, root)) {
+        if name.starts_with('.') || skipped_folder(name, &at, root) {
             return false;
         }
     }
     true
+}
+
+/// Whether the walk from `walk_root` skips the folder `name` at `dir`: never indexed, or beside an
+/// app's code (`public/` beside `app/`, not `app/controllers/public/`).
+fn skipped_folder(name: &str, dir: &Path, walk_root: &Path) -> bool {
+    SKIPPED_DIRS.contains(&name) || (SKIPPED_BESIDE_CODE.contains(&name) && !in_code(dir, walk_root))
 }
 
 /// Whether `dir` sits below a folder of an app's code (`app/`, `lib/`…), as seen from the walk's root.
@@ -466,12 +467,15 @@ pub fn app_files(app: &RailsApp, all_apps: &[RailsApp]) -> Vec<PathBuf> {
 
 /// The innermost app whose root contains `path`.
 pub fn owning_app<'a>(path: &Path, apps: &'a [RailsApp]) -> Option<&'a RailsApp> {
-    // Asked for every file by every whole-app pass: the bytes turn most roots away before the
-    // component-wise test, and of two roots that both contain the path the longer is the inner one.
-    let bytes = path.as_os_str().as_encoded_bytes();
-    apps.iter()
-        .filter(|app| bytes.starts_with(app.root.as_os_str().as_encoded_bytes()) && path.starts_with(&app.root))
-        .max_by_key(|app| app.root.as_os_str().len())
+    // Of two roots that both contain the path the longer is the inner one.
+    apps.iter().filter(|app| is_within(path, &app.root)).max_by_key(|app| app.root.as_os_str().len())
+}
+
+/// Whether `path` is `root` or below it. Asked for every file against every app's root (by each
+/// whole-app pass, by each app's context): the bytes turn most roots away before the component-wise
+/// test (with thousands of apps in one folder, that test was most of a run).
+pub fn is_within(path: &Path, root: &Path) -> bool {
+    path.as_os_str().as_encoded_bytes().starts_with(root.as_os_str().as_encoded_bytes()) && path.starts_with(root)
 }
 
 /// `path` relative to `root`, `/`-separated.
