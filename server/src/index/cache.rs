@@ -225,14 +225,7 @@ impl Cache {
     /// The app's cached facts by relative path (empty when there is no usable cache).
     pub fn load(&self, root: &Path) -> HashMap<String, Cached> {
         let file = self.file_for(root);
-        let bytes = match read_cache_file(&file) {
-            Ok(bytes) => bytes,
-            Err(crate::files::Refusal::Io(std::io::ErrorKind::NotFound, _)) => return HashMap::new(),
-            Err(refusal) => {
-                tracing::warn!("index cache {} not read: {refusal}", file.display());
-                return HashMap::new();
-            }
-        };
+        let Some(bytes) = read_cache_file(&file, "index cache") else { return HashMap::new() };
         let start = bytes.as_ptr() as usize;
         let read = decode_entries(&root.to_string_lossy(), &bytes).map(|entries| {
             // Where each file's facts are in `bytes` (an offset: the slices borrow what is shared next).
@@ -328,9 +321,16 @@ pub fn unstamped<'a>(magic: &[u8; 8], scope: &str, bytes: &'a [u8]) -> Result<&'
 const CACHE_FILE_LIMIT: u64 = 1 << 30;
 
 /// A cache file's bytes: a regular file, at most `CACHE_FILE_LIMIT` (a FIFO planted in its place is
-/// refused, not waited on).
-pub(super) fn read_cache_file(file: &Path) -> Result<Vec<u8>, crate::files::Refusal> {
-    crate::files::read_regular(file, None, CACHE_FILE_LIMIT)
+/// refused, not waited on). `None` when there is none, or (said in the log as `what`'s) none to read.
+pub(super) fn read_cache_file(file: &Path, what: &str) -> Option<Vec<u8>> {
+    match crate::files::read_regular(file, None, CACHE_FILE_LIMIT) {
+        Ok(bytes) => Some(bytes),
+        Err(crate::files::Refusal::Io(std::io::ErrorKind::NotFound, _)) => None,
+        Err(refusal) => {
+            tracing::warn!("{what} {} not read: {refusal}", file.display());
+            None
+        }
+    }
 }
 
 /// A whole body, decoded (borrowing from `bytes`); trailing bytes are an error.

@@ -127,14 +127,7 @@ pub fn load(cache: &Cache, keeper: Keeper, folders: &[PathBuf]) -> Option<Holdin
 /// `load`, with statuses taken as at `now`.
 fn load_at(cache: &Cache, keeper: Keeper, folders: &[PathBuf], now: std::time::SystemTime) -> Option<Holding> {
     let file = file(cache, keeper, folders);
-    let bytes = match cache::read_cache_file(&file) {
-        Ok(bytes) => bytes,
-        Err(crate::files::Refusal::Io(std::io::ErrorKind::NotFound, _)) => return None,
-        Err(refusal) => {
-            tracing::warn!("last diagnostics {} not read: {refusal}", file.display());
-            return None;
-        }
-    };
+    let bytes = cache::read_cache_file(&file, "last diagnostics")?;
     let published: Published = match cache::unstamped(MAGIC, &scope(folders), &bytes).and_then(cache::decode_whole) {
         Ok(published) => published,
         Err(why) => {

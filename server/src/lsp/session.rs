@@ -91,13 +91,16 @@ pub struct Session {
     changes_in_flight: std::sync::atomic::AtomicUsize,
 }
 
-/// The permits of the requests that may wait for an index at once: few enough that most of the
-/// protocol library's slots (`lsp::CONCURRENCY`) stay free for hovers and edits.
+/// How many requests may wait for an index at once: few enough that most of the protocol library's
+/// slots (`lsp::CONCURRENCY`) stay free for hovers and edits.
+const WHOLE_APP_WAITERS: usize = 4;
+
+/// The permits of the requests waiting for an index (`WHOLE_APP_WAITERS`).
 struct WholeAppWaiters(tokio::sync::Semaphore);
 
 impl Default for WholeAppWaiters {
     fn default() -> WholeAppWaiters {
-        WholeAppWaiters(tokio::sync::Semaphore::new(4))
+        WholeAppWaiters(tokio::sync::Semaphore::new(WHOLE_APP_WAITERS))
     }
 }
 
@@ -428,6 +431,18 @@ impl Session {
 
     pub fn forget_published(&self, path: &Path) {
         lock(&self.published).remove(path);
+    }
+
+    /// Forgets everything of `folder` (one no longer in the workspace): its apps, its files' facts and
+    /// what was published of them. The files forgotten, by path.
+    pub fn forget_under(&self, folder: &Path) -> Vec<PathBuf> {
+        self.index.remove_apps_under(folder);
+        let gone: Vec<PathBuf> = self.index.snapshot().iter().filter(|f| f.path.starts_with(folder)).map(|f| f.path.clone()).collect();
+        for path in &gone {
+            self.index.remove(path);
+            self.forget_published(path);
+        }
+        gone
     }
 
     pub fn request_shutdown(&self) {

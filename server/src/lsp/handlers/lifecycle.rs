@@ -9,6 +9,7 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 use super::diagnostics::{Publish, claimed_recheck};
+use crate::files::thousands;
 use crate::lsp::backend::Backend;
 use crate::lsp::progress::Reporter;
 use crate::lsp::session::{ClientFlags, IndexingGuard, Session};
@@ -208,11 +209,7 @@ pub async fn index_folders(client: tower_lsp_server::Client, session: Arc<Sessio
     // A folder removed while it was indexed: what the index read of it after is forgotten too.
     let now = session.folders();
     for folder in indexed.iter().filter(|folder| !now.iter().any(|kept| folder.starts_with(kept))) {
-        session.index.remove_apps_under(folder);
-        for facts in session.index.unordered().iter().filter(|f| f.path.starts_with(folder)) {
-            session.index.remove(&facts.path);
-            session.forget_published(&facts.path);
-        }
+        session.forget_under(folder);
     }
     for (path, error) in &report.errors {
         tracing::warn!("{}: {error}", path.display());
@@ -349,8 +346,6 @@ fn published_now(
 fn text_hashes(session: &Session) -> HashMap<PathBuf, u64> {
     session.index.unordered().iter().map(|facts| (facts.path.clone(), facts.text_hash)).collect()
 }
-
-use crate::files::thousands;
 
 pub fn shutdown(backend: &Backend) -> Result<()> {
     backend.session.request_shutdown();

@@ -105,12 +105,7 @@ pub async fn did_change_workspace_folders(backend: &Backend, params: DidChangeWo
     for removed in &params.event.removed {
         let Some(folder) = convert::path_of(&removed.uri) else { continue };
         session.remove_folder(&folder);
-        session.index.remove_apps_under(&folder);
-        for facts in session.index.snapshot().iter().filter(|f| f.path.starts_with(&folder)) {
-            session.index.remove(&facts.path);
-            session.forget_published(&facts.path);
-            publishes.extend(Publish::clear(&facts.path));
-        }
+        publishes.extend(session.forget_under(&folder).iter().filter_map(|path| Publish::clear(path)));
     }
     publish(&backend.session, &backend.client, publishes.into_iter().map(Change::Ready).collect()).await;
     let added: Vec<PathBuf> = params.event.added.iter().filter_map(|f| convert::path_of(&f.uri)).collect();
