@@ -22,6 +22,14 @@ fn small_app(root: &Path, model: &str) {
     std::fs::write(root.join(format!("app/models/{}.rb", model.to_lowercase())), POST.replace("Post", model)).unwrap();
 }
 
+/// A fresh folder `name` holding one app, `main` (whose model is `Post`): the folder and the app.
+fn folder_with_main(name: &str) -> (PathBuf, PathBuf) {
+    let folder = write_app(name, &[]);
+    let main = folder.join("main");
+    small_app(&main, "Post");
+    (folder, main)
+}
+
 fn folders_added(folders: &[PathBuf]) -> Value {
     let added: Vec<Value> = folders.iter().map(|f| json!({"uri": uri(f), "name": f.file_name().unwrap().to_str()})).collect();
     json!({"event": {"added": added, "removed": []}})
@@ -36,9 +44,7 @@ fn symbol_names(reply: &Value) -> Vec<String> {
 /// queue: every request is still answered, the added apps are indexed, and `shutdown`/`exit` end it.
 #[test]
 fn a_client_that_never_answers_cannot_deadlock_the_server() {
-    let workspace = write_app("never-answers", &[]);
-    let main = workspace.join("main");
-    small_app(&main, "Post");
+    let (workspace, main) = folder_with_main("never-answers");
     let added: Vec<PathBuf> = (0..4).map(|i| workspace.join(format!("added{i}"))).collect();
     for (i, folder) in added.iter().enumerate() {
         small_app(folder, &format!("Added{i}"));
@@ -86,9 +92,7 @@ fn a_client_that_never_answers_cannot_deadlock_the_server() {
 /// and a burst of edits is queued, before any `shutdown` and with a client that answers nothing.
 #[test]
 fn exit_ends_the_process_whatever_is_in_flight() {
-    let workspace = write_app("exit-in-flight", &[]);
-    let main = workspace.join("main");
-    small_app(&main, "Post");
+    let (workspace, main) = folder_with_main("exit-in-flight");
     let mut client = Client::spawn();
     client.answers = false;
     client.initialize(&main);
@@ -391,9 +395,7 @@ fn a_file_that_would_cost_millions_of_nodes_is_not_parsed() {
 /// `workspace/symbol`, not its routes.
 #[test]
 fn a_folder_removed_while_it_is_indexed_leaves_nothing() {
-    let base = write_app("removed-mid-index", &[]);
-    let main = base.join("main");
-    small_app(&main, "Post");
+    let (base, main) = folder_with_main("removed-mid-index");
     let cache = base.join("cache");
     let mut client = Client::spawn_with(&[("SWITCHYARD_CACHE_DIR", &cache)]);
     client.initialize(&main);

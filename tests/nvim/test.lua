@@ -22,6 +22,13 @@ local function check(name, ok, detail)
     failures = failures + 1
   end
 end
+-- Presses CTRL-] at `pos` (`normal!`; as a user presses it, mappings on, when `mapped`) and checks
+-- that it opens a buffer whose name matches `opens`.
+local function ctrl_bracket(name, pos, opens, mapped)
+  vim.api.nvim_win_set_cursor(0, pos)
+  local ok, err = pcall(vim.cmd, (mapped and "normal " or "normal! ") .. "\29")
+  check(name, ok and vim.api.nvim_buf_get_name(0):match(opens) ~= nil, tostring(err) .. " " .. vim.api.nvim_buf_get_name(0))
+end
 local function finish()
   local v = vim.version()
   io.stdout:write(string.format("nvim-%d.%d.%d: %d passed, %d failed\n", v.major, v.minor, v.patch, passed, failures))
@@ -156,24 +163,12 @@ for _ = 1, 100 do
 end
 check("definition of posts_path", targets[1] == "routes.rb" and targets[2] == "posts_controller.rb", vim.inspect(targets))
 
--- CTRL-] on the helper jumps to its route: 0.11 sets 'tagfunc' itself, older versions as
--- :help switchyard-keys shows.
-if not modern then
-  vim.bo[view].tagfunc = "v:lua.vim.lsp.tagfunc"
-end
-vim.api.nvim_win_set_cursor(0, { 3, 25 })
-local jumped, jump_err = pcall(vim.cmd, "normal! \29")
-check("CTRL-] on posts_path opens the route", jumped and vim.api.nvim_buf_get_name(0):match("config/routes%.rb$") ~= nil, tostring(jump_err) .. " " .. vim.api.nvim_buf_get_name(0))
+-- CTRL-] on the helper jumps to its route: the plugin sets 'tagfunc' on every version.
+ctrl_bracket("CTRL-] on posts_path opens the route", { 3, 25 }, "config/routes%.rb$")
 vim.cmd("edit " .. app .. "/app/views/posts/new.html.erb")
 
 -- CTRL-] on a partial's name (line 2 is `<%= render "form", post: @post %>`) opens the partial.
-vim.api.nvim_win_set_cursor(0, { 2, 13 })
-local to_partial, partial_err = pcall(vim.cmd, "normal! \29")
-check(
-  "CTRL-] on render \"form\" opens the partial",
-  to_partial and vim.api.nvim_buf_get_name(0):match("app/views/posts/_form%.html%.erb$") ~= nil,
-  tostring(partial_err) .. " " .. vim.api.nvim_buf_get_name(0)
-)
+ctrl_bracket("CTRL-] on render \"form\" opens the partial", { 2, 13 }, "app/views/posts/_form%.html%.erb$")
 
 -- Hover on a column in a model (line 11 is `  validates :title, presence: true, …`): its type.
 vim.cmd("edit " .. app .. "/app/models/post.rb")
@@ -250,13 +245,7 @@ local controller = vim.api.nvim_get_current_buf()
 vim.wait(20000, function()
   return #switchyard.clients_for(controller) > 0
 end, 50)
-vim.api.nvim_win_set_cursor(0, { 49, 18 })
-local pressed, press_err = pcall(vim.cmd, "normal \29")
-check(
-  "CTRL-] in a Ruby buffer (its ftplugin loaded) opens the route",
-  pressed and vim.api.nvim_buf_get_name(0):match("config/routes%.rb$") ~= nil,
-  tostring(press_err) .. " " .. vim.api.nvim_buf_get_name(0)
-)
+ctrl_bracket("CTRL-] in a Ruby buffer (its ftplugin loaded) opens the route", { 49, 18 }, "config/routes%.rb$", true)
 end
 
 -- A Lua error must fail the run, not leave a headless Neovim waiting.
