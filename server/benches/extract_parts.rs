@@ -4,7 +4,8 @@
 //!     SWITCHYARD_BENCH_APP=path/to/app cargo bench --bench extract_parts
 //!
 //! Without `SWITCHYARD_BENCH_APP`, the synthetic ~2,000-file app. Prints each part's total, the
-//! median of 5 runs, beside the parse of the same files.
+//! median of 5 runs, beside the parse of the same files; and the runtime lanes' judgement of the whole
+//! app beside the building of the context it reads.
 
 #![allow(clippy::print_stdout)]
 
@@ -30,6 +31,10 @@ fn main() {
     let parsed: Vec<(&PathBuf, &String, ParsedFile)> =
         texts.iter().filter_map(|(p, t)| Some((p, t, ParsedFile::parse(project::language_of(p)?, t)))).collect();
     let facts: Vec<_> = parsed.iter().map(|(p, t, f)| index.extract_text(p, t, f)).collect();
+    for f in &facts {
+        index.insert(f.clone());
+    }
+    let snapshot = index.snapshot();
 
     let time = |f: &dyn Fn()| {
         let mut samples: Vec<Duration> = (0..RUNS)
@@ -116,6 +121,27 @@ fn main() {
                 for f in &facts {
                     std::hint::black_box(f.clone());
                 }
+            }),
+        ),
+        (
+            "runtime uses (the lanes' reading)",
+            time(&|| {
+                ruby(&|tree, text, _| {
+                    std::hint::black_box(switchyard::rails::deploy::runtime_uses(tree.root_node(), text, false));
+                })
+            }),
+        ),
+        (
+            "lanes: the app's readiness (whole app)",
+            time(&|| {
+                let context = switchyard::app::AppContext::new(&index, &apps[0].root, &snapshot);
+                std::hint::black_box(switchyard::lanes::readiness(&context));
+            }),
+        ),
+        (
+            "the app's context alone (for the row above)",
+            time(&|| {
+                std::hint::black_box(switchyard::app::AppContext::new(&index, &apps[0].root, &snapshot));
             }),
         ),
         (

@@ -2,6 +2,8 @@
 //!
 //! ```toml
 //! targets = ["ruby", "jruby"]        # the Roundhouse targets whose rules apply
+//! lanes = ["ruby", "truffleruby"]    # the runtime lanes whose `lanes.*` rules apply (default: the
+//!                                    # targets' own: ruby, jruby, spinel)
 //!
 //! exclude = ["lib/legacy/**"]        # app-relative globs whose findings are never reported
 //!
@@ -20,7 +22,7 @@ use serde::Deserialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::roundhouse::catalogue;
-use crate::roundhouse::tree::Target;
+use crate::roundhouse::tree::{Lane, Target};
 
 pub const FILE_NAME: &str = "switchyard.toml";
 
@@ -54,6 +56,8 @@ impl RuleLevel {
 pub struct Config {
     /// `targets`, when the file names them.
     pub targets: Option<Vec<Target>>,
+    /// `lanes`, when the file names them.
+    pub lanes: Option<Vec<Lane>>,
     pub rules: BTreeMap<String, RuleLevel>,
     /// `exclude`: globs of app-relative paths whose findings are never reported.
     pub exclude: Vec<String>,
@@ -62,7 +66,7 @@ pub struct Config {
 
 impl PartialEq for Config {
     fn eq(&self, other: &Config) -> bool {
-        (&self.targets, &self.rules, &self.exclude) == (&other.targets, &other.rules, &other.exclude)
+        (&self.targets, &self.lanes, &self.rules, &self.exclude) == (&other.targets, &other.lanes, &other.rules, &other.exclude)
     }
 }
 
@@ -72,6 +76,7 @@ impl Eq for Config {}
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     targets: Option<Vec<toml::Spanned<String>>>,
+    lanes: Option<Vec<toml::Spanned<String>>>,
     #[serde(default)]
     exclude: Vec<toml::Spanned<String>>,
     #[serde(default)]
@@ -91,6 +96,23 @@ impl Config {
                     .map(|name| {
                         Target::parse(name.get_ref()).ok_or_else(|| {
                             ConfigError::at(text, name.span().start, format!("no target `{}` (ruby, jruby or spinel)", name.get_ref()))
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
+        let lanes = match raw.lanes {
+            None => None,
+            Some(names) => Some(
+                names
+                    .iter()
+                    .map(|name| {
+                        Lane::parse(name.get_ref()).ok_or_else(|| {
+                            ConfigError::at(
+                                text,
+                                name.span().start,
+                                format!("no lane `{}` (ruby, jruby, truffleruby or spinel)", name.get_ref()),
+                            )
                         })
                     })
                     .collect::<Result<Vec<_>, _>>()?,
@@ -130,7 +152,7 @@ impl Config {
             })?),
         };
         let exclude = raw.exclude.into_iter().map(toml::Spanned::into_inner).collect();
-        Ok(Config { targets, rules, exclude, excluded })
+        Ok(Config { targets, lanes, rules, exclude, excluded })
     }
 
     /// Whether findings in the file at `relative_path` (from the app root, `/`-separated) are left out.
@@ -161,13 +183,24 @@ impl Config {
         RuleLevel::apply(self.rules.get(rule), default)
     }
 
-    /// A finding as the app reports it, or `None` when its rule applies to none of the targets or is
-    /// off. `targets` and `levels` are the caller's own (the command line, the editor's settings): when
-    /// given, they win over the file's, and the file's targets over ruby and jruby.
-    pub fn report(&self, diagnostic: &Diagnostic, targets: &[Target], levels: &BTreeMap<String, RuleLevel>) -> Option<Diagnostic> {
+    /// A finding as the app reports it, or `None` when its rule applies to none of the targets (a
+    /// `lanes.*` rule: none of the lanes) or is off. `chosen` and `levels` are the caller's own (the
+    /// command line, the editor's settings): when given, they win over the file's, and the file's
+    /// targets over ruby and jruby; the lanes are the chosen ones, else the file's, else the targets'.
+    pub fn report(&self, diagnostic: &Diagnostic, chosen: &Chosen, levels: &BTreeMap<String, RuleLevel>) -> Option<Diagnostic> {
         let targets: &[Target] =
-            if !targets.is_empty() { targets } else { self.targets.as_deref().unwrap_or(&[Target::Ruby, Target::Jruby]) };
-        let applies = catalogue::rule(&diagnostic.rule).is_none_or(|r| r.targets.iter().any(|t| targets.contains(t)));
+            if !chosen.targets.is_empty() { &chosen.targets } else { self.targets.as_deref().unwrap_or(&[Target::Ruby, Target::Jruby]) };
+        let applies = match catalogue::rule(&diagnostic.rule) {
+            Some(rule) if !rule.lanes.is_empty() => {
+                let lanes = if !chosen.lanes.is_empty() {
+                    chosen.lanes.clone()
+                } else {
+                    self.lanes.clone().unwrap_or_else(|| Lane::implied_by(targets))
+                };
+                rule.lanes.iter().any(|l| lanes.contains(l))
+            }
+            rule => rule.is_none_or(|r| r.targets.iter().any(|t| targets.contains(t))),
+        };
         if !applies {
             return None;
         }
@@ -177,6 +210,14 @@ impl Config {
         }?;
         Some(Diagnostic { severity, ..diagnostic.clone() })
     }
+}
+
+/// The targets and lanes a caller chose (the command line's `--target` and `--lane`, the editor's
+/// settings); empty means the app's own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Chosen {
+    pub targets: Vec<Target>,
+    pub lanes: Vec<Lane>,
 }
 
 /// A mistake in the file: the 1-based line it is on (when known) and what is wrong.
@@ -250,6 +291,8 @@ mod tests {
         assert!(bad_level.starts_with("line 2: `loud` is not a level"), "{bad_level}");
         let bad_target = Config::parse("targets = [\"truffleruby\"]\n").unwrap_err().to_string();
         assert!(bad_target.starts_with("line 1: no target `truffleruby`"), "{bad_target}");
+        let bad_lane = Config::parse("targets = [\"ruby\"]\nlanes = [\"ruby\", \"graal\"]\n").unwrap_err().to_string();
+        assert!(bad_lane.starts_with("line 2: no lane `graal`"), "{bad_lane}");
         let unknown_key = Config::parse("\n\ntarget = [\"ruby\"]\n").unwrap_err().to_string();
         assert!(unknown_key.starts_with("line 3: ") && unknown_key.contains("unknown field"), "{unknown_key}");
         let broken = Config::parse("targets = [\"ruby\"\n").unwrap_err().to_string();

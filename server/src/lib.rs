@@ -23,6 +23,7 @@ pub mod document;
 pub mod files;
 pub mod ide;
 pub mod index;
+pub mod lanes;
 pub mod lsp;
 pub mod rails;
 pub mod roundhouse;

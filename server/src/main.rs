@@ -29,6 +29,9 @@ struct Args {
     /// Only rules that apply to these Roundhouse targets (repeatable; default ruby and jruby).
     #[arg(long = "target", value_enum, requires = "check")]
     targets: Vec<TreeTarget>,
+    /// Only `lanes.*` rules about these runtime lanes (repeatable; default: the targets' own).
+    #[arg(long = "lane", value_enum, requires = "check")]
+    lanes: Vec<RuntimeLane>,
     /// Only these rules (repeatable).
     #[arg(long = "rule", value_name = "RULE", requires = "check")]
     rules: Vec<String>,
@@ -90,6 +93,16 @@ enum Command {
     },
     /// Print a completion script for SHELL: `switchyard completions bash > ~/.local/share/bash-completion/completions/switchyard`.
     Completions { shell: clap_complete::Shell },
+    /// Which runtime each app is ready for: the CRuby tree under forked Puma workers, the JVM tree,
+    /// TruffleRuby, Spinel; each blocker and cost with its file, line and way out.
+    Lanes {
+        path: Option<PathBuf>,
+        /// Only these lanes (repeatable); all four by default.
+        #[arg(long = "lane", value_enum)]
+        lanes: Vec<RuntimeLane>,
+        #[arg(long, value_enum, default_value_t = RoutesFormat::Table)]
+        format: RoutesFormat,
+    },
     /// Print the app's routes as `bin/rails routes` does, computed from config/routes.rb alone.
     Routes {
         path: Option<PathBuf>,
@@ -121,6 +134,25 @@ impl From<TreeTarget> for switchyard::roundhouse::tree::Target {
             TreeTarget::Ruby => Self::Ruby,
             TreeTarget::Jruby => Self::Jruby,
             TreeTarget::Spinel => Self::Spinel,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RuntimeLane {
+    Ruby,
+    Jruby,
+    Truffleruby,
+    Spinel,
+}
+
+impl From<RuntimeLane> for switchyard::roundhouse::tree::Lane {
+    fn from(lane: RuntimeLane) -> Self {
+        match lane {
+            RuntimeLane::Ruby => Self::Ruby,
+            RuntimeLane::Jruby => Self::Jruby,
+            RuntimeLane::Truffleruby => Self::Truffleruby,
+            RuntimeLane::Spinel => Self::Spinel,
         }
     }
 }
@@ -244,6 +276,14 @@ fn run() -> ExitCode {
             let targets: Vec<_> = targets.iter().map(|t| (*t).into()).collect();
             cli::tree(&path.unwrap_or_else(|| PathBuf::from(".")), &targets, matches!(format, RoutesFormat::Json))
         }
+        (Some(Command::Lanes { path, lanes, format }), _) => {
+            let path = path.unwrap_or_else(|| PathBuf::from("."));
+            let lanes: Vec<_> = lanes.into_iter().map(Into::into).collect();
+            match format {
+                RoutesFormat::Json => cli::lanes_json(&path, &lanes),
+                RoutesFormat::Table => cli::lanes(&path, &lanes),
+            }
+        }
         (Some(Command::Routes { path, format, grep }), _) => {
             cli::routes(&path.unwrap_or_else(|| PathBuf::from(".")), matches!(format, RoutesFormat::Json), grep.as_deref())
         }
@@ -265,7 +305,14 @@ fn run() -> ExitCode {
             let targets: Vec<_> = args.targets.iter().map(|t| (*t).into()).collect();
             cli::check(
                 &args.path.unwrap_or_else(|| PathBuf::from(".")),
-                &cli::CheckOptions { format, fail_level, targets, rules: args.rules, fix: args.fix },
+                &cli::CheckOptions {
+                    format,
+                    fail_level,
+                    targets,
+                    lanes: args.lanes.into_iter().map(Into::into).collect(),
+                    rules: args.rules,
+                    fix: args.fix,
+                },
             )
         }
         // LSP: exit code 0 when `shutdown` came before `exit`, 1 otherwise (as the protocol asks).

@@ -6,6 +6,7 @@ export interface SettingsReader {
 
 export interface InitializationOptions {
   targets: string[];
+  lanes: string[];
   rules: Record<string, string>;
   roundhouse: { binary?: string; checkout?: string };
   inlayHints: Record<string, boolean>;
@@ -15,11 +16,14 @@ export interface InitializationOptions {
 const HINT_KINDS = ["associations", "validations", "scopes", "filters", "routes", "rules"];
 
 const TARGETS = new Set(["ruby", "jruby", "spinel"]);
+const LANES = new Set(["ruby", "jruby", "truffleruby", "spinel"]);
 const SEVERITIES = new Set(["error", "warning", "info", "off"]);
 
 export function initializationOptions(settings: SettingsReader): InitializationOptions {
   // No targets: the app's switchyard.toml decides (else ruby and jruby).
   const targets = settings.get<string[]>("targets", []).filter((t) => TARGETS.has(t));
+  // No lanes: the app's switchyard.toml decides (else the targets' own runtimes).
+  const lanes = settings.get<string[]>("lanes", []).filter((l) => LANES.has(l));
   const rules: Record<string, string> = {};
   for (const [rule, severity] of Object.entries(settings.get<Record<string, string>>("rules", {}))) {
     if (SEVERITIES.has(severity)) rules[rule] = severity;
@@ -34,6 +38,7 @@ export function initializationOptions(settings: SettingsReader): InitializationO
   const ruleDocs = settings.get<string>("ruleDocs", "").trim();
   return {
     targets,
+    lanes,
     rules,
     roundhouse: { ...(binary ? { binary } : {}), ...(checkout ? { checkout } : {}) },
     inlayHints,

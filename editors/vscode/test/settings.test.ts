@@ -8,13 +8,14 @@ import { initializationOptions } from "../src/settings";
 const reader = (values: Record<string, unknown>) => ({ get: <T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback) });
 
 test("defaults: no targets (switchyard.toml decides), no overrides", () => {
-  assert.deepEqual(initializationOptions(reader({})), { targets: [], rules: {}, roundhouse: {}, inlayHints: {} });
+  assert.deepEqual(initializationOptions(reader({})), { targets: [], lanes: [], rules: {}, roundhouse: {}, inlayHints: {} });
 });
 
 test("settings become initializationOptions, invalid values dropped", () => {
   const options = initializationOptions(
     reader({
       targets: ["spinel", "cobol"],
+      lanes: ["truffleruby", "graal"],
       rules: { "routes.mount": "off", "rails.missing-action": "loud" },
       "roundhouse.binary": " /opt/roundhouse ",
       "roundhouse.checkout": "",
@@ -24,6 +25,7 @@ test("settings become initializationOptions, invalid values dropped", () => {
   );
   assert.deepEqual(options, {
     targets: ["spinel"],
+    lanes: ["truffleruby"],
     rules: { "routes.mount": "off" },
     roundhouse: { binary: "/opt/roundhouse" },
     inlayHints: { scopes: false },

@@ -55,6 +55,8 @@ pub struct AppContext {
     nav: std::sync::OnceLock<nav::Nav>,
     /// Where the app turns on Roundhouse's preload methods, if it does (`preload_lowering`).
     preload_lowering: std::sync::OnceLock<Option<(String, u32)>>,
+    /// The app's runtime lanes (`lanes::readiness`): worked out once per context, when first asked.
+    lanes: std::sync::OnceLock<crate::lanes::Readiness>,
     /// Module name → the names it declares for its includers (`module_declarations`).
     module_declarations: std::sync::OnceLock<HashMap<String, HashSet<String>>>,
     /// Class name → the file of `app/models` that declares it with a superclass (`model_definitions`).
@@ -234,6 +236,7 @@ impl AppContext {
             module_declarations: std::sync::OnceLock::new(),
             model_definitions: std::sync::OnceLock::new(),
             preload_lowering: std::sync::OnceLock::new(),
+            lanes: std::sync::OnceLock::new(),
         }
     }
 
@@ -241,6 +244,11 @@ impl AppContext {
     /// it: it does when some model declares a scope and Ruby it compiles (a controller, a model, a
     /// plain class; not a view) loads associations on a relation (`Post.includes(:comments)`,
     /// `preload`, `eager_load`). The file and 1-based line of that call.
+    /// What each runtime lane makes of the app (`lanes::readiness`).
+    pub fn lanes(&self) -> &crate::lanes::Readiness {
+        self.lanes.get_or_init(|| crate::lanes::readiness(self))
+    }
+
     pub fn preload_lowering(&self) -> Option<&(String, u32)> {
         self.preload_lowering
             .get_or_init(|| {

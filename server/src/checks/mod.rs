@@ -84,6 +84,7 @@ pub fn prepare(context: &AppContext) {
     output_collisions(context);
     context.model_includes();
     context.nav().prepare_checks(context);
+    context.lanes();
 }
 
 /// The whole-app diagnostics of one file: what the rest of the app makes of it (route helpers,
@@ -121,6 +122,10 @@ pub fn derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
         found.extend(implicit_renders(file, context));
     }
     found.extend(output_collisions(context).get(&file.path).into_iter().flatten().cloned());
+    // Placed by the context's copy of the file: only while that copy is the same text.
+    if context.files.iter().any(|f| f.path == file.path && f.text_hash == file.text_hash) {
+        found.extend(context.lanes().diagnostics_of(&file.path).cloned());
+    }
     found
 }
 

@@ -31,6 +31,9 @@ struct JsonFinding<'a> {
     message: &'a str,
     /// The targets the rule applies to.
     targets: Vec<&'static str>,
+    /// The runtime lanes a `lanes.*` finding is about.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    lanes: Vec<&'static str>,
     /// The app's root relative to the checked folder (`.` for the folder itself).
     app: &'a str,
 }
@@ -49,6 +52,9 @@ pub struct CheckOptions {
     /// Rules apply when they apply to one of these targets; when empty, the app's `switchyard.toml`
     /// `targets`, else ruby and jruby.
     pub targets: Vec<Target>,
+    /// `lanes.*` rules apply when they are about one of these lanes; when empty, the app's
+    /// `switchyard.toml` `lanes`, else the targets' own.
+    pub lanes: Vec<crate::roundhouse::tree::Lane>,
     /// Only these rules, when given.
     pub rules: Vec<String>,
     /// Apply the safe fixes first (`--fix`), then report what is left.
@@ -192,12 +198,13 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
     }
     let no_config = Config::default();
     let no_levels = BTreeMap::new();
+    let chosen = crate::config::Chosen { targets: options.targets.clone(), lanes: options.lanes.clone() };
     // The finding as the app's settings report it (`None` when they or `--rule` leave it out).
     let selected = |config: &Config, d: &Diagnostic| -> Option<Diagnostic> {
         if !(options.rules.is_empty() || options.rules.iter().any(|r| d.rule == r.as_str())) {
             return None;
         }
-        config.report(d, &options.targets, &no_levels)
+        config.report(d, &chosen, &no_levels)
     };
     // Paths are shown as the user would type them: the folder they named, then the file below it.
     let sarif_root = sarif_root(&base);
@@ -281,7 +288,13 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
         // What is left, read again from the fixed files.
         return check_with(
             path,
-            &CheckOptions { fix: false, rules: options.rules.clone(), targets: options.targets.clone(), ..*options },
+            &CheckOptions {
+                fix: false,
+                rules: options.rules.clone(),
+                targets: options.targets.clone(),
+                lanes: options.lanes.clone(),
+                ..*options
+            },
             false,
         );
     }
@@ -329,8 +342,10 @@ fn write_json(out: &mut impl Write, facts: &FileFacts, d: &Diagnostic, app: &str
     let (line, column, end_line, end_column) = columns(facts, d);
     let targets =
         catalogue::rule(&d.rule).map_or_else(|| vec!["ruby", "jruby", "spinel"], |r| r.targets.iter().map(|t| t.as_str()).collect());
+    let lanes = catalogue::rule(&d.rule).map(|r| r.lanes.iter().map(|l| l.as_str()).collect()).unwrap_or_default();
     let finding = JsonFinding {
         targets,
+        lanes,
         file: &facts.relative_path,
         line,
         column,

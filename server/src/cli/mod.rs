@@ -3,6 +3,7 @@
 //! stderr and exit code 2.
 
 mod check;
+mod lanes;
 mod preview;
 mod routes;
 mod rules;
@@ -12,6 +13,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use check::{CheckFormat, CheckOptions, check};
+pub use lanes::{lanes, lanes_json};
 pub use preview::preview;
 pub use routes::routes;
 pub use rules::{explain, rules};

@@ -15,18 +15,14 @@ pub fn rules(markdown: bool) -> Result<Outcome, String> {
         return Ok(Outcome::Clean);
     }
     let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
-    writeln!(out, "{:<width$}  {:<8} {:<18} reported", "rule", "severity", "targets").map_err(io)?;
+    writeln!(out, "{:<width$}  {:<8} {:<22} reported", "rule", "severity", "targets (lanes)").map_err(io)?;
     for r in RULES {
+        // A `lanes.*` rule is about runtime lanes, not targets: its lanes, in brackets.
         let targets: Vec<&str> = r.targets.iter().map(|t| t.as_str()).collect();
-        writeln!(
-            out,
-            "{:<width$}  {:<8} {:<18} {}",
-            r.id,
-            r.severity.as_str(),
-            targets.join(","),
-            if r.implemented { "yes" } else { "not yet" }
-        )
-        .map_err(io)?;
+        let lanes: Vec<&str> = r.lanes.iter().map(|l| l.as_str()).collect();
+        let shown = if lanes.is_empty() { targets.join(",") } else { format!("({})", lanes.join(",")) };
+        writeln!(out, "{:<width$}  {:<8} {:<22} {}", r.id, r.severity.as_str(), shown, if r.implemented { "yes" } else { "not yet" })
+            .map_err(io)?;
     }
     let reported = RULES.iter().filter(|r| r.implemented).count();
     writeln!(out, "\n{} rules, {reported} reported by this version. `switchyard explain <rule>` for one.", RULES.len()).map_err(io)?;

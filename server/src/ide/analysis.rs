@@ -120,7 +120,10 @@ pub fn hover(
     text: Option<String>,
     offset: usize,
 ) -> Option<Hover> {
-    if let Some(found) = super::diagnostics::suppression_hover(facts, offset).or_else(|| routes::hover(context, facts, offset)) {
+    if let Some(found) = super::diagnostics::suppression_hover(facts, offset)
+        .or_else(|| routes::hover(context, facts, offset))
+        .or_else(|| gem_hover(context, facts, offset))
+    {
         return Some(found);
     }
     let rails = nav::hover(context, facts, offset);
@@ -146,10 +149,49 @@ pub fn hover(
     }
 }
 
+/// What a gem is to each runtime lane, on its Gemfile or lockfile line.
+fn gem_hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<Hover> {
+    use crate::rails::deploy::DeployFile;
+    let lockfile = || {
+        context.files.iter().find_map(|f| match f.deploy.as_deref() {
+            Some(DeployFile::Lockfile(lockfile)) => Some(lockfile),
+            _ => None,
+        })
+    };
+    let (name, span) = match facts.deploy.as_deref()? {
+        DeployFile::Gemfile(gemfile) => gemfile.gems.iter().find(|g| g.span.contains(offset)).map(|g| (g.name.as_str(), g.span))?,
+        DeployFile::Lockfile(lockfile) => lockfile.gems.iter().find(|g| g.span.contains(offset)).map(|g| (g.name.as_str(), g.span))?,
+        _ => return None,
+    };
+    let markdown = crate::lanes::gem_hover(name, lockfile())?;
+    Some(Hover { markdown, span })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_fixture::Fixture;
+
+    #[test]
+    fn a_gem_line_says_what_the_gem_is_to_each_lane() {
+        let fixture = Fixture::new(
+            "#- /config/routes.rb\nRails.application.routes.draw do\nend\n#- /Gemfile\ngem \"sql$0ite3\"\n#- /Gemfile.lock\nGEM\n  specs:\n    sqlite3 (2.9.6-x86_64-linux-gnu)\n\nPLATFORMS\n  x86_64-linux\n\nDEPENDENCIES\n  sqlite3\n",
+        );
+        let context = Arc::new(AppContext::new(&fixture.index, &fixture.root, &fixture.index.snapshot()));
+        let (path, offset) = fixture.cursor.clone().unwrap();
+        let facts = fixture.index.get(&path).unwrap();
+        let found = hover(&context, &fixture.index, &facts, None, offset).expect("a hover on the gem");
+        assert!(found.markdown.starts_with("**sqlite3** 2.9.6"), "{}", found.markdown);
+        assert!(found.markdown.contains("Locked for: x86_64-linux-gnu"), "{}", found.markdown);
+        assert!(found.markdown.contains("| jruby | no JVM build: JRuby uses activerecord-jdbcsqlite3-adapter |"), "{}", found.markdown);
+        assert!(found.markdown.contains("| truffleruby | declares no thread safety"), "{}", found.markdown);
+        // The lockfile's line says the same.
+        let lock = fixture.path("Gemfile.lock");
+        let lock_facts = fixture.index.get(&lock).unwrap();
+        let at = fixture.texts[&lock].find("sqlite3 (").unwrap() + 2;
+        let from_lock = hover(&context, &fixture.index, &lock_facts, None, at).expect("a hover on the spec");
+        assert_eq!(from_lock.markdown, found.markdown);
+    }
 
     /// An answer from a context built before an edit lands where the edit moved it.
     #[test]

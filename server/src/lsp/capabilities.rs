@@ -48,5 +48,7 @@ pub fn server_info() -> ServerInfo {
     ServerInfo { name: "switchyard".to_owned(), version: Some(env!("CARGO_PKG_VERSION").to_owned()) }
 }
 
+/// The deployment files without an extension the index reads (`rails::deploy`).
+pub const DEPLOYMENT_GLOB: &str = "**/{Gemfile,Gemfile.lock,gems.rb,gems.locked,Procfile,Procfile.*,Dockerfile,Dockerfile.*,Dockerfile-*}";
 /// Files whose change on disk changes the index.
 pub const WATCHED_GLOB: &str = "**/*.{rb,erb,haml,slim,jbuilder,builder,rabl,rake,ru,yml,yaml,sql}";

@@ -38,6 +38,9 @@ pub struct Session {
     /// The Roundhouse targets whose rules the editor shows (`initializationOptions.targets`; default
     /// ruby and jruby).
     pub targets: Mutex<Vec<crate::roundhouse::tree::Target>>,
+    /// The runtime lanes whose `lanes.*` rules the editor shows (`initializationOptions.lanes`;
+    /// default: the app's `switchyard.toml`, else its targets' own).
+    pub lanes: Mutex<Vec<crate::roundhouse::tree::Lane>>,
     /// Each app's `switchyard.toml` (by root), read when the app is indexed and when the file changes.
     configs: Mutex<HashMap<PathBuf, crate::config::Config>>,
     /// The editor's rule severities (`initializationOptions.rules`), over the apps' own.
@@ -285,8 +288,9 @@ impl Session {
         if root.as_ref().is_some_and(|root| config.excludes(&crate::rails::project::relative_path(path, root))) {
             return Vec::new();
         }
-        let (targets, levels) = (lock(&self.targets), lock(&self.editor_rules));
-        diagnostics.iter().filter_map(|d| config.report(d, &targets, &levels)).collect()
+        let chosen = crate::config::Chosen { targets: lock(&self.targets).clone(), lanes: lock(&self.lanes).clone() };
+        let levels = lock(&self.editor_rules);
+        diagnostics.iter().filter_map(|d| config.report(d, &chosen, &levels)).collect()
     }
 
     /// Reads the app's `switchyard.toml` again. On a mistake the app keeps no settings (every rule at
@@ -320,6 +324,10 @@ impl Session {
         }
         let template = lock(&self.rule_docs).clone()?;
         template.replace("{id}", rule).parse().ok()
+    }
+
+    pub fn set_lanes(&self, lanes: Vec<crate::roundhouse::tree::Lane>) {
+        *lock(&self.lanes) = lanes;
     }
 
     pub fn set_targets(&self, targets: Vec<crate::roundhouse::tree::Target>) {

@@ -5,6 +5,7 @@
 pub mod concern_macros;
 pub mod config;
 pub mod controller;
+pub mod deploy;
 pub mod i18n;
 pub mod inflect;
 pub mod migration;
@@ -110,6 +111,13 @@ pub struct FileFacts {
     /// and the column checks, never for what Roundhouse emits (that is `schema`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database_schema: Option<Box<schema::Schema>>,
+    /// A deployment file's facts (the lockfile, the Gemfile, Puma's configuration, a Procfile or
+    /// Dockerfile): how the app runs, for `lanes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deploy: Option<Box<deploy::DeployFile>>,
+    /// Calls that assume a runtime (`fork`, `ObjectSpace.each_object`, state written on a class…).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runtime_uses: Vec<deploy::RuntimeUse>,
     /// A hash of the text these facts were read from: two copies of a file's facts with the same
     /// hash place everything alike (an answer from an older context still lands right).
     #[serde(skip)]
@@ -380,6 +388,8 @@ impl FileFacts {
             uses: references::Uses::default(),
             locale: None,
             database_schema: None,
+            deploy: None,
+            runtime_uses: Vec::new(),
             text_hash: 0,
         }
     }
@@ -552,6 +562,17 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
         (Some(FileKind::DatabaseSchema), Language::Sql) => {
             facts.database_schema = Some(Box::new(structure_sql::extract(text, &facts.line_index)));
         }
+        (Some(FileKind::Deployment), Language::Text) => {
+            facts.deploy = match deploy::deploy_kind(&facts.relative_path) {
+                Some(deploy::DeployKind::Lockfile) => Some(deploy::DeployFile::Lockfile(deploy::read_lockfile(text, &facts.line_index))),
+                Some(deploy::DeployKind::Procfile) => Some(deploy::DeployFile::Commands(deploy::read_procfile(text, &facts.line_index))),
+                Some(deploy::DeployKind::Dockerfile) => {
+                    Some(deploy::DeployFile::Commands(deploy::read_dockerfile(text, &facts.line_index)))
+                }
+                _ => None,
+            }
+            .map(Box::new);
+        }
         _ => {}
     }
     let Some(tree) = parsed.ruby.as_ref() else {
@@ -581,6 +602,29 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     facts.association_loads = references.association_loads;
     facts.hash_writes = references.hash_writes;
     facts.uses = references.uses;
+    match deploy::deploy_kind(&facts.relative_path) {
+        Some(deploy::DeployKind::Gemfile) => {
+            facts.deploy = Some(Box::new(deploy::DeployFile::Gemfile(deploy::read_gemfile(tree.root_node(), ruby_text))));
+        }
+        Some(deploy::DeployKind::Puma) => {
+            facts.deploy = Some(Box::new(deploy::DeployFile::Puma(deploy::read_puma(tree.root_node(), ruby_text))))
+        }
+        _ => {}
+    }
+    if parsed.language == Language::Ruby {
+        match kind {
+            // Not a rake task: it runs alone, not among a server's threads.
+            Some(k)
+                if (k.is_app_code() || matches!(k, FileKind::Initializer | FileKind::Application | FileKind::Environment))
+                    && !facts.relative_path.ends_with(".rake")
+                    && !facts.relative_path.starts_with("lib/tasks/") =>
+            {
+                facts.runtime_uses = deploy::runtime_uses(tree.root_node(), ruby_text, false);
+            }
+            Some(FileKind::Test) => facts.runtime_uses = deploy::runtime_uses(tree.root_node(), ruby_text, true),
+            _ => {}
+        }
+    }
     if let Some(template) = facts.template.as_mut() {
         template.ivars_read = references.ivars_read;
         template.helpers_called = references.helper_calls;

@@ -63,6 +63,9 @@ pub enum FileKind {
     /// A schema Roundhouse does not read: `db/structure.sql`, or another database's
     /// (`db/queue_schema.rb`, `db/animals_structure.sql`). Read for navigation and the column checks.
     DatabaseSchema,
+    /// A deployment file that is not Ruby: `Gemfile.lock`, a `Procfile`, a `Dockerfile` (read for the
+    /// runtime lanes; the Gemfile and `config/puma.rb` are Ruby, `OtherRuby`).
+    Deployment,
 }
 
 impl FileKind {
@@ -94,6 +97,7 @@ impl FileKind {
             FileKind::OtherRuby => "other_ruby",
             FileKind::Locale => "locale",
             FileKind::DatabaseSchema => "database_schema",
+            FileKind::Deployment => "deployment",
         }
     }
 }
@@ -116,8 +120,17 @@ pub fn language_of(path: &Path) -> Option<Language> {
         "yml" | "yaml" if is_locale_path(path) => Some(Language::Yaml),
         "sql" if is_structure_dump(name) && path.parent().and_then(|p| p.file_name()).is_some_and(|d| d == "db") => Some(Language::Sql),
         _ if matches!(name, "Gemfile" | "Rakefile" | "Guardfile") => Some(Language::Ruby),
+        _ if is_deployment_text(path) => Some(Language::Text),
         _ => None,
     }
+}
+
+/// `Gemfile.lock`, a `Procfile` or a `Dockerfile` by its name (which are an app's own, at its root,
+/// `classify` decides).
+fn is_deployment_text(path: &Path) -> bool {
+    use crate::rails::deploy::{DeployKind, deploy_kind};
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
+    matches!(deploy_kind(name), Some(DeployKind::Lockfile | DeployKind::Procfile | DeployKind::Dockerfile))
 }
 
 /// Under `config/locales/`.
@@ -171,6 +184,16 @@ pub fn classify(relative: &str) -> FileKind {
     }
     if schema_database(relative).is_some() {
         return FileKind::DatabaseSchema;
+    }
+    if matches!(
+        crate::rails::deploy::deploy_kind(relative),
+        Some(
+            crate::rails::deploy::DeployKind::Lockfile
+                | crate::rails::deploy::DeployKind::Procfile
+                | crate::rails::deploy::DeployKind::Dockerfile
+        )
+    ) {
+        return FileKind::Deployment;
     }
     match parts.as_slice() {
         ["db", "migrate", ..] => FileKind::Migration,

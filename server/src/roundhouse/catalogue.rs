@@ -4,7 +4,7 @@
 //! filters on them, SARIF carries them): add, never rename. `switchyard rules` lists this table and
 //! `switchyard explain <id>` prints an entry.
 
-use super::tree::Target;
+use super::tree::{Lane, Target};
 use crate::diagnostic::{RuleId, Severity};
 
 pub struct Rule {
@@ -17,11 +17,20 @@ pub struct Rule {
     pub trigger: &'static str,
     /// Whether Switchyard reports it yet.
     pub implemented: bool,
+    /// The runtime lanes a `lanes.*` rule is about (empty for the compiler's rules): lanes are chosen
+    /// as targets are, and a finding is reported where one of its lanes is.
+    pub lanes: &'static [Lane],
 }
 
 const ALL: &[Target] = &[Target::Ruby, Target::Jruby, Target::Spinel];
 const JRUBY: &[Target] = &[Target::Jruby];
 const SPINEL: &[Target] = &[Target::Spinel];
+const NO_LANES: &[Lane] = &[];
+/// The lanes that cannot fork: one process with threads.
+const THREADED: &[Lane] = &[Lane::Jruby, Lane::Truffleruby];
+/// The targets whose trees the JVM and TruffleRuby lanes run.
+const RUBY_FAMILY: &[Target] = &[Target::Ruby, Target::Jruby];
+const RUBY: &[Target] = &[Target::Ruby];
 
 pub const RULES: &[Rule] = &[
     Rule {
@@ -31,6 +40,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "a `.rb` file that does not parse",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.backtick-command",
@@ -39,8 +49,17 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`` `cmd` ``, `%x(cmd)`",
         implemented: true,
+        lanes: NO_LANES,
     },
-    Rule { id: "syntax.for-loop", severity: Severity::Error, targets: ALL, family: "syntax", trigger: "`for x in xs`", implemented: true },
+    Rule {
+        id: "syntax.for-loop",
+        severity: Severity::Error,
+        targets: ALL,
+        family: "syntax",
+        trigger: "`for x in xs`",
+        implemented: true,
+        lanes: NO_LANES,
+    },
     Rule {
         id: "syntax.pattern-matching",
         severity: Severity::Error,
@@ -48,6 +67,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`case v in …`, `x in Pat`, `x => Pat`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.regex-named-capture",
@@ -56,6 +76,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`/(?<y>\\d+)/ =~ s` (match-write)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.global-variable-write",
@@ -64,6 +85,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`$x = 1`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.class-variable-in-method",
@@ -72,6 +94,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`@@c = 1` or `@@c \\|\\|= v` inside a `def` (observed often in real `lib/` code: `@@bin \\|\\|= BIN`)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.alias-keyword",
@@ -80,8 +103,17 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`alias new old` in the body of an Active Record model or a controller (the compile stops); elsewhere (library classes, helpers, concerns, a model's subclass) Roundhouse drops the `alias` without a word — a warning there",
         implemented: true,
+        lanes: NO_LANES,
     },
-    Rule { id: "syntax.undef", severity: Severity::Error, targets: ALL, family: "syntax", trigger: "`undef x`", implemented: true },
+    Rule {
+        id: "syntax.undef",
+        severity: Severity::Error,
+        targets: ALL,
+        family: "syntax",
+        trigger: "`undef x`",
+        implemented: true,
+        lanes: NO_LANES,
+    },
     Rule {
         id: "syntax.magic-constant",
         severity: Severity::Error,
@@ -89,6 +121,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`__FILE__`, `__LINE__`, `__ENCODING__`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.rational-imaginary",
@@ -97,6 +130,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`1r`, `2i`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.begin-end-block",
@@ -105,6 +139,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`BEGIN { }`, `END { }`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.argument-forwarding",
@@ -113,6 +148,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`def f(...) = g(...)`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.anonymous-keyword-forwarding",
@@ -121,6 +157,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "forwarding an anonymous `**` (`def f(**) = g(**)`); an anonymous `**` parameter that is never passed on compiles",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.flip-flop",
@@ -129,6 +166,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`if (a==1)..(b==2)`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.nested-definition",
@@ -137,6 +175,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "a `class`/`module` defined inside a method, or in the body of an Active Record model, an Active Model class or a controller, or in a test's `setup` block (`class << self` is fine; a class nested in a plain class or a test class's body is too)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.multi-assign-target",
@@ -145,6 +184,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`a.b, c = 1, 2`; `a, *b, c = arr`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.regex-once-flag",
@@ -153,6 +193,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "an interpolated regexp with an encoding flag (`/#{x}/u`, `/#{x}/n`, `e`, `s`); `/#{x}/o` is accepted (the compiler drops the flag, which changes nothing but speed)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.defined-path",
@@ -161,6 +202,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`defined?(A::B)`, `defined?(a.b)`, `defined?(Constant)`, `defined?(@@x)`, `defined?(super)` (only a bare local or method name or an instance variable is supported)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.do-while",
@@ -169,6 +211,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`begin … end while c` / `until c`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.multi-index-assign",
@@ -177,6 +220,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`m[i, j] += 1`, `m[i, j] \\|\\|= 0`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.empty-interpolation",
@@ -185,6 +229,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`\"a#{}b\"`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.embedded-variable",
@@ -193,6 +238,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`\"#@x\"`, `\"#$x\"`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.block-argument-form",
@@ -201,6 +247,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`&method(:f)`, `&proc { }`, `&self.blk` (only `&:sym` and `&local` work)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.dynamic-class-name",
@@ -209,6 +256,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`class (expr)::Foo` — not reported: the compiler accepts it (it reads the last name, `Foo`)",
         implemented: false,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.block-parameter-form",
@@ -217,6 +265,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "`\\|(a, b)\\|`, `\\|a, b = 1\\|`, `\\|*rest\\|`, `\\|k:\\|`, `\\|&blk\\|`, `_1` in a scope's lambda (dropped; only plain names survive; a block's `_1` and `it` are kept)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.def-in-expression",
@@ -225,6 +274,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "a `def` used as a value: `private def x`, `protected def x`, `memoize def x`, a `def` inside a block (`Class.new do def x … end end`) — compiled as `nil`, the method is missing",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.regex-condition",
@@ -233,6 +283,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "a bare regexp as a condition (`if /x/`, matched against `$_`)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "syntax.shareable-constant",
@@ -241,6 +292,7 @@ pub const RULES: &[Rule] = &[
         family: "syntax",
         trigger: "a constant written under the `# shareable_constant_value:` magic comment",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.document-not-compiled",
@@ -249,6 +301,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "a class under `app/models` persisted by another library (`include Mongoid::Document`, `MongoMapper`, `Dynamoid`, `< Sequel::Model`…): compiled as a plain class, its fields, associations, validations, scopes, callbacks and indexes dropped",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.enum-mapping",
@@ -257,6 +310,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "`enum :s, CONST` (mapping not an array/hash literal or `%w[…].index_by(&:itself)`)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.singleton-class-statement",
@@ -265,6 +319,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "a statement other than `def` or a bare `private`/`protected`/`public` inside an Active Record model's `class << self` (`attr_accessor`, `private :x`…)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.scope-body",
@@ -273,6 +328,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "`scope :x, :sym` (body not a lambda/proc)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.class-variable-initializer",
@@ -281,6 +337,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "a class-variable write in a class body: in an Active Record model **any** `@@x = …`, even `@@x = nil` (Roundhouse: unsupported expression node ClassVariableWriteNode); in library classes (`lib/`, helpers, jobs …) a non-nil initializer such as `@@x = {}` — there the whole file is dropped (`@@x = nil` is accepted)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.unsupported-macro",
@@ -289,6 +346,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "a model class-body call Roundhouse does not lower (it prints `<dsl> not supported (all targets)`): dropped — `delegate`, `serialize`, `store_accessor`, `normalizes`, `default_scope`, `accepts_nested_attributes_for`, `has_many_attached`, `extend`, `has_rich_text` with options, `attribute` with options, gems' macros; changed — `private`/`protected` (the methods are public), `has_one_attached` (a reader only); kept with the warning — `include` (info for `ActiveModel::*`), `attr_accessor`/`attr_reader`/`attr_writer` (info). Also: a model's subclass, or a model that is not its file's first class, whose model statements are dropped (\"not modelled and is dropped\"), and a concern's `included` block statements that are not model DSL (dropped without a word)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.callback-form",
@@ -297,6 +355,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "a callback Roundhouse drops (it prints `<hook> not supported`): `if:`/`unless:`/`prepend:`, an `on:` list, `on:` on a hook other than validation and commit ones, a lambda or a callbacks object, `around_*`, `after_find`, `after_touch`, `after_initialize :method`; a method name or a block on a known hook runs",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.validation-ignored",
@@ -305,6 +364,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "a validation Roundhouse does not enforce, without a word: `uniqueness:`, `format:`, `numericality:`, `inclusion:`, `exclusion:`, `comparison:`, `confirmation:`, `acceptance:`, a custom validator (`email: true`), `length:` with `is:`/`in:`/`within:` or a bound that is not a number, `presence:` with options; and, printing `not supported`, `validate` with options or a block, `validates_each`, `validates_with`, `validates_associated`, the other `validates_*_of` or ones with options",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.validation-option-ignored",
@@ -313,6 +373,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "an option of `validates` that Roundhouse ignores while enforcing the check: `if:`, `unless:`, `on:` (the check always runs), `allow_nil:` on presence, `allow_blank:` on length, `message:` and messages inside `length:` (Rails' default messages), `strict:`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.association-option-ignored",
@@ -321,6 +382,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "an association option Roundhouse ignores without a word — everything but `class_name`, `foreign_key`, `dependent`, `through`, `source`, `source_type`, `as`, `polymorphic`, `optional`, `default` and `join_table` (`counter_cache:`, `touch:`, `inverse_of:`, `autosave:`, `primary_key:`, `required: false`, `validate: true`…) — and a scope on `belongs_to`/`has_one` or a scope with parameters",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.json-hash-assignment",
@@ -329,6 +391,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "a whole Hash written to a `has_json` column (`record.update!(settings: { … })`, `record.settings = { … }`): Roundhouse prints `has_json not supported` and does not cast the keys through the column's schema as Rails does",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.method-parameters-dropped",
@@ -337,6 +400,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "a named `*args`, `**opts` or `&blk` parameter of an Active Record model's method that its body uses: Roundhouse drops the parameter (anonymous ones, and a block only yielded to, change nothing)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "schema.unknown-column-type",
@@ -345,6 +409,7 @@ pub const RULES: &[Rule] = &[
         family: "schema",
         trigger: "`t.jsonb`, `t.uuid`, `t.inet`, `t.citext`, `t.virtual`, … (column dropped from the model)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "schema.migration-verb",
@@ -353,6 +418,7 @@ pub const RULES: &[Rule] = &[
         family: "schema",
         trigger: "without `db/schema.rb`: `change_table`, `create_join_table`, `drop_join_table`, `execute`, `reversible`, `revert`, `up_only` called in a migration's `change` (or `up`, when it has no `change`)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.unsupported-dsl",
@@ -361,6 +427,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "`concern`/`concerns`, `shallow do`, `devise_for`, `use_doorkeeper`, `authenticate … do`, `controller :x do`, `defaults do`, `nested do`, top-level `redirect`, gem route macros (`mount_avo`, …), any other unknown routes method",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.mount",
@@ -369,6 +436,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "`mount Engine => \"/p\"` / `mount Engine, at:` (the engine's routes are dropped)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.draw-missing",
@@ -377,6 +445,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "`draw(:x)` with no `config/routes/x.rb`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.file-not-drawn",
@@ -385,6 +454,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "a `config/routes/x.rb` that `config/routes.rb` does not draw (`draw(:x)`), directly or through a file it draws",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.statement-skipped",
@@ -393,6 +463,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "a routes call inside an `if`/`unless` or a loop (`%w(a b).each do`) in a routes file (skipped, routes and all)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.redirect",
@@ -401,6 +472,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "`get \"/a\", to: redirect(\"/b\")` (route dropped)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.missing-target",
@@ -409,6 +481,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "a verb route without `to:` outside `resources` (dropped)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.resource-option-ignored",
@@ -417,6 +490,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "`resources/resource … controller:/path:/param:/shallow:/module:/concerns:/constraints:/defaults:` (only `only`, `except`, `as` are honoured — the emitted route may reach a different controller or path than Rails)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "routes.malformed",
@@ -425,6 +499,7 @@ pub const RULES: &[Rule] = &[
         family: "routes",
         trigger: "`namespace do` without a name, bare `get`, `resources \"posts\"` (string name)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "controller.macro-dropped",
@@ -433,6 +508,7 @@ pub const RULES: &[Rule] = &[
         family: "controller",
         trigger: "`rescue_from`, `protect_from_forgery`, `skip_forgery_protection`, `allow_browser`, `caches_page`, `prepend_before_action`, `skip_after_action`, `before_filter`, other unknown class-body macros",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "controller.after-around-filter",
@@ -441,6 +517,7 @@ pub const RULES: &[Rule] = &[
         family: "controller",
         trigger: "`after_action`, `around_action` (never applied in the emitted dispatch)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "controller.concern-macro-not-expanded",
@@ -449,6 +526,7 @@ pub const RULES: &[Rule] = &[
         family: "controller",
         trigger: "a controller calls a class method of an included concern as a class-body macro (`require_sudo_mode`, `guard_feature :x`) whose body holds statements other than filter DSL (`before_action …`): Roundhouse does not expand it and its effect is lost; report at the call in the controller",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "controller.json-format-dropped",
@@ -457,6 +535,7 @@ pub const RULES: &[Rule] = &[
         family: "controller",
         trigger: "a `format.json` arm of a `respond_to` in an action that renders `json:` inline — the Spinel tree drops it and answers with the html branch; `head`, `render :template` and bare `format.json` arms are kept — target **spinel** only",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.template-engine",
@@ -465,6 +544,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "`*.slim`, `*.ruby`, `*.builder`, `*.rabl` (not ingested: no emitted template)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.template-format",
@@ -473,6 +553,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "`*.text.erb`, `*.json.erb`, `*.xml.erb` and other non-html formats (allowed: `.html`, none, `turbo_stream`, `svg`)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.haml-filter",
@@ -481,6 +562,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "HAML filters other than `:ruby` (`:javascript`, `:css`, …)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.haml-class-merge",
@@ -489,6 +571,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "`%p.a{class: x}` (shortcut class + hash class)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.output-collision",
@@ -497,6 +580,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "two templates that map to one emitted file, e.g. `x/create.html.erb` + `x/create.turbo_stream.erb` (last one wins)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.jbuilder-ignored",
@@ -505,6 +589,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "a `.json.jbuilder` statement Roundhouse's jbuilder lowering does not keep: `json.cache!`/`json.merge!`/`json.key_format!` (written as a key named after the call), `json.key value do … end` (the block lost), `json.set!`, `json.child!`, `json.key do … end`, `json.key record, :a`, `json.array!` with a block or attribute names, and any statement that is not a `json.` call (`if`, loops, assignments)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.turbo-stream-option-form",
@@ -513,6 +598,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "`turbo_stream.<action>` with an option other than `partial:`/`locals:` (`collection:`, `content:`, `html:`, `template:`…), an `_all` action with options, or a `{ … }` block (dropped); `partial:` (with `locals:`) and a `do … end` block are read",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.template-parse-error",
@@ -521,6 +607,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "an ERB/HAML/jbuilder template whose Ruby, as Roundhouse compiles the template, does not parse (HAML `==`, a quote inside text interpolation, a tag Roundhouse reads differently)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.text-interpolation",
@@ -529,6 +616,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "`#{`, `#@x`, `#$x` in plain template text (outside any tag): Roundhouse writes text as a double-quoted Ruby string, so Rails' literal text becomes Ruby interpolation — an error where it does not compile, a warning (evaluated) where it does",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.output-block-pairing",
@@ -537,6 +625,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "inside a `<%= … do %>` output block: a code tag that opens a block Roundhouse does not count (two openers in one tag; statements after the `do |x|` line of a multi-line tag; an opener keyword not first, `<% x = if c %>`; a keyword followed by a newline; a trailing `# comment` after the opener), or a closing tag that is not exactly `end` / `end if …` (`<% end\\n} %>`, `<% end, error: true } %>`) — Roundhouse pairs `end`s by text and closes the wrong block",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.output-tag-comment-or-heredoc",
@@ -545,6 +634,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "a heredoc, or a `# comment` with no code after it, inside a `<%= … %>` tag (Roundhouse's `).to_s` lands in it); a comment on an earlier line of a multi-line tag is fine",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.literal-tag",
@@ -553,6 +643,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "`<%%` (literal `<%` in Rails) and `=%>` closers: Roundhouse compiles them as code, with no gap recorded — text is lost or swallowed",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "controller.format-arms-unread",
@@ -561,6 +652,7 @@ pub const RULES: &[Rule] = &[
         family: "controller",
         trigger: "an `if`/`unless` holding `format.<x>` arms beside other statements in a `respond_to` block (`respond_to do |format| @post.x = 1; if @post.save … end end`): Roundhouse reads arms only at the block's top level or in an `if` that is the block's (or a branch's) only statement, so these are copied as written and `format` is undefined in the compiled action",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.preload-crash",
@@ -569,6 +661,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "`has_many :x` without `foreign_key:` on a model in a namespace (`module Shop; class Order`), where the target is one of the app's models, in an app with scopes that calls `includes`/`preload`/`eager_load` on a relation: Roundhouse writes preload methods keyed by `shop::order_id`, which does not parse, and panics before it writes any tree",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "library.delegates-lost",
@@ -577,6 +670,7 @@ pub const RULES: &[Rule] = &[
         family: "library",
         trigger: "a `delegate` Roundhouse cannot write as a method, in a plain class it reads as a library class (a class in `app/models` that is not a model, `lib/`, a job, a model's subclass): a setter (`delegate :x=, to: :y`) or a keyword target (`to: :class`). It writes every plain `delegate` of the class in one piece of Ruby, which that one makes unparsable, so the class gets none of them (the survey records a `<delegate>` gap)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "model.reopened-without-superclass",
@@ -585,6 +679,7 @@ pub const RULES: &[Rule] = &[
         family: "model",
         trigger: "`class Post` without a superclass in another file the compiler reads (`app/models/post/labels.rb` with `class Post; module Labels`, a reopening in `lib/`): Roundhouse writes the compiled model from the reopening, a plain class, and the model keeps only its scopes",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.statement-dropped",
@@ -593,6 +688,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "a code tag's statement Roundhouse's view lowering drops with everything inside it: a helper's block (`<% dialog.with_body do %>`, `- custom_field.with(:x) do`, `each_with_index do`), a call without a receiver other than `render`/`content_for` (`<% page_title \"x\" %>`, `- title t(\".t\")`), `next`/`break`/`return`, `a, b = …`, `a && b`, `x&.y`, `begin … rescue` — the compiler warns `template statement dropped`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.unterminated-tag",
@@ -601,6 +697,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "a `<%` with no closing `%>`: Erubi keeps it as text, Roundhouse's ingest crashes on the whole app",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "views.crlf-template",
@@ -609,6 +706,7 @@ pub const RULES: &[Rule] = &[
         family: "views",
         trigger: "a template with CRLF line endings: Roundhouse keeps `\\r` in the output, Rails drops it",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "initializer.not-read",
@@ -617,6 +715,7 @@ pub const RULES: &[Rule] = &[
         family: "initializer",
         trigger: "initializer statements Roundhouse does not read: anything but `config.<key> =` / `Rails.application.config.<key> =` assignments (also inside `Rails.application.configure do … end`), `config.x.…`, `Time::DATE_FORMATS[…] =`, `ActiveSupport::TimeFormats.register`, the `session_store` key, and statements that `require` files (an initializer can make Roundhouse read a `lib/` folder that way)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "initializer.inflection-ignored",
@@ -625,6 +724,7 @@ pub const RULES: &[Rule] = &[
         family: "initializer",
         trigger: "`ActiveSupport::Inflector.inflections { \\|i\\| i.acronym/irregular/plural/singular/uncountable … }` — Roundhouse names classes and files with Rails' default inflections, so emitted names may differ",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "initializer.monkey-patch",
@@ -633,6 +733,7 @@ pub const RULES: &[Rule] = &[
         family: "initializer",
         trigger: "an initializer that reopens a core or framework class (`class String`, `module ActiveRecord`, `X.prepend`, `X.include` at top level) — not carried into any emitted tree",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "jruby.c-extension",
@@ -641,6 +742,7 @@ pub const RULES: &[Rule] = &[
         family: "jruby",
         trigger: "app code that names the sqlite3 gem's API (`SQLite3::Database`, `SQLite3::BusyException`…): the JVM tree reaches SQLite through JDBC and does not load that gem, so the name is undefined there",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "spinel.dynamic-dispatch",
@@ -649,6 +751,7 @@ pub const RULES: &[Rule] = &[
         family: "spinel",
         trigger: "`send`/`__send__`/`public_send`, `instance_variable_get/set`, `define_method`, `class_eval`/`instance_eval`/`module_eval`, `eval`, `method_missing`, `Thread.new`, `Mutex.new` in app code Roundhouse compiles (not in a library class's class-body loop, which it does not read) — target **spinel** only",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "spinel.test-lane",
@@ -657,6 +760,7 @@ pub const RULES: &[Rule] = &[
         family: "spinel",
         trigger: "a compiled test (test/models, test/controllers) whose class inherits from `ActiveSupport::TestCase`, `Minitest::Test` or `ActionDispatch::IntegrationTest`: Roundhouse turns it into a `TestBase` test, which the Spinel tree compiles ahead of time at `test/<name>_test.rb` — target **spinel** only",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "fixtures.unsupported-value",
@@ -665,6 +769,7 @@ pub const RULES: &[Rule] = &[
         family: "fixtures",
         trigger: "a `test/fixtures/*.yml` (or `.yaml`) field whose value is a list or a hash (`[]`, `{}`, `- a`, nested keys, a `<<:` merge), an ERB tag inside a larger value, an ERB-made label, a label whose value is ERB or anything else but its fields (`~`, a string, a list), or a file that is a list",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.unknown-route-helper",
@@ -673,6 +778,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "`foo_path`/`foo_url` with no route named `foo`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.missing-action",
@@ -681,6 +787,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "a route whose `controller#action` has no controller or no action (and no template for an implicit action)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.missing-template",
@@ -689,6 +796,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "`render \"x\"`/`render partial: \"x\"`/implicit render with no matching template",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.unknown-association",
@@ -697,6 +805,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "`includes(:x)`, `has_many … through: :x` naming no association",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.unknown-column",
@@ -705,6 +814,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "`where(x:)`, `find_by(x:)`, `order(:x)`, `pluck(:x)`, `validates :x` naming no column, association or attribute of the model (whose table the schema has)",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.pending-migration",
@@ -713,6 +823,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "a migration in db/migrate newer than the version `db/schema.rb` (or `db/structure.sql`) was dumped at",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.unset-instance-variable",
@@ -721,6 +832,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "a template reads `@x` that no action rendering it, no filter, helper or view ever assigns",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.unused-instance-variable",
@@ -729,6 +841,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "an action assigns `@x` and renders its template, and nothing that template renders (partials, layouts), no helper and no code of the controller reads `@x`",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.partial-locals",
@@ -737,6 +850,7 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "a `render` of a partial with a `locals:` comment that leaves out a required local or passes one it does not declare",
         implemented: true,
+        lanes: NO_LANES,
     },
     Rule {
         id: "rails.missing-translation",
@@ -745,6 +859,106 @@ pub const RULES: &[Rule] = &[
         family: "rails",
         trigger: "`t(\"a.b\")` or `t(\".b\")` (no `default:`) with no such key in the default locale's YAML",
         implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "lanes.forked-workers",
+        severity: Severity::Warning,
+        targets: RUBY_FAMILY,
+        family: "lanes",
+        trigger: "`workers` in `config/puma.rb` (or `puma -w N` in a Procfile or Dockerfile) that forks by default, unless the file keeps it off runtimes that cannot fork",
+        implemented: true,
+        lanes: THREADED,
+    },
+    Rule {
+        id: "lanes.forking-process",
+        severity: Severity::Warning,
+        targets: RUBY_FAMILY,
+        family: "lanes",
+        trigger: "a Procfile or Dockerfile command that starts a forking tool: `resque-pool`, Unicorn",
+        implemented: true,
+        lanes: THREADED,
+    },
+    Rule {
+        id: "lanes.fork-call",
+        severity: Severity::Warning,
+        targets: RUBY_FAMILY,
+        family: "lanes",
+        trigger: "`fork`, `Process.fork`, `Kernel.fork` or `Process.daemon` in the app's code",
+        implemented: true,
+        lanes: THREADED,
+    },
+    Rule {
+        id: "lanes.forked-state",
+        severity: Severity::Warning,
+        targets: RUBY,
+        family: "lanes",
+        trigger: "Puma forks workers by default and the app broadcasts live updates, which the CRuby tree delivers from an Action Cable registry inside each worker",
+        implemented: true,
+        lanes: &[Lane::Ruby],
+    },
+    Rule {
+        id: "lanes.no-jvm-build",
+        severity: Severity::Warning,
+        targets: &[Target::Jruby],
+        family: "lanes",
+        trigger: "a gem the lockfile installs on JRuby that builds a C extension and has no JVM build",
+        implemented: true,
+        lanes: &[Lane::Jruby],
+    },
+    Rule {
+        id: "lanes.lockfile-without-java",
+        severity: Severity::Warning,
+        targets: &[Target::Jruby],
+        family: "lanes",
+        trigger: "a lockfile whose `PLATFORMS` lacks `java` while it resolves gems that ship separate JVM builds",
+        implemented: true,
+        lanes: &[Lane::Jruby],
+    },
+    Rule {
+        id: "lanes.cext-lock",
+        severity: Severity::Warning,
+        targets: RUBY,
+        family: "lanes",
+        trigger: "a C extension on the request path (database driver, server, WebSocket) that does not declare itself thread-safe: TruffleRuby runs it under its global C-extension lock",
+        implemented: true,
+        lanes: &[Lane::Truffleruby],
+    },
+    Rule {
+        id: "lanes.platform-only-lockfile",
+        severity: Severity::Warning,
+        targets: RUBY,
+        family: "lanes",
+        trigger: "a lockfile whose `PLATFORMS` lacks `ruby` and that resolves gems only to precompiled platform variants",
+        implemented: true,
+        lanes: &[Lane::Truffleruby],
+    },
+    Rule {
+        id: "lanes.parallel-test-processes",
+        severity: Severity::Warning,
+        targets: RUBY_FAMILY,
+        family: "lanes",
+        trigger: "`parallelize(workers: …)` in a test helper without `with: :threads` (Rails forks test processes)",
+        implemented: true,
+        lanes: THREADED,
+    },
+    Rule {
+        id: "lanes.object-space",
+        severity: Severity::Warning,
+        targets: &[Target::Jruby],
+        family: "lanes",
+        trigger: "`ObjectSpace.each_object(X)` for `X` other than `Class` or `Module` (JRuby disables it by default)",
+        implemented: true,
+        lanes: &[Lane::Jruby],
+    },
+    Rule {
+        id: "lanes.shared-state",
+        severity: Severity::Info,
+        targets: RUBY_FAMILY,
+        family: "lanes",
+        trigger: "state of the whole process written at run time: a class's instance variable written in a class method, `Dir.chdir`",
+        implemented: true,
+        lanes: THREADED,
     },
 ];
 

@@ -49,7 +49,8 @@ fn reported(files: &[(String, String)]) -> Vec<String> {
         for d in crate::checks::file_diagnostics(facts, found, Some(&context.reading)) {
             // A rule id is made only from the catalogue (`rule!`); every one has its page too.
             assert!(super::rule_docs::documented(&d.rule) && super::rule_docs::summary(&d.rule).is_some(), "{} has no page", d.rule);
-            if d.rule.starts_with("rails.") || d.rule.starts_with("switchyard.") {
+            // Not the compiler's verdicts: Rails' wiring, Switchyard's own, the runtimes' lanes.
+            if d.rule.starts_with("rails.") || d.rule.starts_with("switchyard.") || d.rule.starts_with("lanes.") {
                 continue;
             }
             out.push(format!("{}:{} {} {}", facts.relative_path, d.span.start.line + 1, d.severity.as_str(), d.rule));

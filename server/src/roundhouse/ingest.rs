@@ -164,6 +164,7 @@ pub fn reading(facts: &FileFacts, app: Option<&AppReading>) -> Reading {
         FileKind::Environment => Reading::NotRead("config/environments/* is not read".to_owned()),
         FileKind::Locale => Reading::NotRead("config/locales/* is not read".to_owned()),
         FileKind::DatabaseSchema => Reading::NotRead("Roundhouse reads db/schema.rb (else db/migrate), not this file".to_owned()),
+        FileKind::Deployment => Reading::NotRead(super::tree::DEPLOYMENT_NOT_READ.to_owned()),
         FileKind::Test => test_reading(facts, app),
         FileKind::Helper | FileKind::AppSupport | FileKind::Library => {
             if !FILE_BY_FILE_DIRS.iter().any(|dir| source.starts_with(&format!("{dir}/"))) {
@@ -430,6 +431,7 @@ fn about_reading(rule: &str) -> bool {
         || rule.starts_with("initializer.")
         || rule.starts_with("routes.")
         || rule.starts_with("schema.")
+        || rule.starts_with("lanes.")
         || rule == "syntax.parse-error"
 }
 

@@ -72,7 +72,12 @@ pub fn page(rule: &Rule, level: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{title} {}\n", rule.id);
     let status = if rule.implemented { "" } else { " · not reported by this version yet" };
-    let _ = writeln!(out, "**{}** · targets: {}{status}\n", rule.severity.as_str(), targets.join(", "));
+    if rule.lanes.is_empty() {
+        let _ = writeln!(out, "**{}** · targets: {}{status}\n", rule.severity.as_str(), targets.join(", "));
+    } else {
+        let lanes: Vec<&str> = rule.lanes.iter().map(|l| l.as_str()).collect();
+        let _ = writeln!(out, "**{}** · lanes: {}{status}\n", rule.severity.as_str(), lanes.join(", "));
+    }
     let _ = writeln!(out, "{sub} What triggers it\n\n{}\n", rule.trigger.replace("\\|", "|"));
     for (heading, text) in [("Why", &prose.why), ("Example", &prose.example), ("Fix", &prose.fix)] {
         if !text.is_empty() {
@@ -81,6 +86,8 @@ pub fn page(rule: &Rule, level: usize) -> String {
     }
     let meaning = if rule.family == "rails" {
         "a wiring check that needs no compiler: Rails itself fails here when the code runs, whatever the target."
+    } else if rule.family == "lanes" {
+        "a runtime-lane finding: what the runtime does with the app's deployment files, gems or code, whichever tree it runs (`switchyard lanes` shows every lane; the default lanes are the targets' own, `--lane` and `lanes = [...]` in `switchyard.toml` choose others). Error: it stops there; warning: it fails or costs there until changed; info: a fact to know."
     } else {
         severity_meaning(rule.severity)
     };

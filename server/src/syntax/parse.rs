@@ -27,6 +27,9 @@ pub enum Language {
     Yaml,
     /// A database's SQL dump (`db/structure.sql`), read by `rails::structure_sql`; no tree.
     Sql,
+    /// A deployment file that is not Ruby (`Gemfile.lock`, `Procfile`, `Dockerfile`), read line by
+    /// line by `rails::deploy`; no tree.
+    Text,
 }
 
 impl Language {
@@ -216,7 +219,7 @@ impl ParsedFile {
                 let (ruby, ruby_input) = parse_ruby_layer(masked, old_ruby);
                 ParsedFile { language, ruby, erb: None, ruby_input, erb_input: None, haml_code, skipped: None }
             }
-            Language::OtherTemplate | Language::Yaml | Language::Sql => {
+            Language::OtherTemplate | Language::Yaml | Language::Sql | Language::Text => {
                 ParsedFile { language, ruby: None, erb: None, ruby_input: None, erb_input: None, haml_code: Vec::new(), skipped: None }
             }
         }

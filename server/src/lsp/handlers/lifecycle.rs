@@ -50,6 +50,14 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
         .map(|ts| ts.iter().filter_map(|t| t.as_str().and_then(crate::roundhouse::tree::Target::parse)).collect())
         .unwrap_or_default();
     backend.session.set_targets(targets);
+    let lanes: Vec<crate::roundhouse::tree::Lane> = params
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get("lanes"))
+        .and_then(|t| t.as_array())
+        .map(|ls| ls.iter().filter_map(|l| l.as_str().and_then(crate::roundhouse::tree::Lane::parse)).collect())
+        .unwrap_or_default();
+    backend.session.set_lanes(lanes);
     // `initializationOptions.rules`: the editor's own severities, over the app's switchyard.toml.
     let rules: std::collections::BTreeMap<String, crate::config::RuleLevel> = params
         .initialization_options
@@ -151,6 +159,8 @@ async fn register_file_watchers(client: &tower_lsp_server::Client) {
         watchers: vec![
             FileSystemWatcher { glob_pattern: GlobPattern::String(capabilities::WATCHED_GLOB.to_owned()), kind: None },
             FileSystemWatcher { glob_pattern: GlobPattern::String(format!("**/{}", crate::config::FILE_NAME)), kind: None },
+            // The deployment files the runtime lanes read (a `bundle install` rewrites the lockfile).
+            FileSystemWatcher { glob_pattern: GlobPattern::String(capabilities::DEPLOYMENT_GLOB.to_owned()), kind: None },
             // Folders created, moved in or deleted: the globs above match files only.
             FileSystemWatcher { glob_pattern: GlobPattern::String("**/*".to_owned()), kind: Some(WatchKind::Create | WatchKind::Delete) },
         ],
