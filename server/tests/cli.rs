@@ -10,14 +10,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn switchyard(args: &[&str]) -> Output {
-    // The persisted index goes to a scratch directory, not the user's cache.
-    let cache = std::env::temp_dir().join(format!("switchyard-cli-cache-{}", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_switchyard"))
-        .current_dir(repo_root())
-        .env("SWITCHYARD_CACHE_DIR", cache)
-        .args(args)
-        .output()
-        .expect("run switchyard")
+    support::run_switchyard(args, "cli")
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -5,19 +5,13 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 use support::{Client, copy_dir, repo_root, uri};
 
 fn switchyard(args: &[&str]) -> Output {
-    let cache = std::env::temp_dir().join(format!("switchyard-lanes-cache-{}", std::process::id()));
-    Command::new(env!("CARGO_BIN_EXE_switchyard"))
-        .current_dir(repo_root())
-        .env("SWITCHYARD_CACHE_DIR", cache)
-        .args(args)
-        .output()
-        .expect("run switchyard")
+    support::run_switchyard(args, "lanes")
 }
 
 const APP: &str = "tests/fixtures/apps/lanes";

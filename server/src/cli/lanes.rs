@@ -78,11 +78,7 @@ pub fn lanes_json(path: &Path, chosen_lanes: &[Lane]) -> Result<Outcome, String>
 fn lanes_as(path: &Path, chosen_lanes: &[Lane], json: bool) -> Result<Outcome, String> {
     let Loaded { index, report, base, scope } = load(path)?;
     let snapshot = index.snapshot();
-    let all_apps = index.apps();
-    let apps: Vec<_> = match all_apps.iter().find(|a| a.root == scope) {
-        Some(app) => vec![app.clone()],
-        None => all_apps.clone(),
-    };
+    let apps = super::apps_in_scope(&index, &scope);
     let lanes: Vec<Lane> = if chosen_lanes.is_empty() { Lane::ALL.to_vec() } else { chosen_lanes.to_vec() };
     let mut out = super::stdout();
     let io = super::write_failed;

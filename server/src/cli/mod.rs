@@ -64,6 +64,16 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
     Ok(Loaded { index, report, base, scope })
 }
 
+/// The apps a command reports on: the app PATH names by its root (not the dummy app inside an
+/// engine), else every app found at or below it.
+pub fn apps_in_scope(index: &Index, scope: &Path) -> Vec<project::RailsApp> {
+    let all_apps = index.apps();
+    match all_apps.iter().find(|a| a.root == scope) {
+        Some(app) => vec![app.clone()],
+        None => all_apps,
+    }
+}
+
 /// What a command returns when its reader went away (`switchyard --check | head`): not an error to
 /// report, and `main` exits as a process the pipe's SIGPIPE ended would.
 pub const OUTPUT_CLOSED: &str = "the output was closed";

@@ -31,13 +31,7 @@ struct JsonRoute<'a> {
 pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, String> {
     let Loaded { index, report, base, scope } = load(path)?;
     let snapshot = index.snapshot();
-    // PATH naming an app's root means that app (not the dummy app inside an engine); a folder holding
-    // several apps means all of them.
-    let all_apps = index.apps();
-    let apps: Vec<_> = match all_apps.iter().find(|a| a.root == scope) {
-        Some(app) => vec![app.clone()],
-        None => all_apps.clone(),
-    };
+    let apps = super::apps_in_scope(&index, &scope);
     let mut out = super::stdout();
     let io = super::write_failed;
     for app in &apps {

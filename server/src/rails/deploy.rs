@@ -761,31 +761,26 @@ fn class_state_write(node: Node<'_>, text: &str) -> Option<RuntimeCall> {
     let memoised = node.kind_name() == "operator_assignment" && node.field("operator").is_some_and(|o| text_of(o, text) == "||=");
     let mut at = node.parent();
     while let Some(parent) = at {
+        // `def self.x`, or a `def` of `class << self`.
+        let class_method = match parent.kind_name() {
+            "singleton_method" => true,
+            "method" => parent
+                .parent()
+                .and_then(|p| if p.kind_name() == "body_statement" { p.parent() } else { Some(p) })
+                .is_some_and(|c| c.kind_name() == "singleton_class"),
+            _ => false,
+        };
         match parent.kind_name() {
-            "singleton_method" => {
+            "singleton_method" | "method" if class_method => {
                 let method = parent.field("name").map(|n| text_of(n, text)).unwrap_or("");
-                let owner = owner_of(parent, text);
                 return Some(RuntimeCall::ClassStateWrite {
                     ivar: text_of(left, text).to_owned(),
                     method: format!("self.{method}"),
                     memoised,
-                    owner,
+                    owner: owner_of(parent, text),
                 });
             }
-            "method" => {
-                let in_singleton_class = parent.parent().and_then(|p| if p.kind_name() == "body_statement" { p.parent() } else { Some(p) });
-                if in_singleton_class.is_some_and(|c| c.kind_name() == "singleton_class") {
-                    let method = parent.field("name").map(|n| text_of(n, text)).unwrap_or("");
-                    let owner = owner_of(parent, text);
-                    return Some(RuntimeCall::ClassStateWrite {
-                        ivar: text_of(left, text).to_owned(),
-                        method: format!("self.{method}"),
-                        memoised,
-                        owner,
-                    });
-                }
-                return None;
-            }
+            "method" => return None,
             // A block may run on another receiver (`define_method`, `instance_eval`, `Class.new`) or
             // under a lock (`synchronize`): only a write in the method's own body is the class's.
             "block" | "do_block" | "lambda" | "class" | "module" | "singleton_class" | "program" => return None,

@@ -402,3 +402,15 @@ pub fn symbol_names(symbols: &Value) -> Vec<String> {
     walk(symbols, &mut names);
     names
 }
+
+/// The `switchyard` binary run from the repository's root with `args`, its persisted index in a scratch
+/// folder of this test process named by `cache` (not the user's cache).
+pub fn run_switchyard(args: &[&str], cache: &str) -> std::process::Output {
+    let cache = std::env::temp_dir().join(format!("switchyard-{cache}-cache-{}", std::process::id()));
+    std::process::Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .current_dir(repo_root())
+        .env("SWITCHYARD_CACHE_DIR", cache)
+        .args(args)
+        .output()
+        .expect("run switchyard")
+}

@@ -42,21 +42,13 @@ pub fn initialize(backend: &Backend, params: InitializeParams) -> Result<Initial
         .map(|kinds| kinds.iter().filter(|(_, on)| on.as_bool() == Some(false)).map(|(kind, _)| kind.clone()).collect())
         .unwrap_or_default();
     backend.session.set_disabled_hints(hints_off);
-    let targets: Vec<crate::roundhouse::tree::Target> = params
-        .initialization_options
-        .as_ref()
-        .and_then(|o| o.get("targets"))
-        .and_then(|t| t.as_array())
-        .map(|ts| ts.iter().filter_map(|t| t.as_str().and_then(crate::roundhouse::tree::Target::parse)).collect())
-        .unwrap_or_default();
-    backend.session.set_targets(targets);
-    let lanes: Vec<crate::roundhouse::tree::Lane> = params
-        .initialization_options
-        .as_ref()
-        .and_then(|o| o.get("lanes"))
-        .and_then(|t| t.as_array())
-        .map(|ls| ls.iter().filter_map(|l| l.as_str().and_then(crate::roundhouse::tree::Lane::parse)).collect())
-        .unwrap_or_default();
+    // `initializationOptions.targets` and `.lanes`: the names it knows, the others left out.
+    let names = |key: &str| -> Vec<String> {
+        let list = params.initialization_options.as_ref().and_then(|o| o.get(key)).and_then(|t| t.as_array());
+        list.map(|items| items.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect()).unwrap_or_default()
+    };
+    backend.session.set_targets(names("targets").iter().filter_map(|t| crate::roundhouse::tree::Target::parse(t)).collect());
+    let lanes = names("lanes").iter().filter_map(|l| crate::roundhouse::tree::Lane::parse(l)).collect();
     backend.session.set_lanes(lanes);
     // `initializationOptions.rules`: the editor's own severities, over the app's switchyard.toml.
     let rules: std::collections::BTreeMap<String, crate::config::RuleLevel> = params
