@@ -88,36 +88,8 @@ impl Config {
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
         let raw: RawConfig = toml::from_str(text)
             .map_err(|e| ConfigError { line: e.span().map(|span| line_of(text, span.start)), message: e.message().to_owned() })?;
-        let targets = match raw.targets {
-            None => None,
-            Some(names) => Some(
-                names
-                    .iter()
-                    .map(|name| {
-                        Target::parse(name.get_ref()).ok_or_else(|| {
-                            ConfigError::at(text, name.span().start, format!("no target `{}` (ruby, jruby or spinel)", name.get_ref()))
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
-        };
-        let lanes = match raw.lanes {
-            None => None,
-            Some(names) => Some(
-                names
-                    .iter()
-                    .map(|name| {
-                        Lane::parse(name.get_ref()).ok_or_else(|| {
-                            ConfigError::at(
-                                text,
-                                name.span().start,
-                                format!("no lane `{}` (ruby, jruby, truffleruby or spinel)", name.get_ref()),
-                            )
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
-        };
+        let targets = names(text, raw.targets.as_deref(), Target::parse, "target", "ruby, jruby or spinel")?;
+        let lanes = names(text, raw.lanes.as_deref(), Lane::parse, "lane", "ruby, jruby, truffleruby or spinel")?;
         let mut rules = BTreeMap::new();
         for (id, level) in raw.rules {
             if catalogue::rule(id.get_ref()).is_none() && crate::diagnostic::rule::UNUSED_SUPPRESSION != id.get_ref().as_str() {
@@ -210,6 +182,25 @@ impl Config {
         }?;
         Some(Diagnostic { severity, ..diagnostic.clone() })
     }
+}
+
+/// A list of names (`targets`, `lanes`) as `parse` reads each; the first it does not know is named on
+/// its line with the names it does (`known`).
+fn names<T>(
+    text: &str,
+    list: Option<&[toml::Spanned<String>]>,
+    parse: fn(&str) -> Option<T>,
+    what: &str,
+    known: &str,
+) -> Result<Option<Vec<T>>, ConfigError> {
+    let Some(list) = list else { return Ok(None) };
+    list.iter()
+        .map(|name| {
+            parse(name.get_ref())
+                .ok_or_else(|| ConfigError::at(text, name.span().start, format!("no {what} `{}` ({known})", name.get_ref())))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 /// The targets and lanes a caller chose (the command line's `--target` and `--lane`, the editor's
