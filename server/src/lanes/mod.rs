@@ -146,9 +146,14 @@ pub fn readiness(context: &AppContext) -> Readiness {
             push(file, rule, severity, command.span, message);
         }
     }
+    // The Rails the lockfile resolves (what `parallelize` does depends on it).
+    let rails_version = deployment
+        .lockfile
+        .and_then(|(_, l)| l.variants("activesupport").next().or_else(|| l.variants("rails").next()))
+        .map(|g| g.version.as_str());
     for file in &context.files {
         for used in &file.runtime_uses {
-            if let Some((rule, severity, message)) = runtime_use(&used.what, file) {
+            if let Some((rule, severity, message)) = runtime_use(&used.what, file, rails_version) {
                 push(file, rule, severity, used.span, message);
             }
         }
@@ -188,22 +193,26 @@ fn forked_workers(workers: &Workers) -> Option<(Severity, String)> {
     }
     const THERE: &str = "JRuby and TruffleRuby cannot fork, so Puma stops at boot there (\"worker mode not supported\")";
     const WAY_OUT: &str = "set `workers` only `if Process.respond_to?(:fork)`";
-    let text = shown(&workers.text);
+    // `workers 4` (run `unless Rails.env.local?`): the condition it runs under, when it has one.
+    let text = match &workers.condition {
+        Some(condition) => format!("{}` (run `{}`)", shown(&workers.text), shown(condition)),
+        None => format!("{}`", shown(&workers.text)),
+    };
     Some(match &workers.count {
         WorkerCount::Literal { count } => (
             Severity::Error,
             format!(
-                "`{text}` runs Puma in cluster mode with {count} forked worker(s): {THERE}. Run one process with threads there: {WAY_OUT}."
+                "`{text} runs Puma in cluster mode with {count} forked worker(s): {THERE}. Run one process with threads there: {WAY_OUT}."
             ),
         ),
         WorkerCount::Environment { variable, .. } => (
             Severity::Warning,
             format!(
-                "`{text}` forks Puma workers unless {variable} is 0: {THERE}. Start them with `{variable}=0` (one process with threads), or {WAY_OUT}."
+                "`{text} forks Puma workers unless {variable} is 0: {THERE}. Start them with `{variable}=0` (one process with threads), or {WAY_OUT}."
             ),
         ),
         WorkerCount::Computed => {
-            (Severity::Warning, format!("`{text}` forks Puma workers when its count is above 0: {THERE}. Keep it at 0 there: {WAY_OUT}."))
+            (Severity::Warning, format!("`{text} forks Puma workers when its count is above 0: {THERE}. Keep it at 0 there: {WAY_OUT}."))
         }
     })
 }
@@ -327,7 +336,7 @@ fn puma_workers_flag(words: &[&str]) -> Option<i64> {
 }
 
 /// A call in the app's Ruby that assumes one runtime.
-fn runtime_use(call: &RuntimeCall, file: &FileFacts) -> Option<(RuleId, Severity, String)> {
+fn runtime_use(call: &RuntimeCall, file: &FileFacts, rails_version: Option<&str>) -> Option<(RuleId, Severity, String)> {
     match call {
         RuntimeCall::Fork { call } => Some((
             FORK_CALL,
@@ -374,23 +383,40 @@ fn runtime_use(call: &RuntimeCall, file: &FileFacts) -> Option<(RuleId, Severity
                 ),
             ))
         }
-        RuntimeCall::Parallelize { with, workers } => {
-            let threads = with.as_deref().is_some_and(|w| w.contains("threads"));
-            // `workers: 1` runs the tests in the process itself: nothing forks.
-            if workers.as_deref().and_then(|w| w.trim().parse::<i64>().ok()).is_some_and(|n| n <= 1) {
-                return None;
-            }
-            (!threads && file.kind == Some(FileKind::Test)).then(|| {
-                (
-                    PARALLEL_TEST_PROCESSES,
-                    Severity::Warning,
-                    "`parallelize` forks test processes (Rails' default `with: :processes`), and Rails does not fall back where Ruby cannot fork: on JRuby and TruffleRuby a suite above the parallelization threshold (50 tests) stops at the fork. Add `with: :threads` when `!Process.respond_to?(:fork)`, as Rails generates on those runtimes."
-                        .to_owned(),
-                )
-            })
-        }
+        RuntimeCall::Parallelize { with, workers } => parallelize(with.as_deref(), workers.as_deref(), file, rails_version),
         RuntimeCall::Broadcast { .. } => None,
     }
+}
+
+/// `parallelize` in a test helper, on the lanes that cannot fork. Rails 7.0 and later fork only for a
+/// suite above the parallelization threshold; 6.x forks for every run with more than one worker.
+fn parallelize(
+    with: Option<&str>,
+    workers: Option<&str>,
+    file: &FileFacts,
+    rails_version: Option<&str>,
+) -> Option<(RuleId, Severity, String)> {
+    let threads = with.is_some_and(|w| w.contains("threads"));
+    // `workers: 1` runs the tests in the process itself: nothing forks.
+    if workers.and_then(|w| w.trim().parse::<i64>().ok()).is_some_and(|n| n <= 1) {
+        return None;
+    }
+    let when = match rails_version {
+        Some(version) if gems::older(version, "7.0") => format!("Rails {version} forks for every run with more than one worker"),
+        Some(_) => "a suite above the parallelization threshold (50 tests by default) forks".to_owned(),
+        None => {
+            "a suite above the parallelization threshold (Rails 7.0 and later: 50 tests by default; before, every run) forks".to_owned()
+        }
+    };
+    (!threads && file.kind == Some(FileKind::Test)).then(|| {
+            (
+                PARALLEL_TEST_PROCESSES,
+                Severity::Warning,
+                format!(
+                    "`parallelize` forks test processes (Rails' default `with: :processes`), and Rails does not fall back where Ruby cannot fork: on JRuby and TruffleRuby, where {when}, the suite stops at the fork. Add `with: :threads` when `!Process.respond_to?(:fork)`, as Rails generates on those runtimes."
+                ),
+            )
+        })
 }
 
 /// The lockfile's gems on the JVM and on TruffleRuby.

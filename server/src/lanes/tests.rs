@@ -49,7 +49,7 @@ fn puma_workers_that_fork_by_default() {
         ),
         expect![[r#"
             config/puma.rb:2 warning lanes.forked-workers [jruby,truffleruby] `workers ENV.fetch("WEB_CONCURRENCY") { 2 }` forks Puma workers unless WEB_CONCURRENCY is 0: JRuby and TruffleRuby cannot fork, so Puma stops at boot there ("worker mode not supported"). Start them with `WEB_CONCURRENCY=0` (one process with threads), or set `workers` only `if Process.respond_to?(:fork)`.
-            config/puma.rb:3 error lanes.forked-workers [jruby,truffleruby] `workers 4` runs Puma in cluster mode with 4 forked worker(s): JRuby and TruffleRuby cannot fork, so Puma stops at boot there ("worker mode not supported"). Run one process with threads there: set `workers` only `if Process.respond_to?(:fork)`."#]],
+            config/puma.rb:3 error lanes.forked-workers [jruby,truffleruby] `workers 4` (run `if ENV["RACK_ENV"] == "production"`) runs Puma in cluster mode with 4 forked worker(s): JRuby and TruffleRuby cannot fork, so Puma stops at boot there ("worker mode not supported"). Run one process with threads there: set `workers` only `if Process.respond_to?(:fork)`."#]],
     );
 }
 
@@ -209,7 +209,7 @@ fn code_that_assumes_a_runtime() {
             app/models/export.rb:11 warning lanes.fork-call [jruby,truffleruby] `fork` forks the process: JRuby and TruffleRuby cannot fork (it raises NotImplementedError there). Use a thread or a separate process started by the supervisor, or check `Process.respond_to?(:fork)` first.
             app/models/export.rb:14 warning lanes.object-space [jruby] `ObjectSpace.each_object` over `Export`: JRuby disables ObjectSpace by default and raises here (only `Class` and `Module` work); `-X+O` turns it on at a cost to every allocation. Keep a registry of the objects you need instead.
             app/models/export.rb:15 info lanes.shared-state [jruby,truffleruby] `Dir.chdir` changes the working folder of the whole process: where it runs among real threads (a server on JRuby or TruffleRuby), every other thread's relative paths move with it. Pass absolute paths (or `chdir:` to a subprocess) instead.
-            test/test_helper.rb:2 warning lanes.parallel-test-processes [jruby,truffleruby] `parallelize` forks test processes (Rails' default `with: :processes`), and Rails does not fall back where Ruby cannot fork: on JRuby and TruffleRuby a suite above the parallelization threshold (50 tests) stops at the fork. Add `with: :threads` when `!Process.respond_to?(:fork)`, as Rails generates on those runtimes."#]],
+            test/test_helper.rb:2 warning lanes.parallel-test-processes [jruby,truffleruby] `parallelize` forks test processes (Rails' default `with: :processes`), and Rails does not fall back where Ruby cannot fork: on JRuby and TruffleRuby, where a suite above the parallelization threshold (Rails 7.0 and later: 50 tests by default; before, every run) forks, the suite stops at the fork. Add `with: :threads` when `!Process.respond_to?(:fork)`, as Rails generates on those runtimes."#]],
     );
 }
 
@@ -361,5 +361,54 @@ fn gems_the_gemfile_keeps_off_jruby() {
         ),
         expect![[r#"
             Gemfile.lock:3 info lanes.no-jvm-build [jruby] `byebug` 11.1.3 (the Gemfile keeps it off JRuby, but `pry-byebug` needs it there) builds a C extension and has no JVM build: JRuby cannot install or load it. It is in the development and test groups only: leave them out of a JRuby install (`BUNDLE_WITHOUT=development:test`), or keep `byebug` to `platforms :ruby`."#]],
+    );
+}
+
+#[test]
+fn what_the_app_s_own_files_do_not_decide_is_said_as_such() {
+    lanes(
+        &format!(
+            r#"{ROUTES}
+            #- /Gemfile
+            gem "rails", "~> 6.1"
+            gem "pg", "~> 1.1", if_true(ENV["DATABASE_ADAPTER"] == "postgresql")
+            #- /Gemfile.lock
+            GEM
+              specs:
+                activesupport (6.1.3.2)
+                pg (1.1.4)
+                rails (6.1.3.2)
+                  activesupport (= 6.1.3.2)
+
+            PLATFORMS
+              java
+              ruby
+
+            DEPENDENCIES
+              pg (~> 1.1)
+              rails (~> 6.1)
+            #- /test/test_helper.rb
+            class ActiveSupport::TestCase
+              parallelize(workers: :number_of_processors)
+            end
+            #- /app/models/spree/order/checkout.rb
+            module Spree
+              class Order
+                module Checkout
+                  def self.included(klass)
+                    klass.class_eval do
+                      def self.checkout_flow(&block)
+                        @checkout_flow = block
+                      end
+                    end
+                  end
+                end
+              end
+            end
+            "#
+        ),
+        expect![[r#"
+            app/models/spree/order/checkout.rb:7 info lanes.shared-state [jruby,truffleruby] `self.checkout_flow` writes `@checkout_flow` on the class: on JRuby and TruffleRuby every thread shares it, with no lock. Harmless when the value is the same for every caller and never changed in place; otherwise guard it with a Mutex or compute it at boot.
+            test/test_helper.rb:2 warning lanes.parallel-test-processes [jruby,truffleruby] `parallelize` forks test processes (Rails' default `with: :processes`), and Rails does not fall back where Ruby cannot fork: on JRuby and TruffleRuby, where Rails 6.1.3.2 forks for every run with more than one worker, the suite stops at the fork. Add `with: :threads` when `!Process.respond_to?(:fork)`, as Rails generates on those runtimes."#]],
     );
 }

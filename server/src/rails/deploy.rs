@@ -214,6 +214,10 @@ pub struct DeclaredGem {
     /// In a group declared `optional: true`: installed only when a deploy asks for it (`--with`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub optional: bool,
+    /// Its options come from a method call (`gem "pg", if_true(ENV[…])`): where it is installed is not
+    /// the file's to say.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub computed_options: bool,
 }
 
 impl DeclaredGem {
@@ -225,7 +229,7 @@ impl DeclaredGem {
     /// Whether Bundler installs it on `engine` (`jruby`, `truffleruby`, `ruby` for CRuby), as its
     /// platform names mean (`ruby`: CRuby or TruffleRuby off Windows; `mri`: CRuby).
     pub fn installed_on(&self, engine: &str) -> bool {
-        self.platforms.is_empty()
+        !self.computed_options && self.platforms.is_empty()
             || self.platforms.iter().any(|p| {
                 let p = p.as_str();
                 match engine {
@@ -242,27 +246,41 @@ const GEMFILE_BLOCKS: &[&str] = &["group", "platforms", "platform", "source", "p
 
 pub fn read_gemfile(root: Node<'_>, text: &str) -> Gemfile {
     let mut gems = Vec::new();
-    gemfile_statements(root, text, (&[], &[], false), &mut gems, 0);
+    gemfile_statements(root, text, &GemScope::default(), &mut gems, 0);
     Gemfile { gems }
 }
 
-/// The platforms and the groups a block of a Gemfile declares its gems in, and whether the group is
-/// optional.
-type Scope<'a> = (&'a [String], &'a [String], bool);
+/// Where a block of a Gemfile declares its gems: their platforms and groups, whether the group is
+/// optional, and whether they are declared only under a condition the file does not decide (an `if`,
+/// a block of the Gemfile's own method).
+#[derive(Clone, Default)]
+struct GemScope {
+    platforms: Vec<String>,
+    groups: Vec<String>,
+    optional: bool,
+    conditional: bool,
+}
 
-fn gemfile_statements(node: Node<'_>, text: &str, (platforms, groups, optional): Scope<'_>, gems: &mut Vec<DeclaredGem>, depth: usize) {
+fn gemfile_statements(node: Node<'_>, text: &str, scope: &GemScope, gems: &mut Vec<DeclaredGem>, depth: usize) {
     if depth > 16 {
         return;
     }
+    let conditional = GemScope { conditional: true, ..scope.clone() };
     let mut cursor = node.walk();
     for statement in node.named_children(&mut cursor) {
-        let call = match statement.kind_name() {
-            "call" => statement,
-            // `gem "x" if ENV[…]`: the gem, whatever the condition.
+        let (call, scope) = match statement.kind_name() {
+            "call" => (statement, scope),
+            // `gem "x" if ENV[…]`: installed only where the condition holds.
             "if_modifier" | "unless_modifier" => match statement.field("body") {
-                Some(body) if body.kind_name() == "call" => body,
+                Some(body) if body.kind_name() == "call" => (body, &conditional),
                 _ => continue,
             },
+            "if" | "unless" | "else" | "elsif" | "then" | "begin" | "body_statement" => {
+                let inner =
+                    if statement.kind_name() == "begin" || statement.kind_name() == "body_statement" { scope } else { &conditional };
+                gemfile_statements(statement, text, inner, gems, depth + 1);
+                continue;
+            }
             _ => continue,
         };
         if call.field("receiver").is_some() {
@@ -272,45 +290,45 @@ fn gemfile_statements(node: Node<'_>, text: &str, (platforms, groups, optional):
         let arguments = call.field("arguments");
         if method == "gem" {
             let Some(name) = arguments.and_then(|a| a.named_child(0)).and_then(|first| string_value(first, text)) else { continue };
-            let mut own = platforms.to_vec();
+            let mut platforms = scope.platforms.clone();
             if let Some(list) = arguments.and_then(|a| pair_value(a, text, &["platforms", "platform"])) {
-                own = symbols(list, text);
+                platforms = symbols(list, text);
             }
-            let mut own_groups = groups.to_vec();
+            let mut groups = scope.groups.clone();
             if let Some(list) = arguments.and_then(|a| pair_value(a, text, &["group", "groups"])) {
-                own_groups = symbols(list, text);
+                groups = symbols(list, text);
             }
-            gems.push(DeclaredGem { name, span: Span::of(call), platforms: own, groups: own_groups, optional });
-        } else if GEMFILE_BLOCKS.contains(&method)
-            && let Some(block) = call.field("block")
+            // Past the name and the version strings: a hash of options, or a call that makes one.
+            let computed_options = scope.conditional
+                || arguments.is_some_and(|a| {
+                    a.named_children(&mut a.walk()).skip(1).any(|arg| matches!(arg.kind_name(), "call" | "identifier" | "splat_argument"))
+                });
+            gems.push(DeclaredGem { name, span: Span::of(call), platforms, groups, optional: scope.optional, computed_options });
+            continue;
+        }
+        let Some(block) = call.field("block") else { continue };
+        let mut inner = if GEMFILE_BLOCKS.contains(&method) { scope.clone() } else { conditional.clone() };
+        if matches!(method, "platforms" | "platform") {
+            inner.platforms = arguments.map(|a| symbols(a, text)).unwrap_or_default();
+        }
+        if method == "group" {
+            // `group :mysql, optional: true do`: the symbols before the options are the groups.
+            let declared_optional = arguments.and_then(|a| pair_value(a, text, &["optional"])).is_some_and(|v| text_of(v, text) == "true");
+            inner.groups = arguments
+                .map(|a| {
+                    a.named_children(&mut a.walk())
+                        .filter(|c| c.kind_name() == "simple_symbol")
+                        .map(|c| text_of(c, text).trim_start_matches(':').to_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            // An enclosing optional group stays optional inside.
+            inner.optional = scope.optional || declared_optional;
+        }
+        if let Some(body) =
+            block.field("body").or_else(|| block.named_children(&mut block.walk()).find(|c| c.kind_name().ends_with("statement")))
         {
-            let inner = if matches!(method, "platforms" | "platform") {
-                arguments.map(|a| symbols(a, text)).unwrap_or_default()
-            } else {
-                platforms.to_vec()
-            };
-            let (inner_groups, inner_optional) = if method == "group" {
-                // `group :mysql, optional: true do`: the symbols before the options are the groups.
-                let declared_optional =
-                    arguments.and_then(|a| pair_value(a, text, &["optional"])).is_some_and(|v| text_of(v, text) == "true");
-                let names = arguments
-                    .map(|a| {
-                        a.named_children(&mut a.walk())
-                            .filter(|c| c.kind_name() == "simple_symbol")
-                            .map(|c| text_of(c, text).trim_start_matches(':').to_owned())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                // An enclosing optional group stays optional inside.
-                (names, optional || declared_optional)
-            } else {
-                (groups.to_vec(), optional)
-            };
-            if let Some(body) =
-                block.field("body").or_else(|| block.named_children(&mut block.walk()).find(|c| c.kind_name().ends_with("statement")))
-            {
-                gemfile_statements(body, text, (&inner, &inner_groups, inner_optional), gems, depth + 1);
-            }
+            gemfile_statements(body, text, &inner, gems, depth + 1);
         }
     }
 }
@@ -398,6 +416,9 @@ pub struct Workers {
     /// The call runs only when the count is above this (`workers n if n > 1`, `if n.positive?`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub only_above: Option<i64>,
+    /// The condition it runs under, innermost first, with its keyword (`unless Rails.env.local?`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
 }
 
 impl Workers {
@@ -471,7 +492,8 @@ pub fn read_puma(root: Node<'_>, text: &str) -> PumaConfig {
         let guarded = conditions.iter().any(|(_, c)| ENGINE_GUARDS.iter().any(|g| c.contains(g)));
         let variable = text_of(argument, text).trim();
         let only_above = conditions.iter().filter(|(keyword, _)| *keyword == "if").find_map(|(_, c)| threshold(c, variable));
-        workers.push(Workers { span: Span::of(node), text: text_of(node, text).to_owned(), count, guarded, only_above });
+        let condition = conditions.first().map(|(keyword, c)| format!("{keyword} {c}"));
+        workers.push(Workers { span: Span::of(node), text: text_of(node, text).to_owned(), count, guarded, only_above, condition });
     });
     PumaConfig { workers, solid_queue_plugin, solid_queue_async }
 }
@@ -791,11 +813,16 @@ fn class_state_write(node: Node<'_>, text: &str) -> Option<RuntimeCall> {
     None
 }
 
-/// The class or module a method is defined in, with the names of those around it (`Foo::Bar`).
+/// The class or module a method is defined in, with the names of those around it (`Foo::Bar`);
+/// `None` for a method defined in a block (`klass.class_eval do`, `included do`: its class is the
+/// block's receiver, not the module around it).
 fn owner_of(method: Node<'_>, text: &str) -> Option<String> {
     let mut names = Vec::new();
     let mut at = method.parent();
     while let Some(node) = at {
+        if names.is_empty() && matches!(node.kind_name(), "block" | "do_block") {
+            return None;
+        }
         if matches!(node.kind_name(), "class" | "module")
             && let Some(name) = node.field("name")
         {
@@ -852,7 +879,7 @@ mod tests {
 
     #[test]
     fn reads_gemfile_platform_restrictions() {
-        let text = "source \"https://rubygems.org\"\ngem \"rails\"\ngem \"sqlite3\", platforms: %i[ mri windows ]\nplatforms :jruby do\n  gem \"activerecord-jdbcsqlite3-adapter\"\nend\ngroup :development, :test do\n  gem \"debug\", platforms: :mri\n  gem \"pry\"\nend\ngem \"bootsnap\" if ENV[\"X\"]\ngroup :mysql, optional: true do\n  gem \"mysql2\"\nend\n";
+        let text = "source \"https://rubygems.org\"\ngem \"rails\"\ngem \"sqlite3\", platforms: %i[ mri windows ]\nplatforms :jruby do\n  gem \"activerecord-jdbcsqlite3-adapter\"\nend\ngroup :development, :test do\n  gem \"debug\", platforms: :mri\n  gem \"pry\"\nend\ngem \"bootsnap\" if ENV[\"X\"]\ngroup :mysql, optional: true do\n  gem \"mysql2\"\nend\ngem \"pg\", \"~> 1.1\", if_true(ENV[\"DATABASE_ADAPTER\"] == \"postgresql\")\nif_true(ENV[\"X\"]) do\n  gem \"trilogy\"\nend\nif ENV[\"Y\"]\n  gem \"oj\"\nelse\n  gem \"json\"\nend\n";
         let parsed = ruby(text);
         let gemfile = read_gemfile(parsed.ruby.as_ref().unwrap().root_node(), text);
         let read: Vec<(&str, Vec<&str>)> =
@@ -867,8 +894,15 @@ mod tests {
                 ("pry", vec![]),
                 ("bootsnap", vec![]),
                 ("mysql2", vec![]),
+                ("pg", vec![]),
+                ("trilogy", vec![]),
+                ("oj", vec![]),
+                ("json", vec![]),
             ]
         );
+        assert!(gemfile.gems[8..].iter().all(|g| g.computed_options), "conditional: {:?}", gemfile.gems);
+        assert!(gemfile.gems[5].computed_options, "`gem \"bootsnap\" if ENV[…]` is conditional");
+        assert!(gemfile.gems[7].computed_options && !gemfile.gems[7].installed_on("jruby") && !gemfile.gems[0].computed_options);
         assert!(gemfile.gems[6].optional && gemfile.gems[6].groups == ["mysql"] && !gemfile.gems[5].optional);
         assert!(!gemfile.gems[1].installed_on("jruby") && !gemfile.gems[1].installed_on("truffleruby"));
         assert!(gemfile.gems[2].installed_on("jruby") && !gemfile.gems[2].installed_on("ruby"));
