@@ -259,7 +259,7 @@ fn command_findings(
         out.push((
             FORKING_PROCESS,
             Severity::Warning,
-            "`resque-pool` forks a pool of Resque worker processes: JRuby and TruffleRuby cannot fork. There, start Resque workers as processes of their own (`rake resque:work`: where Ruby cannot fork, Resque performs each job in its own process)."
+            "`resque-pool` forks a pool of Resque worker processes: JRuby and TruffleRuby cannot fork. There, start Resque workers as processes of their own (`rake resque:work`: where Ruby cannot fork, a Resque worker performs each job in its own process instead of a forked child)."
                 .to_owned(),
         ));
     }
@@ -371,9 +371,11 @@ fn runtime_use(call: &RuntimeCall, file: &FileFacts, rails_version: Option<&str>
         RuntimeCall::ClassStateWrite { ivar, method, memoised, owner } => {
             let who = owner.as_ref().map_or_else(|| format!("`{method}`"), |o| format!("`{o}.{}`", method.trim_start_matches("self.")));
             let what = if *memoised {
-                format!("memoises `{ivar}` on the class with `||=`: on JRuby and TruffleRuby two threads can both compute it and one result is dropped")
+                format!(
+                    "memoises `{ivar}` with `||=` on the class or module itself (not on an instance): on JRuby and TruffleRuby two threads can both compute it and one result is dropped"
+                )
             } else {
-                format!("writes `{ivar}` on the class: on JRuby and TruffleRuby every thread shares it, with no lock")
+                format!("writes `{ivar}` on the class or module itself (not on an instance): on JRuby and TruffleRuby every thread shares it, with no lock")
             };
             Some((
                 SHARED_STATE,

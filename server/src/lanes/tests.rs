@@ -110,7 +110,7 @@ fn procfile_and_dockerfile_commands_that_fork() {
         expect![[r#"
             Dockerfile:2 warning lanes.forking-process [jruby,truffleruby] Unicorn is a forking server (and a C extension with no JVM build): it does not run on JRuby or TruffleRuby. Serve with Puma there, one process with threads.
             Procfile:1 error lanes.forked-workers [jruby,truffleruby] `bundle exec puma -w 3 -C config/puma.rb` runs Puma in cluster mode with 3 forked worker(s): JRuby and TruffleRuby cannot fork, so Puma stops at boot there ("worker mode not supported"). Start it without `-w` there: one process with threads.
-            Procfile:2 warning lanes.forking-process [jruby,truffleruby] `resque-pool` forks a pool of Resque worker processes: JRuby and TruffleRuby cannot fork. There, start Resque workers as processes of their own (`rake resque:work`: where Ruby cannot fork, Resque performs each job in its own process).
+            Procfile:2 warning lanes.forking-process [jruby,truffleruby] `resque-pool` forks a pool of Resque worker processes: JRuby and TruffleRuby cannot fork. There, start Resque workers as processes of their own (`rake resque:work`: where Ruby cannot fork, a Resque worker performs each job in its own process instead of a forked child).
             Procfile:3 warning lanes.forking-process [jruby,truffleruby] Solid Queue's supervisor forks its workers and dispatchers by default: JRuby and TruffleRuby cannot fork. Run it in async mode there (`bin/jobs --mode async` or `SOLID_QUEUE_SUPERVISOR_MODE=async`): threads in one process.
             Procfile:6 warning lanes.forking-process [jruby,truffleruby] `delayed_job start` daemonizes its workers with fork (the daemons gem): JRuby and TruffleRuby cannot fork. There, run `bin/delayed_job run` or `rake jobs:work` in the foreground.
             Procfile:8 warning lanes.forking-process [jruby,truffleruby] `good_job start --daemonize` detaches with `Process.daemon`, which JRuby does not have and TruffleRuby cannot do (it forks). There, run `good_job start` in the foreground."#]],
@@ -205,7 +205,7 @@ fn code_that_assumes_a_runtime() {
             "#
         ),
         expect![[r#"
-            app/models/export.rb:3 info lanes.shared-state [jruby,truffleruby] `Export.registry` memoises `@registry` on the class with `||=`: on JRuby and TruffleRuby two threads can both compute it and one result is dropped. Harmless when the value is the same for every caller and never changed in place; otherwise guard it with a Mutex or compute it at boot.
+            app/models/export.rb:3 info lanes.shared-state [jruby,truffleruby] `Export.registry` memoises `@registry` with `||=` on the class or module itself (not on an instance): on JRuby and TruffleRuby two threads can both compute it and one result is dropped. Harmless when the value is the same for every caller and never changed in place; otherwise guard it with a Mutex or compute it at boot.
             app/models/export.rb:11 warning lanes.fork-call [jruby,truffleruby] `fork` forks the process: JRuby and TruffleRuby cannot fork (it raises NotImplementedError there). Use a thread or a separate process started by the supervisor, or check `Process.respond_to?(:fork)` first.
             app/models/export.rb:14 warning lanes.object-space [jruby] `ObjectSpace.each_object` over `Export`: JRuby disables ObjectSpace by default and raises here (only `Class` and `Module` work); `-X+O` turns it on at a cost to every allocation. Keep a registry of the objects you need instead.
             app/models/export.rb:15 info lanes.shared-state [jruby,truffleruby] `Dir.chdir` changes the working folder of the whole process: where it runs among real threads (a server on JRuby or TruffleRuby), every other thread's relative paths move with it. Pass absolute paths (or `chdir:` to a subprocess) instead.
@@ -408,7 +408,7 @@ fn what_the_app_s_own_files_do_not_decide_is_said_as_such() {
             "#
         ),
         expect![[r#"
-            app/models/spree/order/checkout.rb:7 info lanes.shared-state [jruby,truffleruby] `self.checkout_flow` writes `@checkout_flow` on the class: on JRuby and TruffleRuby every thread shares it, with no lock. Harmless when the value is the same for every caller and never changed in place; otherwise guard it with a Mutex or compute it at boot.
+            app/models/spree/order/checkout.rb:7 info lanes.shared-state [jruby,truffleruby] `self.checkout_flow` writes `@checkout_flow` on the class or module itself (not on an instance): on JRuby and TruffleRuby every thread shares it, with no lock. Harmless when the value is the same for every caller and never changed in place; otherwise guard it with a Mutex or compute it at boot.
             test/test_helper.rb:2 warning lanes.parallel-test-processes [jruby,truffleruby] `parallelize` forks test processes (Rails' default `with: :processes`), and Rails does not fall back where Ruby cannot fork: on JRuby and TruffleRuby, where Rails 6.1.3.2 forks for every run with more than one worker, the suite stops at the fork. Add `with: :threads` when `!Process.respond_to?(:fork)`, as Rails generates on those runtimes."#]],
     );
 }
