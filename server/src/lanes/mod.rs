@@ -141,6 +141,36 @@ pub fn readiness(context: &AppContext) -> Readiness {
             push(file, FORKING_PROCESS, Severity::Warning, plugin.span, message);
         }
     }
+    // Rails itself under forked workers: a cache store each worker keeps to itself.
+    let forks =
+        deployment.pumas.iter().flat_map(|(file, puma)| puma.workers.iter().map(move |w| (file, w))).find(|(_, w)| w.forks_by_default());
+    if let Some((puma_file, workers)) = forks {
+        for file in context.files.iter().filter(|f| f.relative_path == "config/environments/production.rb") {
+            let stores = file.config.iter().flat_map(|c| &c.assignments).filter(|a| a.key == "cache_store");
+            for assignment in stores {
+                let memory = match &assignment.value {
+                    crate::syntax::value::Value::Symbol(store) => store == "memory_store",
+                    crate::syntax::value::Value::Array(items) => {
+                        matches!(items.first(), Some(crate::syntax::value::Value::Symbol(store)) if store == "memory_store")
+                    }
+                    // `:memory_store, { size: 64.megabytes }`: a store with its options.
+                    crate::syntax::value::Value::Code(source) => {
+                        source.strip_prefix(":memory_store").is_some_and(|rest| rest.is_empty() || rest.trim_start().starts_with(','))
+                    }
+                    _ => false,
+                };
+                if memory {
+                    let message = format!(
+                        "`:memory_store` is kept in each Puma worker, and `{}` ({}:{}) forks workers: an entry one worker writes or deletes is not seen by the others, so they serve stale or different data. Use a store the workers share (`:solid_cache_store`, `:redis_cache_store`, `:mem_cache_store`, or `:file_store` on one host), or run one process with threads.",
+                        shown(&workers.text),
+                        puma_file.relative_path,
+                        workers.span.start.line + 1
+                    );
+                    push(file, FORKED_STATE, Severity::Warning, assignment.span, message);
+                }
+            }
+        }
+    }
     for (file, command) in &deployment.commands {
         for (rule, severity, message) in command_findings(command, broadcast.as_ref(), &deployment) {
             push(file, rule, severity, command.span, message);

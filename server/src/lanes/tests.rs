@@ -412,3 +412,33 @@ fn what_the_app_s_own_files_do_not_decide_is_said_as_such() {
             test/test_helper.rb:2 warning lanes.parallel-test-processes [jruby,truffleruby] `parallelize` forks test processes (Rails' default `with: :processes`), and Rails does not fall back where Ruby cannot fork: on JRuby and TruffleRuby, where Rails 6.1.3.2 forks for every run with more than one worker, the suite stops at the fork. Add `with: :threads` when `!Process.respond_to?(:fork)`, as Rails generates on those runtimes."#]],
     );
 }
+
+#[test]
+fn a_memory_store_under_forked_workers() {
+    lanes(
+        &format!(
+            r#"{ROUTES}
+            #- /config/puma.rb
+            workers Integer(ENV.fetch("WEB_CONCURRENCY", 2)) if Process.respond_to?(:fork)
+            #- /config/environments/production.rb
+            Rails.application.configure do
+              config.cache_store = :memory_store, {{ size: 64.megabytes }}
+            end
+            #- /config/environments/development.rb
+            Rails.application.configure do
+              config.cache_store = :memory_store
+            end
+            "#
+        ),
+        expect![[
+            r#"config/environments/production.rb:2 warning lanes.forked-state [ruby] `:memory_store` is kept in each Puma worker, and `workers Integer(ENV.fetch("WEB_CONCURRENCY", 2))` (config/puma.rb:1) forks workers: an entry one worker writes or deletes is not seen by the others, so they serve stale or different data. Use a store the workers share (`:solid_cache_store`, `:redis_cache_store`, `:mem_cache_store`, or `:file_store` on one host), or run one process with threads."#
+        ]],
+    );
+    // One process: nothing to share.
+    lanes(
+        &format!(
+            "{ROUTES}\n#- /config/puma.rb\nworkers ENV.fetch(\"WEB_CONCURRENCY\", 0)\n#- /config/environments/production.rb\nRails.application.configure do\n  config.cache_store = :memory_store\nend\n"
+        ),
+        expect![[""]],
+    );
+}

@@ -893,7 +893,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: RUBY,
         family: "lanes",
-        trigger: "Puma forks workers by default and the app broadcasts live updates, which the CRuby tree delivers from an Action Cable registry inside each worker",
+        trigger: "Puma forks workers by default, and the app broadcasts live updates (which the CRuby tree delivers from an Action Cable registry inside each worker) or Rails caches in `:memory_store` in production (one cache per worker)",
         implemented: true,
         lanes: &[Lane::Ruby],
     },
