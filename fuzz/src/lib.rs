@@ -79,6 +79,11 @@ const PLACES: &[&str] = &[
     "test/fixtures/posts.yml",
     "app/views/posts/show.json.jbuilder",
     "app/helpers/posts_helper.rb",
+    "Gemfile.lock",
+    "Procfile",
+    "Dockerfile",
+    "Gemfile",
+    "config/puma.rb",
 ];
 
 fn place(selector: u8) -> (&'static str, Language) {
@@ -86,7 +91,8 @@ fn place(selector: u8) -> (&'static str, Language) {
     (relative, project::language_of(Path::new(relative)).unwrap_or(Language::Ruby))
 }
 
-/// One file's facts and per-file findings, as the index reads it (Ruby, ERB, HAML, YAML).
+/// One file's facts and per-file findings, as the index reads it (Ruby, ERB, HAML, YAML, and the
+/// deployment files: a lockfile, a Procfile, a Dockerfile).
 pub fn extraction(data: &[u8]) {
     let Some((&selector, bytes)) = data.split_first() else { return };
     let (relative, language) = place(selector);

@@ -629,12 +629,13 @@ pub fn read_procfile(text: &str, line_index: &LineIndex) -> Commands {
         if line.trim_start().starts_with('#') {
             continue;
         }
-        let Some((name, command)) = line.split_once(':') else { continue };
-        let name = name.trim();
+        let Some((written, command)) = line.split_once(':') else { continue };
+        let name = written.trim();
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
             continue;
         }
-        let command_start = start + name.len() + 1 + (command.len() - command.trim_start().len());
+        // Past the name as written (spaces included) and its `:`.
+        let command_start = start + written.len() + 1 + (command.len() - command.trim_start().len());
         let command = command.trim();
         if command.is_empty() {
             continue;
@@ -980,6 +981,11 @@ mod tests {
         assert_eq!(procfile.commands.len(), 2);
         assert_eq!(procfile.commands[1].process, "workers");
         assert_eq!(&text[procfile.commands[1].span.range()], "FORK_PER_JOB=false bundle exec resque-pool");
+        // Spaces around the name, and text that is not ASCII: the command's span is still its own.
+        let text = "  web :  bundle exec puma # café ☕\n\u{feff}é: x\n";
+        let procfile = read_procfile(text, &LineIndex::new(text));
+        assert_eq!(procfile.commands.len(), 1);
+        assert_eq!(&text[procfile.commands[0].span.range()], "bundle exec puma # café ☕");
         let text = "FROM ruby AS base\nRUN bundle install\nENTRYPOINT [\"/rails/bin/docker-entrypoint\"]\nCMD [\"./bin/thrust\", \"./bin/rails\", \"server\"]\ncmd bundle exec puma \\\n  -w 3\n";
         let docker = read_dockerfile(text, &LineIndex::new(text));
         let read: Vec<(&str, &str)> = docker.commands.iter().map(|c| (c.process.as_str(), c.command.as_str())).collect();
