@@ -122,10 +122,7 @@ pub fn derived(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
         found.extend(implicit_renders(file, context));
     }
     found.extend(output_collisions(context).get(&file.path).into_iter().flatten().cloned());
-    // Placed by the context's copy of the file: only while that copy is the same text.
-    if context.files.iter().any(|f| f.path == file.path && f.text_hash == file.text_hash) {
-        found.extend(context.lanes().diagnostics_of(&file.path).cloned());
-    }
+    found.extend(context.lanes().diagnostics_of(file).cloned());
     found
 }
 

@@ -41,6 +41,8 @@ pub const SHARED_STATE: RuleId = rule!("lanes.shared-state");
 pub struct LaneFinding {
     pub path: PathBuf,
     pub relative_path: String,
+    /// The hash of the text the finding was placed in (`FileFacts::text_hash`).
+    pub text_hash: u64,
     pub diagnostic: Diagnostic,
 }
 
@@ -58,9 +60,10 @@ pub struct Readiness {
 }
 
 impl Readiness {
-    /// The findings in the file at `path`, as its diagnostics.
-    pub fn diagnostics_of<'a>(&'a self, path: &'a std::path::Path) -> impl Iterator<Item = &'a Diagnostic> + 'a {
-        self.findings.iter().filter(move |f| f.path == path).map(|f| &f.diagnostic)
+    /// The findings in `file`, as its diagnostics: placed by the context's copy of it, so only while
+    /// that copy is the same text.
+    pub fn diagnostics_of<'a>(&'a self, file: &'a FileFacts) -> impl Iterator<Item = &'a Diagnostic> + 'a {
+        self.findings.iter().filter(move |f| f.path == file.path && f.text_hash == file.text_hash).map(|f| &f.diagnostic)
     }
 
     pub fn in_lane(&self, lane: Lane) -> impl Iterator<Item = &LaneFinding> {
@@ -118,6 +121,7 @@ pub fn readiness(context: &AppContext) -> Readiness {
         findings.push(LaneFinding {
             path: file.path.clone(),
             relative_path: file.relative_path.clone(),
+            text_hash: file.text_hash,
             diagnostic: Diagnostic { span, severity, rule, message },
         });
     };
@@ -513,8 +517,7 @@ fn gem_findings(
             // The Gemfile keeps it off JRuby, and another gem still needs it there.
             let restricted = deployment.declared(name).is_some_and(|(_, d)| !d.installed_on("jruby"));
             let through = if restricted {
-                let by: BTreeSet<&str> = lockfile.variants(name).flat_map(|g| g.needed_by.iter().map(String::as_str)).collect();
-                let by: Vec<&str> = by.into_iter().collect();
+                let by = needed_by(lockfile, name);
                 format!(" (the Gemfile keeps it off JRuby, but {} {} it there)", listed(&by), if by.len() == 1 { "needs" } else { "need" })
             } else {
                 String::new()
@@ -609,9 +612,13 @@ fn needed_through(lockfile: &Lockfile, name: &str) -> String {
     if lockfile.dependencies.iter().any(|d| d == name) {
         return String::new();
     }
-    let by: Vec<&str> =
-        lockfile.variants(name).flat_map(|g| g.needed_by.iter().map(String::as_str)).collect::<BTreeSet<_>>().into_iter().collect();
+    let by = needed_by(lockfile, name);
     if by.is_empty() { String::new() } else { format!(" (needed by {})", listed(&by)) }
+}
+
+/// The gems whose specs need `name`, each once, in order.
+fn needed_by<'a>(lockfile: &'a Lockfile, name: &'a str) -> Vec<&'a str> {
+    lockfile.variants(name).flat_map(|g| g.needed_by.iter().map(String::as_str)).collect::<BTreeSet<_>>().into_iter().collect()
 }
 
 /// ` 2.9.6`, or nothing for a gem no lockfile has resolved yet.
