@@ -31,6 +31,10 @@ for pair in "${pairs[@]}"; do
   routes="${pair%%:*}"
   compare "${pair#*:}" "$(ruby scripts/rails-routes-oracle.rb "$routes")"
 done
+# An app whose routes call `devise_for`, drawn with Devise's own router from the app's models.
+for app in devise:tests/fixtures/apps/devise; do
+  compare "tests/fixtures/routes/apps/${app%%:*}.expected.txt" "$(ruby scripts/rails-routes-oracle.rb --app "${app#*:}")"
+done
 # The requirements and defaults of each route, as `--format json` gives them.
 for routes in tests/fixtures/routes/requirements.rb; do
   compare "${routes%.rb}.expected.json" "$(ruby scripts/rails-routes-oracle.rb "$routes" --json)"

@@ -14,6 +14,11 @@
 #
 # Differences from Rails 8 that the output irons out: Ruby 3.4 (Rails 8's Ruby) inspects hashes as
 # `{format: :json}` where Ruby 3.1 printed `{:format=>:json}`.
+# An app whose routes call `devise_for` is drawn with Devise's own router (Debian's ruby-devise),
+# loaded first: it brings the Rails it needs.
+DEVISE_APP = ARGV.include?("--app") &&
+  File.read(File.join(ARGV.reject { |a| a.start_with?("--") }.first, "config", "routes.rb")).include?("devise_for")
+require "devise" if DEVISE_APP
 require "action_dispatch"
 require "action_dispatch/routing/inspector"
 require "json"
@@ -145,6 +150,43 @@ if mode_app
       oracle_require(name)
     rescue LoadError
       false
+    end
+  end
+  if DEVISE_APP
+    # The app's models as Devise sees them: each `devise` call runs Devise's own `Devise::Models`
+    # on a stand-in base class that answers every other class macro (`has_many`, `validates`).
+    Devise.secret_key = "oracle"
+    # Warden's middleware is set up by Devise's engine when the app boots: no route depends on it.
+    def Devise.configure_warden! = nil
+    unless defined?(::OmniAuth)
+      module ::OmniAuth
+        CONFIG = Struct.new(:path_prefix).new
+        def self.config = CONFIG
+      end
+    end
+    class ::ApplicationRecord
+      extend Devise::Models
+      # Every other class macro answers nil; only the validations Devise's `:validatable` asks
+      # for answer `respond_to?` (a base that answered every name would shadow Devise's settings).
+      def self.method_missing(*) = nil
+      def self.respond_to_missing?(name, _private = false) = name.to_s.start_with?("validates_")
+      # A stand-in constant is a class: including one (a gem's concern) adds nothing.
+      def self.include(*modules) = super(*modules.select { |m| m.instance_of?(Module) })
+      def self.extend(*modules) = super(*modules.select { |m| m.instance_of?(Module) })
+    end
+    # A setting of another Devise version (`config.responder…`) is a stand-in.
+    def Devise.method_missing(*) = Class.new { extend OracleStubs::Answering }
+    def Devise.respond_to_missing?(*) = true
+    initializer = File.join(app, "config", "initializers", "devise.rb")
+    load initializer if File.exist?(initializer)
+    # The models that call `devise`; one that cannot load is named on stderr.
+    Dir[File.join(app, "app", "models", "**", "*.rb")].sort.each do |model|
+      next unless File.read(model).match?(/^\s*devise[\s(]/)
+      begin
+        load model
+      rescue StandardError, ScriptError => e
+        warn "model not loaded: #{model}: #{e.message.lines.first}"
+      end
     end
   end
   load routes_file

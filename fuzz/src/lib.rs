@@ -111,7 +111,7 @@ pub fn extraction(data: &[u8]) {
 }
 
 fn expand(relative: &str, calls: &[switchyard::rails::routes::RouteCall]) {
-    let sources = switchyard::rails::route_table::RouteSources { main: (relative, calls), engine_module: None, drawn: Default::default() };
+    let sources = switchyard::rails::route_table::RouteSources::of(relative, calls);
     let table = switchyard::rails::route_table::expand(&sources);
     for route in &table.routes {
         assert!(route.path.starts_with('/') || route.path.starts_with('('), "a route path that is no path: {:?}", route.path);

@@ -7,7 +7,6 @@
 
 #![allow(clippy::print_stdout)]
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -46,7 +45,7 @@ fn main() {
     };
     let facts = read();
     let calls = &facts.routes.as_ref().expect("routes facts").drawn;
-    let sources = RouteSources { main: ("config/routes.rb", calls), engine_module: None, drawn: HashMap::new() };
+    let sources = RouteSources::of("config/routes.rb", calls);
     let routes = expand(&sources).routes.len();
     let expand_only = median(
         (0..RUNS)
@@ -62,11 +61,7 @@ fn main() {
             .map(|_| {
                 let start = Instant::now();
                 let facts = read();
-                let sources = RouteSources {
-                    main: ("config/routes.rb", &facts.routes.as_ref().expect("routes facts").drawn),
-                    engine_module: None,
-                    drawn: HashMap::new(),
-                };
+                let sources = RouteSources::of("config/routes.rb", &facts.routes.as_ref().expect("routes facts").drawn);
                 std::hint::black_box(expand(&sources));
                 start.elapsed()
             })

@@ -224,11 +224,11 @@ fn document_links_and_the_new_checks() {
     let diagnostics = client.published(&migration_uri);
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     assert_eq!(diagnostics[0]["code"], "rails.pending-migration");
-    // The column that migration adds is not in the schema yet.
+    // The column that migration adds is not in the schema yet, but the pending migration is the one
+    // finding: the model's use of it is not reported a second time.
     let book = uri(&app.join("app/models/book.rb"));
-    let unknown: Vec<Value> = client.published(&book).into_iter().filter(|d| d["code"] == "rails.unknown-column").collect();
-    assert_eq!(unknown.len(), 1, "{unknown:?}");
-    assert!(unknown[0]["message"].as_str().unwrap().starts_with("Book has no column, association or attribute `subtitle`"), "{unknown:?}");
+    let published = client.published(&book);
+    assert!(published.iter().all(|d| d["code"] != "rails.unknown-column"), "{published:?}");
     assert_eq!(client.shutdown().code(), Some(0));
 }
 

@@ -135,6 +135,8 @@ fn example_and_fixture_apps() {
         ("backoffice", "tests/fixtures/apps/monorepo/apps/backoffice"),
         ("billing", "tests/fixtures/apps/monorepo/engines/billing"),
         ("dummy", "tests/fixtures/apps/monorepo/engines/billing/test/dummy"),
+        // `devise_for` expanded from the models' `devise` modules, held to Devise's own router.
+        ("devise", "tests/fixtures/apps/devise"),
     ] {
         let expected = std::fs::read_to_string(repo_root().join(format!("tests/fixtures/routes/apps/{name}.expected.txt"))).unwrap();
         assert_eq!(routes(&repo_root().join(root), &[]), expected, "{name}");

@@ -36,6 +36,12 @@ pub struct AppContext {
     pub get_actions: HashSet<(String, String)>,
     /// Template logical paths: `posts/show`.
     pub templates: HashSet<String>,
+    /// `inflect.acronym "API"` in the app's initializers: `api` camelizes to `API`.
+    pub acronyms: Vec<String>,
+    /// Folders of `app/views` that `prepend_view_path`/`append_view_path` make view roots
+    /// (`mailers` for `prepend_view_path Rails.root.join("app/views/mailers")`): a template under one
+    /// is also found (and translated) by its path below it.
+    pub view_roots: Vec<String>,
     /// Partial file name (`_form`) → the locals any `render` of a partial of that name passes.
     pub partial_locals: HashMap<String, HashSet<String>>,
     /// The app's files, for checks that walk them.
@@ -153,6 +159,7 @@ impl AppContext {
         let table = index.route_table(root, snapshot);
         let mut helper_names: HashSet<String> = table.routes.iter().filter_map(|r| r.name.clone()).collect();
         helper_names.extend(table.helpers.iter().map(|h| h.name.clone()));
+        helper_names.extend(table.engine_names.iter().cloned());
         let mut method_names = HashSet::new();
         let mut controllers = HashMap::new();
         let mut models = HashMap::new();
@@ -160,6 +167,8 @@ impl AppContext {
         let mut templates = HashSet::new();
         let mut macros: HashMap<String, Vec<crate::rails::concern_macros::ConcernMacro>> = HashMap::new();
         let mut partial_locals: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut acronyms: Vec<String> = Vec::new();
+        let mut view_roots: Vec<String> = Vec::new();
         for file in &files {
             // Readers and delegations are methods too (`attr_reader :return_url`, `delegate :home_url`).
             crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
@@ -170,6 +179,18 @@ impl AppContext {
                     )
                 {
                     method_names.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(str::to_owned));
+                }
+                if matches!(call.method.as_str(), "prepend_view_path" | "append_view_path") {
+                    for argument in call.arguments.iter() {
+                        let text = argument.to_string();
+                        if let Some((_, rest)) = text.split_once("app/views/") {
+                            let root: String = rest.chars().take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '/' | '-')).collect();
+                            let root = root.trim_end_matches('/').to_owned();
+                            if !root.is_empty() && !view_roots.contains(&root) {
+                                view_roots.push(root);
+                            }
+                        }
+                    }
                 }
             });
             for render in file.render_calls.iter().filter(|r| !r.locals.is_empty()) {
@@ -203,6 +224,17 @@ impl AppContext {
             if let Some(template) = &file.template {
                 templates.insert(template.logical_path.clone());
             }
+            if let Some(config) = &file.config {
+                acronyms.extend(
+                    config
+                        .inflections
+                        .iter()
+                        .filter(|r| r.kind == "acronym")
+                        .flat_map(|r| &r.arguments)
+                        .filter_map(|a| a.as_name())
+                        .map(str::to_owned),
+                );
+            }
         }
         let get_actions = table
             .routes
@@ -225,6 +257,8 @@ impl AppContext {
             macros,
             get_actions,
             templates,
+            acronyms,
+            view_roots,
             partial_locals,
             reading: crate::roundhouse::ingest::AppReading::new(&files),
             files,
@@ -333,9 +367,40 @@ impl AppContext {
         self.controllers.get(class_name).map(|(file, i)| &file.controllers[*i])
     }
 
-    /// `admin/posts` → `Admin::PostsController`.
-    pub fn controller_class(controller_path: &str) -> String {
-        format!("{}Controller", inflect::camelize(controller_path))
+    /// `admin/posts` → `Admin::PostsController`; with `inflect.acronym "API"`, `api/keys` →
+    /// `API::KeysController`.
+    pub fn controller_class(&self, controller_path: &str) -> String {
+        format!("{}Controller", inflect::camelize_with(controller_path, &self.acronyms))
+    }
+
+    /// The view folders Rails may look a bare template name up in, for a template or `render` of
+    /// the controller whose folder is `folder`: its own, its superclasses' the app defines (Rails'
+    /// `_prefixes`), and its subclasses' (an inherited action renders in the subclass's folder).
+    /// Just `folder` when no controller has it.
+    pub fn lookup_folders(&self, folder: &str, descendants: bool) -> Vec<String> {
+        let mut out = vec![folder.to_owned()];
+        let class_name = self.controller_class(folder);
+        let path_of = |class: &str| inflect::underscore(class.strip_suffix("Controller").unwrap_or(class));
+        for ancestor in self.lineage(&class_name).iter().skip(1) {
+            out.push(path_of(&ancestor.class_name));
+        }
+        for (name, (file, i)) in self.controllers.iter().filter(|_| descendants) {
+            if name != &class_name && self.lineage(name).iter().any(|c| c.class_name == class_name) {
+                out.push(path_of(&file.controllers[*i].class_name));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Whether `app/views` holds a file for the logical path `dir/name` under any format and handler,
+    /// including those the index does not read (`show.api.rsb`, `index.csv.shaper`, a bare
+    /// `o2c.html`, `service_worker.js`): Rails renders a file with no handler it knows as is.
+    pub fn view_on_disk(&self, dir: &str, name: &str) -> bool {
+        let Ok(entries) = std::fs::read_dir(self.root.join("app/views").join(dir)) else { return false };
+        let prefix = format!("{name}.");
+        entries.flatten().any(|e| e.file_name().to_str().is_some_and(|f| f == name || f.starts_with(&prefix)))
     }
 
     /// The modules a controller includes, its in-app ancestors' included.
@@ -396,6 +461,13 @@ impl AppContext {
         let lineage = self.lineage(class_name);
         for controller in &lineage {
             if controller.actions.iter().any(|a| a.name == action) {
+                return Some(true);
+            }
+            // `alias_method :browse, :show`: an action under another name.
+            let aliased = controller.macros.iter().chain(&controller.concerns).any(|m| {
+                matches!(m.name.as_str(), "alias_method" | "alias") && m.arguments.first().and_then(|a| a.as_name()) == Some(action)
+            });
+            if aliased {
                 return Some(true);
             }
             for concern in &controller.concerns {

@@ -639,8 +639,15 @@ impl Nav {
                 },
                 None => template.logical_path.clone(),
             };
-            let scope = path.replace("/_", "/").replace('/', ".");
-            return vec![format!("{scope}.{relative}")];
+            let scope_of = |path: &str| path.replace("/_", "/").replace('/', ".");
+            let mut keys = vec![format!("{}.{relative}", scope_of(&path))];
+            // Under a folder `prepend_view_path` makes a root, Rails knows the template by the rest.
+            for root in &context.view_roots {
+                if let Some(below) = path.strip_prefix(root.as_str()).and_then(|p| p.strip_prefix('/')) {
+                    keys.push(format!("{}.{relative}", scope_of(below)));
+                }
+            }
+            return keys;
         }
         let inside = |span: Span| span.start_byte <= translation.span.start_byte && translation.span.end_byte <= span.end_byte;
         let Some(controller) = file.controllers.iter().find(|c| inside(c.span)) else { return Vec::new() };

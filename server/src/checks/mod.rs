@@ -535,6 +535,7 @@ fn implicit_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 || !context.get_actions.contains(&(path.clone(), action.clone()))
                 || context.templates.contains(&format!("{path}/{action}"))
                 || context.templates.contains(&format!("application/{action}"))
+                || context.view_on_disk(&path, action)
             {
                 continue;
             }
@@ -620,10 +621,20 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             }
             let file_name = if partial { format!("_{base}") } else { base.to_owned() };
             let logical = format!("{dir}/{file_name}");
-            if context.templates.contains(&logical) {
+            if context.templates.contains(&logical) || context.view_on_disk(dir, &file_name) {
                 return None;
             }
             let bare = !name.contains('/');
+            // Rails looks a bare name up in the rendering controller's folders: its ancestors'
+            // (`_prefixes`) and, for an inherited action or template, each subclass's own.
+            if bare
+                && context
+                    .lookup_folders(dir, true)
+                    .iter()
+                    .any(|f| context.templates.contains(&format!("{f}/{file_name}")) || context.view_on_disk(f, &file_name))
+            {
+                return None;
+            }
             if bare
                 && (context.templates.contains(&format!("application/{file_name}"))
                     || (lookup_elsewhere && {
@@ -637,6 +648,11 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             if !bare && !context.templates.iter().any(|t| t.starts_with(&folder_prefix)) {
                 return None; // Not the app's folder: a gem's or engine's views.
             }
+            // A folder of a gem's views the app overrides in part (`devise/shared/_error_messages`
+            // comes with Devise).
+            if GEM_VIEW_FOLDERS.contains(&dir.split('/').next().unwrap_or("")) {
+                return None;
+            }
             let what = if partial { "partial" } else { "template" };
             Some(Diagnostic {
                 span: call.span,
@@ -648,10 +664,18 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
         .collect()
 }
 
+/// View folders of gems that ship templates an app may override one by one.
+const GEM_VIEW_FOLDERS: &[&str] = &["devise", "doorkeeper", "kaminari", "active_admin", "rails_admin", "administrate", "pagy"];
+
 fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
-    // A routes file Switchyard could not fully expand (a gem's macro, a dynamic route) may define
-    // helpers we cannot see: say nothing rather than something wrong.
-    if !context.table.skipped.is_empty() || file.kind == Some(FileKind::Routes) {
+    // A call Switchyard could not expand (a gem's macro, a dynamic route) may define helpers it
+    // cannot see: say nothing of the names it may define (any, for most), rather than something wrong.
+    use crate::rails::route_table::MayDefine;
+    let open: Vec<&MayDefine> = context.table.skipped.iter().map(|s| &s.may_define).filter(|m| **m != MayDefine::Nothing).collect();
+    // A routes file that draws nothing leaves the app's routes to something else (an engine gem
+    // drawing into the app, as publify_core does).
+    let draws_nothing = context.table.routes.is_empty() && context.table.helpers.is_empty();
+    if draws_nothing || open.contains(&&MayDefine::Any) || file.kind == Some(FileKind::Routes) || !sees_route_helpers(file) {
         return Vec::new();
     }
     // A partial's locals: what its strict-locals comment declares and what its renders pass (asked
@@ -665,7 +689,15 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
         .iter()
         .filter_map(|reference| {
             let route_name = reference.name.strip_suffix("_path").or_else(|| reference.name.strip_suffix("_url"))?;
-            if context.helper_names.contains(route_name) || context.method_names.contains(&*reference.name) || is_local(&reference.name) {
+            if context.helper_names.contains(route_name)
+                || context.method_names.contains(&*reference.name)
+                || is_local(&reference.name)
+                || open.iter().any(|m| m.covers(route_name))
+                // Drawn by Rails' own engines (Active Storage's `rails_direct_uploads`, Action
+                // Mailbox's conductor) and turbo-rails (`turbo_recede_historical_location`).
+                || route_name.starts_with("rails_")
+                || route_name.starts_with("turbo_")
+            {
                 return None;
             }
             let suggestion = closest(route_name, context.helper_names.iter().map(String::as_str))
@@ -684,6 +716,53 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
         .collect()
 }
 
+/// Whether Rails gives this file's code the route helpers: controllers, views, helpers, mailers and
+/// components, the tests that drive them, and any class that includes `routes.url_helpers`. A model,
+/// a job, a `lib/` class or a deploy script calling `shared_path` calls something else.
+fn sees_route_helpers(file: &FileFacts) -> bool {
+    let path = file.relative_path.as_str();
+    let in_web_layer = match file.kind {
+        Some(FileKind::Controller | FileKind::View | FileKind::Helper) => true,
+        Some(FileKind::Concern) => path.starts_with("app/controllers/"),
+        Some(FileKind::AppSupport) => path.starts_with("app/mailers/") || path.starts_with("app/components/"),
+        Some(FileKind::Test) => path.split('/').nth(1).is_some_and(|folder| {
+            matches!(
+                folder,
+                "controllers"
+                    | "requests"
+                    | "request"
+                    | "system"
+                    | "features"
+                    | "integration"
+                    | "views"
+                    | "helpers"
+                    | "mailers"
+                    | "routing"
+                    | "components"
+                    | "api"
+                    | "acceptance"
+            )
+        }),
+        _ => false,
+    };
+    // A template overriding a gem's (`app/views/doorkeeper/…`) runs with the gem's helpers, which
+    // define `_path` methods of their own (`doorkeeper_submit_path`).
+    let gem_view = path.strip_prefix("app/views/").and_then(|p| p.split('/').next()).is_some_and(|f| GEM_VIEW_FOLDERS.contains(&f));
+    !gem_view && (in_web_layer || includes_url_helpers(&file.outline.items))
+}
+
+fn includes_url_helpers(items: &[crate::syntax::outline::Item]) -> bool {
+    use crate::syntax::outline::Item;
+    items.iter().any(|item| match item {
+        Item::Call(call) if matches!(call.method.as_str(), "include" | "extend") => {
+            call.arguments.iter().any(|a| a.to_string().contains("url_helpers"))
+        }
+        Item::Call(call) => call.block.as_ref().is_some_and(|b| includes_url_helpers(&b.items)),
+        Item::Namespace(ns) => includes_url_helpers(&ns.items),
+        _ => false,
+    })
+}
+
 /// `switchyard.unexpanded-routes`: each call of this routes file whose routes the table could not list.
 fn unexpanded_routes(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
     context
@@ -697,8 +776,13 @@ fn unexpanded_routes(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> 
             severity: Severity::Info,
             rule: crate::diagnostic::rule::UNEXPANDED_ROUTES,
             message: format!(
-                "Switchyard lists no routes for this call: {}. `switchyard routes` leaves them out, and route helpers are not checked in this app.",
-                skipped.reason
+                "Switchyard lists no routes for this call: {}. `switchyard routes` leaves them out, and {}.",
+                skipped.reason,
+                match &skipped.may_define {
+                    crate::rails::route_table::MayDefine::Containing(word) =>
+                        format!("route helpers whose names contain `{word}` are not checked"),
+                    _ => "route helpers are not checked in this app".to_owned(),
+                }
             ),
         })
         .collect()
@@ -719,10 +803,14 @@ fn missing_actions_of(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>
         if FRAMEWORK_CONTROLLERS.iter().any(|p| controller.starts_with(p)) {
             continue;
         }
-        let class_name = AppContext::controller_class(controller);
+        let class_name = context.controller_class(controller);
         let missing_controller = context.controller(&class_name).is_none();
         let has_action = if missing_controller { Some(false) } else { context.has_action(&class_name, action) };
-        let has_template = context.templates.contains(&format!("{controller}/{action}"));
+        // An implicit action renders from the controller's folder or an ancestor's (`_prefixes`).
+        let has_template = context
+            .lookup_folders(controller, false)
+            .iter()
+            .any(|folder| context.templates.contains(&format!("{folder}/{action}")) || context.view_on_disk(folder, action));
         // An implicit action needs its template, and the controller still has to exist.
         if has_action == Some(false) && (missing_controller || !has_template) {
             let entry = by_call.entry((route.file.clone(), route.span.start())).or_insert_with(|| (route.span, Vec::new(), None));
@@ -738,7 +826,13 @@ fn missing_actions_of(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>
     for ((file, _), (span, actions, missing_controller)) in by_call {
         let list = actions.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
         let message = match missing_controller {
-            Some(class_name) => format!("No {class_name} in the app for {list}: the route raises a routing error when requested."),
+            Some(class_name) => match context.controllers.keys().find(|name| name.eq_ignore_ascii_case(&class_name)) {
+                // `inflect.acronym` changes the name Rails looks for; the class is there under the other spelling.
+                Some(written) => format!(
+                    "No {class_name} in the app for {list}: the app's inflections name the controller {class_name}, but the class is written {written}, which Rails' autoloader does not find under that name: the route raises a routing error when requested."
+                ),
+                None => format!("No {class_name} in the app for {list}: the route raises a routing error when requested."),
+            },
             None => {
                 format!("The controller has no {list} action and no template for it: the route raises AbstractController::ActionNotFound.")
             }
@@ -1168,6 +1262,89 @@ mod tests {
         );
     }
 
+    /// Route helpers are held to the table Devise's router, Doorkeeper's `use_doorkeeper` and
+    /// `config.paths["config/routes.rb"]` make, in the files Rails gives route helpers to.
+    #[test]
+    fn route_helpers_are_checked_through_devise_doorkeeper_and_listed_routes_files() {
+        let fixture = Fixture::new(
+            r#"
+            #- /config/application.rb
+            module Shop
+              class Application < Rails::Application
+                config.paths["config/routes.rb"] = %w(config/routes/api.rb config/routes.rb)
+              end
+            end
+            #- /config/routes/api.rb
+            Shop::Application.routes.draw do
+              namespace :api do
+                resources :orders, only: [:index]
+              end
+            end
+            #- /config/routes.rb
+            Rails.application.routes.draw do
+              devise_for :users
+              devise_for :members
+              use_doorkeeper
+              authenticated :user do
+                resources :posts
+              end
+            end
+            Spree::Core::Engine.routes.draw do
+              resources :checkouts, only: [:show]
+            end
+            #- /app/models/user.rb
+            class User < ApplicationRecord
+              devise :database_authenticatable, :registerable, :recoverable
+            end
+            #- /app/models/member.rb
+            class Member < ApplicationRecord
+              devise :database_authenticatable, :recoverable if ENV["MEMBERS"]
+            end
+            #- /app/views/posts/index.html.erb
+            <%= link_to "Orders", api_orders_path %>
+            <%= link_to "Settings", edit_user_registration_path %>
+            <%= link_to "Sign out", destroy_user_session_path %>
+            <%= link_to "Apps", oauth_applications_path %>
+            <%= link_to "Club", new_member_session_path %>
+            <%= link_to "Checkout", checkout_path(1) %>
+            <%= link_to "Password", new_password_path(:user) %>
+            <%= link_to "Posts", posts_path %>
+            <%= link_to "Typo", edit_user_registraton_path %>
+            <%= link_to "Unlock", new_user_unlock_path %>
+            #- /lib/tasks/deploy.rb
+            class Deploy
+              def run = shared_path
+            end
+            "#,
+        );
+        let snapshot = fixture.index.snapshot();
+        let context = AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let diagnostics = app_diagnostics(&context);
+        let flagged = |path: &str| -> Vec<String> {
+            diagnostics
+                .get(&fixture.root.join(path))
+                .into_iter()
+                .flatten()
+                .filter(|d| d.rule == UNKNOWN_ROUTE_HELPER)
+                .map(|d| format!("{}: {}", d.span.start.line + 1, d.message))
+                .collect()
+        };
+        // The listed routes file, the user's Devise routes, Doorkeeper's `oauth_*`, the unknown
+        // `members` mapping's names, the engine's names, the generic helpers: all known or left
+        // open. The typo and the unlock route (User is not `:lockable`) are not.
+        assert_eq!(
+            flagged("app/views/posts/index.html.erb"),
+            [
+                "9: No route is named `edit_user_registraton`, so `edit_user_registraton_path` is undefined (NameError when this runs). Did you mean `edit_user_registration_path`?",
+                "10: No route is named `new_user_unlock`, so `new_user_unlock_path` is undefined (NameError when this runs).",
+            ]
+        );
+        // Not code Rails gives route helpers.
+        assert!(flagged("lib/tasks/deploy.rb").is_empty());
+        let named: Vec<&str> = context.table.routes.iter().filter_map(|r| r.name.as_deref()).collect();
+        assert_eq!(named[..2], ["api_orders", "new_user_session"], "the listed files drawn in order");
+    }
+
     /// Each call whose routes the table cannot list is named at its method (an `if` at its
     /// condition), and the route helper check says nothing in the app rather than something wrong.
     #[test]
@@ -1202,7 +1379,13 @@ mod tests {
             .map(|d| format!("{}:{}-{} {}", d.span.start.line + 1, d.span.start.col + 1, d.span.end.col + 1, d.message))
             .collect();
         assert_eq!(found.len(), 3, "{found:#?}");
-        assert!(found[0].starts_with("2:3-13 ") && found[0].contains("`devise_for` is not a routing method"), "{}", found[0]);
+        assert!(
+            found[0].starts_with("2:3-13 ")
+                && found[0].contains("the Devise routes of `User` are not decided by the app's files: the app defines no such model"),
+            "{}",
+            found[0]
+        );
+        assert!(found[0].contains("route helpers whose names contain `user` are not checked"), "{}", found[0]);
         assert!(found[1].starts_with("3:14-18 ") && found[1].contains("a loop over `Plugin.all`"), "{}", found[1]);
         assert!(found[2].starts_with("6:6-18 ") && found[2].contains("`if ENV[\"ADMIN\"]`"), "{}", found[2]);
         let template = fixture.root.join("app/views/pages/home.html.erb");
@@ -1292,7 +1475,7 @@ mod tests {
                 config/routes.rb:15 rails.missing-action No Api::HealthController in the app for `ping`: the route raises a routing error when requested.
                 config/routes.rb:2 routes.unsupported-dsl Roundhouse does not support `concern` (routing concerns) in routes: it stops the compile with "unsupported routes DSL". Write the routes it stands for with `resources`, `scope` or verbs.
                 config/routes.rb:5 routes.unsupported-dsl Roundhouse does not support `devise_for` (gem routing macros) in routes: it stops the compile with "unsupported routes DSL". Write the routes it stands for with `resources`, `scope` or verbs.
-                config/routes.rb:5 switchyard.unexpanded-routes Switchyard lists no routes for this call: `devise_for` is not a routing method Switchyard knows (a gem's macro draws routes it cannot see). `switchyard routes` leaves them out, and route helpers are not checked in this app.
+                config/routes.rb:5 switchyard.unexpanded-routes Switchyard lists no routes for this call: the Devise routes of `User` are not decided by the app's files: the app defines no such model. `switchyard routes` leaves them out, and route helpers whose names contain `user` are not checked.
                 config/routes.rb:6 routes.resource-option-ignored Roundhouse ignores `path:` on `resources` (it reads only `only`, `except` and `as`): the compiled route may reach a different controller or path than Rails'.
                 config/routes.rb:7 rails.missing-action No PostsController in the app for `index`, `create`, `new`, `edit`, `show`, `update`, `destroy`: the route raises a routing error when requested.
                 config/routes.rb:7 routes.malformed Roundhouse needs a symbol here ("resources name must be a symbol"): write `resources :posts`.

@@ -77,6 +77,14 @@ fn unknown_columns(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         if attributes.columns.is_empty() || attributes.knows(&used.name) {
             continue;
         }
+        // `where(invited_by: user)` with an `invited_by_id` column: an association a gem's macro
+        // declares (devise_invitable's, PaperTrail's `item`).
+        if attributes.columns.iter().any(|c| c.strip_suffix("_id") == Some(used.name.as_str())) {
+            continue;
+        }
+        if pending_names(context).contains(&used.name) {
+            continue;
+        }
         let consequence = "the query raises ActiveRecord::StatementInvalid when it runs".to_owned();
         out.push(unknown_column(&model.class_name, &used.name, &used.method, used.span, &consequence, &attributes));
     }
@@ -88,9 +96,19 @@ fn unknown_columns(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         if attributes.columns.is_empty() || !attributes.closed {
             continue;
         }
-        for validation in model.validations.iter().filter(|v| v.kind.starts_with("validates") && v.kind != "validates_with") {
+        // `validates_acceptance_of :terms` (or `acceptance:`) defines the attribute it validates.
+        let validations = model.validations.iter().filter(|v| {
+            v.kind.starts_with("validates")
+                && !matches!(v.kind.as_str(), "validates_with" | "validates_acceptance_of")
+                && !v.options.iter().any(|(k, _)| k == "acceptance")
+        });
+        for validation in validations {
             for (name, span) in validation.attributes.iter().zip(&validation.attribute_spans) {
-                if attributes.knows(name) || name == "id" || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                if attributes.knows(name)
+                    || name == "id"
+                    || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    || pending_names(context).contains(name)
+                {
                     continue;
                 }
                 let consequence = "validating it raises NoMethodError".to_owned();
@@ -120,6 +138,19 @@ fn unknown_column(
 }
 
 // ---- rails.pending-migration --------------------------------------------------------------------
+
+/// Every name a pending migration's calls pass (`add_column :comments, :canonical_email, :string`):
+/// the schema lacks them until it runs, and the pending migration is the one finding to make.
+fn pending_names(context: &AppContext) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    for file in context.files.iter().filter(|f| f.kind == Some(FileKind::Migration)) {
+        if pending_migration(file, context).is_none() {
+            continue;
+        }
+        names.extend(file.migration.iter().flat_map(|m| m.names.iter().cloned()));
+    }
+    names
+}
 
 /// A migration newer than the version the schema was dumped at: it has not run (or its dump was not
 /// kept), so the schema the app and Roundhouse read lacks what it does.

@@ -95,7 +95,7 @@ pub fn hover(context: &AppContext, facts: &FileFacts, offset: usize) -> Option<H
 /// The controller action a route reaches, when the app defines it.
 fn action_target(context: &AppContext, route: &Route) -> Option<Target> {
     let (controller, action) = (route.controller.as_ref()?, route.action.as_ref()?);
-    let (file, i) = context.controllers.get(&AppContext::controller_class(controller))?;
+    let (file, i) = context.controllers.get(&context.controller_class(controller))?;
     let method = file.controllers[*i].actions.iter().find(|a| a.name == *action)?;
     Some(Target { file: Arc::clone(file), span: method.name_span })
 }

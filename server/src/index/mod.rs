@@ -443,7 +443,15 @@ impl Index {
     /// `config/routes/` that `draw` names (`snapshot` sorted by path: `snapshot`).
     pub fn route_table(&self, root: &Path, snapshot: &[Arc<FileFacts>]) -> Arc<crate::rails::route_table::RouteTable> {
         let mut in_app = self.files_of(snapshot, root);
-        in_app.retain(|f| f.routes.is_some());
+        // What the table is drawn from: the routes files, the config that lists them, and, for
+        // `devise_for`, the models and the initializers (`Devise.setup`).
+        let devise = in_app.iter().any(|f| f.routes.as_ref().is_some_and(|r| crate::rails::devise::draws_devise(&r.drawn)));
+        in_app.retain(|f| {
+            f.routes.is_some()
+                || f.relative_path == "config/application.rb"
+                || (f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb"))
+                || (devise && (f.relative_path.starts_with("app/models/") || f.relative_path.starts_with("config/initializers/")))
+        });
         let same = |cached: &[Arc<FileFacts>]| cached.len() == in_app.len() && cached.iter().zip(&in_app).all(|(a, b)| Arc::ptr_eq(a, b));
         let mut memo = self.route_tables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((sources, table)) = memo.get(root)
@@ -459,6 +467,26 @@ impl Index {
     fn expand_routes(in_app: &[Arc<FileFacts>]) -> crate::rails::route_table::RouteTable {
         use crate::rails::route_table::{RouteSources, expand};
         let Some(main) = in_app.iter().find(|f| f.relative_path == "config/routes.rb") else { return Default::default() };
+        // `config.paths["config/routes.rb"]` in config/application.rb: the files, in order.
+        let application = in_app.iter().find(|f| f.relative_path == "config/application.rb");
+        let changes = application.and_then(|f| f.config.as_ref()).map_or(&[][..], |c| c.routes_paths.as_slice());
+        let listed = crate::rails::config::routes_files(changes);
+        let unknown_files = match (&listed, application) {
+            (None, Some(application)) => changes.iter().find_map(|c| match c {
+                crate::rails::config::RoutesPaths::Unknown(span) => Some((application.relative_path.as_str(), *span)),
+                _ => None,
+            }),
+            _ => None,
+        };
+        let route_files: Vec<&Arc<FileFacts>> = listed
+            .unwrap_or_else(|| vec!["config/routes.rb".to_owned()])
+            .iter()
+            .filter_map(|path| in_app.iter().find(|f| f.relative_path == *path && f.routes.is_some()))
+            .collect();
+        let devise = in_app
+            .iter()
+            .any(|f| f.routes.as_ref().is_some_and(|r| crate::rails::devise::draws_devise(&r.drawn)))
+            .then(|| crate::rails::devise::Devise::of(in_app));
         let drawn = in_app
             .iter()
             .filter_map(|f| {
@@ -466,14 +494,44 @@ impl Index {
                 Some((name.to_owned(), (f.relative_path.as_str(), f.routes.as_ref()?.drawn.as_slice())))
             })
             .collect();
+        // An engine's routes name controllers in the module `isolate_namespace` gives, when its
+        // engine class (under lib/) calls it; a non-isolated engine's are top-level, as an app's.
+        let isolated = |engine: &str| -> Option<String> {
+            let mut found = None;
+            for file in in_app.iter().filter(|f| f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb")) {
+                crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
+                    if call.method == "isolate_namespace"
+                        && let Some(crate::syntax::value::Value::Constant(module)) = call.arguments.first()
+                    {
+                        found = Some(module.trim_start_matches("::").to_owned());
+                    }
+                });
+            }
+            // No engine class to read (a fixture's bare engine): taken as isolated, as generated.
+            let has_engine_file = in_app.iter().any(|f| f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb"));
+            if has_engine_file { found } else { Some(engine.to_owned()) }
+        };
         let engine_module = main
             .routes
             .as_ref()
             .and_then(|r| r.draw_receiver.as_deref())
             .and_then(|receiver| receiver.strip_suffix("::Engine.routes"))
-            .map(inflect::underscore);
+            .and_then(isolated)
+            .map(|module| inflect::underscore(&module));
         let sources = RouteSources {
-            main: (main.relative_path.as_str(), main.routes.as_ref().map_or(&[][..], |r| r.drawn.as_slice())),
+            main: route_files
+                .iter()
+                .map(|f| (f.relative_path.as_str(), f.routes.as_ref().map_or(&[][..], |r| r.drawn.as_slice())))
+                .collect(),
+            unknown_files,
+            engines: route_files
+                .iter()
+                .flat_map(|f| {
+                    let draws = f.routes.as_ref().map_or(&[][..], |r| r.engine_draws.as_slice());
+                    draws.iter().map(|(_, calls)| (f.relative_path.as_str(), calls.as_slice()))
+                })
+                .collect(),
+            devise: devise.as_ref(),
             engine_module,
             drawn,
         };

@@ -27,6 +27,27 @@ pub struct ConfigFacts {
     /// folder one of them names is loaded even when `autoload_lib(ignore:)` lists it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<String>,
+    /// What `config.paths["config/routes.rb"]` is set to (`= %w(config/routes/api.rb config/routes.rb)`,
+    /// `<< "config/routes/admin.rb"`), in order: the files Rails draws the routes from.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub routes_paths: Vec<RoutesPaths>,
+    /// `config.omniauth :github, …` in a `Devise.setup` block: the provider, and whether the call
+    /// stands under a condition (or its provider is not a literal name).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omniauth_providers: Vec<(String, bool)>,
+}
+
+/// One change to the list of routes files (`config.paths["config/routes.rb"]`).
+#[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
+pub enum RoutesPaths {
+    /// `= [...]`: the list is these files.
+    Set(Vec<String>),
+    /// `<< "x"`, `.push`, `.concat`: these files are drawn after the others.
+    Append(Vec<String>),
+    /// `.unshift`, `.prepend`: these files are drawn first.
+    Prepend(Vec<String>),
+    /// A change Switchyard cannot read (`concat(Dir[...])`): which files are drawn is unknown.
+    Unknown(Span),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
@@ -150,6 +171,7 @@ pub fn extract(outline: &Outline, root: Node<'_>, text: &str, is_initializer: bo
         }
     }
     facts.assignments.sort_by_key(|a| a.span.start_byte);
+    facts.routes_paths = routes_paths(root, text);
     walk_items(&outline.items, &mut facts, is_initializer, true);
     if is_initializer {
         let mut cursor = root.walk();
@@ -157,6 +179,71 @@ pub fn extract(outline: &Outline, root: Node<'_>, text: &str, is_initializer: bo
             root.named_children(&mut cursor).map(|n| text_of(n, text)).filter(|t| t.contains("require")).map(str::to_owned).collect();
     }
     facts
+}
+
+/// The changes the file makes to `config.paths["config/routes.rb"]`, in order.
+fn routes_paths(root: Node<'_>, text: &str) -> Vec<RoutesPaths> {
+    if !text.contains("config/routes.rb") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    crate::syntax::for_each_node(root, |node| {
+        if node.kind_name() != "element_reference" {
+            return;
+        }
+        let source: String = text_of(node, text).chars().filter(|c| !c.is_whitespace()).collect();
+        let source = source.trim_start_matches("Rails.application.").replace('\'', "\"");
+        if source != "config.paths[\"config/routes.rb\"]" {
+            return;
+        }
+        let Some(parent) = node.parent() else { return };
+        let files = |value: Node<'_>| -> Option<Vec<String>> {
+            match Value::from_node(value, text) {
+                Value::String(s) => Some(vec![s]),
+                Value::Array(items) => items.into_iter().map(|v| if let Value::String(s) = v { Some(s) } else { None }).collect(),
+                _ => None,
+            }
+        };
+        let change = match parent.kind_name() {
+            "assignment" if parent.field("left") == Some(node) => parent.field("right").and_then(files).map(RoutesPaths::Set),
+            "binary" if parent.field("left") == Some(node) && parent.field("operator").is_some_and(|o| text_of(o, text) == "<<") => {
+                parent.field("right").and_then(files).map(RoutesPaths::Append)
+            }
+            "call" if parent.field("receiver") == Some(node) => {
+                let method = parent.field("method").map(|m| text_of(m, text)).unwrap_or("");
+                let arguments: Option<Vec<String>> = parent.field("arguments").and_then(|args| {
+                    let mut cursor = args.walk();
+                    let lists: Option<Vec<Vec<String>>> = args.named_children(&mut cursor).map(files).collect();
+                    lists.map(|l| l.concat())
+                });
+                match method {
+                    "push" | "concat" | "append" => arguments.map(RoutesPaths::Append),
+                    "unshift" | "prepend" => arguments.map(RoutesPaths::Prepend),
+                    // Reading the list (`.first`, `.to_a`) changes nothing.
+                    "first" | "last" | "to_a" | "each" | "existent" | "expanded" => return,
+                    _ => None,
+                }
+            }
+            _ => return,
+        };
+        out.push(change.unwrap_or(RoutesPaths::Unknown(Span::of(parent))));
+    });
+    out
+}
+
+/// The routes files Rails draws, in order, as `config.paths["config/routes.rb"]` ends up; `None`
+/// when a change to it cannot be read.
+pub fn routes_files(changes: &[RoutesPaths]) -> Option<Vec<String>> {
+    let mut files = vec!["config/routes.rb".to_owned()];
+    for change in changes {
+        match change {
+            RoutesPaths::Set(list) => files.clone_from(list),
+            RoutesPaths::Append(list) => files.extend(list.iter().cloned()),
+            RoutesPaths::Prepend(list) => files.splice(0..0, list.iter().cloned()).for_each(drop),
+            RoutesPaths::Unknown(_) => return None,
+        }
+    }
+    Some(files.into_iter().map(|f| f.trim_start_matches("./").to_owned()).collect())
 }
 
 fn walk_items(items: &[Item], facts: &mut ConfigFacts, is_initializer: bool, top_level: bool) {
@@ -172,6 +259,13 @@ fn walk_items(items: &[Item], facts: &mut ConfigFacts, is_initializer: bool, top
                 walk_items(&ns.items, facts, is_initializer, false);
             }
             Item::Call(call) => {
+                if call.method == "setup"
+                    && call.receiver.as_deref() == Some("Devise")
+                    && let Some(block) = &call.block
+                {
+                    let parameter = block.parameters.first().map_or("config", String::as_str);
+                    omniauth_calls(&block.items, parameter, false, facts);
+                }
                 if call.method == "inflections" {
                     inflection_block(call, facts);
                 } else if is_initializer
@@ -188,6 +282,26 @@ fn walk_items(items: &[Item], facts: &mut ConfigFacts, is_initializer: bool, top
                     // `Rails.application.configure do … end`, `ActiveSupport.on_load(:x) do … end`.
                     walk_items(&block.items, facts, is_initializer, top_level && call.method != "inflections");
                 }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `config.omniauth :x, …` calls of a `Devise.setup` block, at any depth of its conditionals.
+fn omniauth_calls(items: &[Item], parameter: &str, conditional: bool, facts: &mut ConfigFacts) {
+    for item in items {
+        match item {
+            Item::Call(call) if call.method == "omniauth" && call.receiver.as_deref() == Some(parameter) => {
+                let name = call.arguments.first().and_then(|v| match v {
+                    Value::Symbol(s) | Value::String(s) => Some(s.clone()),
+                    _ => None,
+                });
+                facts.omniauth_providers.push(name.map_or_else(|| (String::new(), true), |name| (name, conditional)));
+            }
+            Item::Conditional(branch) => {
+                omniauth_calls(&branch.then_items, parameter, true, facts);
+                omniauth_calls(&branch.else_items, parameter, true, facts);
             }
             _ => {}
         }

@@ -191,6 +191,30 @@ pub fn camelize(snake: &str) -> String {
         .join("::")
 }
 
+/// ActiveSupport's `camelize` with the app's acronyms: each word that is an acronym when
+/// lower-cased is written as the acronym (`api/v1/sso` with `API`, `SSO` → `API::V1::SSO`).
+pub fn camelize_with(snake: &str, acronyms: &[String]) -> String {
+    if acronyms.is_empty() {
+        return camelize(snake);
+    }
+    snake
+        .split('/')
+        .map(|segment| {
+            segment
+                .split('_')
+                .map(|part| match acronyms.iter().find(|a| a.to_lowercase() == part) {
+                    Some(acronym) => acronym.clone(),
+                    None => {
+                        let mut chars = part.chars();
+                        chars.next().map_or_else(String::new, |first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
 /// `Admin::Post` → `Post`.
 pub fn demodulize(name: &str) -> &str {
     name.rsplit("::").next().unwrap_or(name)

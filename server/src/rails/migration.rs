@@ -25,6 +25,9 @@ pub struct Migration {
     pub tables: Vec<TableChange>,
     /// The first unfoldable verb the fold meets (it stops there), and the span of its name.
     pub unfoldable: Vec<(String, Span)>,
+    /// Every symbol or string its `change`/`up` passes to a call (`add_column :users, :email`,
+    /// `t.string :title`): the columns and tables it may add.
+    pub names: Vec<String>,
 }
 
 pub fn extract(root: Node<'_>, text: &str) -> Migration {
@@ -39,6 +42,15 @@ pub fn extract(root: Node<'_>, text: &str) -> Migration {
     let mut calls = Vec::new();
     if let Some(body) = method.field("body") {
         reached_calls(body, &mut calls);
+        crate::syntax::for_each_node(body, |node| {
+            if matches!(node.kind_name(), "simple_symbol" | "string")
+                && let crate::syntax::value::Value::Symbol(name) | crate::syntax::value::Value::String(name) =
+                    crate::syntax::value::Value::from_node(node, text)
+                && !migration.names.contains(&name)
+            {
+                migration.names.push(name);
+            }
+        });
     }
     for call in calls.into_iter().filter(|c| c.kind_name() == "identifier" || c.field("receiver").is_none()) {
         let Some(name) = (if call.kind_name() == "identifier" { Some(call) } else { call.field("method") }) else { continue };

@@ -6,6 +6,7 @@ pub mod concern_macros;
 pub mod config;
 pub mod controller;
 pub mod deploy;
+pub mod devise;
 pub mod i18n;
 pub mod inflect;
 pub mod migration;

@@ -270,6 +270,20 @@ pub fn extract(namespace: &Namespace) -> Model {
     for item in &namespace.items {
         match item {
             Item::Call(call) if call.receiver.is_none() => add_call(&mut model, call),
+            // `devise :omniauthable, … if Settings.oidc?`: which modules the model has is decided when
+            // the app runs; kept with the condition as an `if:` option.
+            Item::Conditional(branch) => {
+                for item in branch.then_items.iter().chain(&branch.else_items) {
+                    if let Item::Call(call) = item
+                        && call.receiver.is_none()
+                        && call.method == "devise"
+                    {
+                        let mut conditional = Macro::of(call);
+                        conditional.options.push(("if".to_owned(), Value::Code(branch.source.clone())));
+                        model.macros.push(conditional);
+                    }
+                }
+            }
             Item::Assignment(assignment) => match assignment.target.as_str() {
                 "self.table_name" => {
                     model.table_name = assignment.value.as_name().map(str::to_owned);

@@ -47,6 +47,14 @@ const BUILTIN_PATH_HELPERS: &[&str] = &[
     "edit_polymorphic_url",
     "new_polymorphic_path",
     "new_polymorphic_url",
+    // Action View's and Webpacker's own.
+    "prepend_view_path",
+    "append_view_path",
+    "controller_path",
+    "asset_pack_path",
+    "asset_pack_url",
+    "image_pack_path",
+    "image_pack_url",
     // Capybara's and the test frameworks' own.
     "current_path",
     "current_url",
@@ -490,6 +498,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
     let mut lets: BTreeSet<String> = BTreeSet::new();
     // Methods the file defines, wherever (`def stub_current_path(path)` inside an RSpec `describe`).
     let mut defined: BTreeSet<String> = BTreeSet::new();
+    let mut block_parameters: BTreeSet<String> = BTreeSet::new();
     crate::syntax::for_each_node_with_parent(root, |node, parent, _| {
         // Asked once here for every reader of the node (tree-sitter answers it through two calls).
         let kind = node.kind_name();
@@ -504,6 +513,14 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
             && let Some(name) = node.field("name")
         {
             defined.insert(text_of(name, text).to_owned());
+        }
+        // A block's parameters anywhere in the file: a HAML template's masked Ruby loses the block
+        // structure that scopes them, so a use may sit outside the block as the tree sees it.
+        if kind == "block_parameters" {
+            let mut cursor = node.walk();
+            for parameter in node.named_children(&mut cursor).filter(|p| p.kind_name() == "identifier") {
+                block_parameters.insert(text_of(parameter, text).to_owned());
+            }
         }
         match kind {
             "call" if node.field("receiver").is_none() => {
@@ -574,7 +591,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
     });
     references.uses.calls.retain(|r| !lets.contains(&*r.name));
     references.uses.bare_names = bare.into_iter().filter(|n: &String| !lets.contains(n)).collect();
-    references.route_helpers.retain(|r| !lets.contains(&*r.name) && !defined.contains(&*r.name));
+    references.route_helpers.retain(|r| !lets.contains(&*r.name) && !defined.contains(&*r.name) && !block_parameters.contains(&*r.name));
     references.ivars_read = read.into_iter().collect();
     references.constants = constants.into_iter().collect();
     references.helper_calls = helpers.into_iter().collect();

@@ -86,6 +86,34 @@ pub struct Skipped {
     /// The call is wrong for Rails too (a `get` without a path, a `draw` of a missing file): Rails
     /// raises when it draws it. Otherwise it is something Switchyard does not evaluate.
     pub invalid: bool,
+    /// The route names the call may define that the table does not list.
+    pub may_define: MayDefine,
+}
+
+/// The names of the routes a skipped call may define.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
+#[serde(rename_all = "lowercase")]
+pub enum MayDefine {
+    /// None: Rails rejects the call, or it is not a route at all.
+    Nothing,
+    /// Names containing this word (`oauth` for Doorkeeper's `use_doorkeeper`, `user` for a
+    /// `devise_for :users` whose model's modules are not known).
+    Containing(String),
+    /// Any name: the call runs code Switchyard does not read.
+    Any,
+}
+
+impl MayDefine {
+    /// Whether a route named `name` could be one the call defines.
+    pub fn covers(&self, name: &str) -> bool {
+        match self {
+            MayDefine::Nothing => false,
+            MayDefine::Any => true,
+            MayDefine::Containing(word) => {
+                name.split('_').collect::<Vec<_>>().windows(word.split('_').count()).any(|w| w.join("_") == *word)
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
@@ -95,6 +123,10 @@ pub struct RouteTable {
     pub helpers: Vec<CustomHelper>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<Skipped>,
+    /// The names of the routes an engine draws in the app's routes files
+    /// (`Spree::Core::Engine.routes.draw`): its helpers, in its controllers and views.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub engine_names: Vec<String>,
 }
 
 impl RouteTable {
@@ -105,12 +137,34 @@ impl RouteTable {
 
 /// The files routes are read from: `config/routes.rb` first, then the files `draw` may name.
 pub struct RouteSources<'a> {
-    pub main: (&'a str, &'a [RouteCall]),
+    /// The files Rails draws the app's routes from, in order: `config/routes.rb`, or the files
+    /// `config.paths["config/routes.rb"]` lists.
+    pub main: Vec<(&'a str, &'a [RouteCall])>,
+    /// Where `config.paths["config/routes.rb"]` is changed in a way Switchyard cannot read.
+    pub unknown_files: Option<(&'a str, Span)>,
+    /// Blocks drawing an engine's routes in the app's routes files.
+    pub engines: Vec<(&'a str, &'a [RouteCall])>,
+    /// The app's Devise models and setup, for `devise_for`.
+    pub devise: Option<&'a super::devise::Devise>,
     /// For an engine's `Billing::Engine.routes.draw`: `billing`, the module its controllers live in
     /// (as `isolate_namespace Billing` makes them).
     pub engine_module: Option<String>,
     /// `admin` → (`config/routes/admin.rb`, its calls).
     pub drawn: HashMap<String, (&'a str, &'a [RouteCall])>,
+}
+
+impl<'a> RouteSources<'a> {
+    /// One routes file and nothing else: no drawn files, engines or Devise.
+    pub fn of(file: &'a str, calls: &'a [RouteCall]) -> RouteSources<'a> {
+        RouteSources {
+            main: vec![(file, calls)],
+            unknown_files: None,
+            engines: Vec::new(),
+            devise: None,
+            engine_module: None,
+            drawn: HashMap::new(),
+        }
+    }
 }
 
 pub fn expand(sources: &RouteSources<'_>) -> RouteTable {
@@ -121,11 +175,36 @@ pub fn expand(sources: &RouteSources<'_>) -> RouteTable {
         scopes: vec![root],
         concerns: HashMap::new(),
         sources,
-        file: sources.main.0,
+        file: "config/routes.rb",
         chain: Vec::new(),
         draw_depth: 0,
     };
-    mapper.calls(sources.main.1);
+    for &(file, calls) in &sources.main {
+        mapper.file = file;
+        mapper.calls(calls);
+    }
+    if let Some((file, span)) = sources.unknown_files {
+        mapper.table.skipped.push(Skipped {
+            method: "config.paths".to_owned(),
+            reason: "which files Rails draws the routes from is set by code Switchyard does not run (`config.paths[\"config/routes.rb\"]`)"
+                .to_owned(),
+            file: file.to_owned(),
+            span,
+            name_span: span,
+            invalid: false,
+            may_define: MayDefine::Any,
+        });
+    }
+    // An engine's routes: their names, from a mapper of their own.
+    let mut engine_names = Vec::new();
+    for &(file, calls) in &sources.engines {
+        let engine_sources = RouteSources { devise: sources.devise, ..RouteSources::of(file, calls) };
+        let engine = expand(&engine_sources);
+        engine_names.extend(engine.routes.into_iter().filter_map(|r| r.name));
+        engine_names.extend(engine.helpers.into_iter().map(|h| h.name));
+        mapper.table.skipped.extend(engine.skipped);
+    }
+    mapper.table.engine_names = engine_names;
     mapper.table
 }
 
@@ -236,7 +315,7 @@ struct Mapper<'a> {
     /// Names taken so far (Rails gives a later route with a taken name no name).
     names: std::collections::HashSet<String>,
     scopes: Vec<Scope>,
-    concerns: HashMap<String, &'a [RouteCall]>,
+    concerns: HashMap<String, std::rc::Rc<[RouteCall]>>,
     sources: &'a RouteSources<'a>,
     file: &'a str,
     chain: Vec<String>,
@@ -411,6 +490,11 @@ impl<'a> Mapper<'a> {
     }
 
     fn skipped(&mut self, call: &RouteCall, reason: String, invalid: bool) {
+        let may_define = if invalid { MayDefine::Nothing } else { MayDefine::Any };
+        self.skipped_defining(call, reason, invalid, may_define);
+    }
+
+    fn skipped_defining(&mut self, call: &RouteCall, reason: String, invalid: bool, may_define: MayDefine) {
         self.table.skipped.push(Skipped {
             method: call.method.clone(),
             reason,
@@ -418,22 +502,23 @@ impl<'a> Mapper<'a> {
             span: call.span,
             name_span: call.name_span,
             invalid,
+            may_define,
         });
     }
 
-    fn calls(&mut self, calls: &'a [RouteCall]) {
+    fn calls(&mut self, calls: &[RouteCall]) {
         for call in calls {
             self.call(call);
         }
     }
 
-    fn block(&mut self, call: &'a RouteCall) {
+    fn block(&mut self, call: &RouteCall) {
         self.chain.push(call.label());
         self.calls(&call.children);
         self.chain.pop();
     }
 
-    fn call(&mut self, call: &'a RouteCall) {
+    fn call(&mut self, call: &RouteCall) {
         let method = call.method.as_str();
         match method {
             "resources" | "resource" => self.resources(call, method == "resource", &call.arguments, &call.options),
@@ -472,7 +557,7 @@ impl<'a> Mapper<'a> {
             "mount" => self.mount(call),
             "concern" => {
                 if let Some(name) = call.arguments.first().and_then(Value::as_name) {
-                    self.concerns.insert(name.to_owned(), &call.children);
+                    self.concerns.insert(name.to_owned(), call.children.clone().into());
                 }
             }
             "concerns" => {
@@ -486,6 +571,31 @@ impl<'a> Mapper<'a> {
                 }
             }
             "resolve" => {}
+            // A file's own dependencies: they draw nothing themselves.
+            "require" | "require_relative" | "extend" | "include" => {}
+            "devise_for" if self.sources.devise.is_some() => self.devise_for(call),
+            // Devise's request constraints (`authenticate :user do`, `devise_scope :user do`, and
+            // `as`, its alias): the routes inside are drawn as written.
+            "devise_scope" | "authenticate" | "authenticated" | "unauthenticated" if self.sources.devise.is_some() => self.block(call),
+            "as" if self.sources.devise.is_some() && !call.children.is_empty() => self.block(call),
+            // Doorkeeper's routes are all named under `oauth` (`oauth_token`, `oauth_applications`).
+            "use_doorkeeper" | "use_doorkeeper_openid_connect" => self.skipped_defining(
+                call,
+                format!("`{method}` is Doorkeeper's macro, and Switchyard does not list its routes (all named with `oauth`)"),
+                false,
+                MayDefine::Containing("oauth".to_owned()),
+            ),
+            // jsonapi-resources: the resource's routes and its relationships', all named after it.
+            "jsonapi_resources" | "jsonapi_resource" if call.arguments.first().and_then(Value::as_name).is_some() => {
+                let name = call.arguments.first().and_then(Value::as_name).unwrap_or_default();
+                let stem = singularize(name);
+                self.skipped_defining(
+                    call,
+                    format!("`{method}` is a jsonapi-resources macro, and Switchyard does not list its routes (all named with `{stem}`)"),
+                    false,
+                    MayDefine::Containing(stem),
+                )
+            }
             "if" => {
                 let condition = call.arguments.first().map(ToString::to_string).unwrap_or_default();
                 self.cannot_expand(call, format!("whether Rails draws the routes under `if {condition}` is decided when the app runs"))
@@ -508,12 +618,234 @@ impl<'a> Mapper<'a> {
         }
     }
 
+    /// Devise's `devise_for :users, …`: per resource, the route groups its model's modules enable,
+    /// drawn as Devise's router draws them (`resource :session, only: [] do … end`, …) inside an
+    /// exclusive scope named after the mapping (`user`) at its path (`/users`).
+    fn devise_for(&mut self, call: &RouteCall) {
+        let Some(devise) = self.sources.devise else { return };
+        let scope = self.scope().clone();
+        let options_known = call.arguments.iter().all(|a| a.as_name().is_some());
+        let as_option = option(&call.options, "as").map(value_text).or(scope.as_name.clone());
+        for resource in call.arguments.iter().filter_map(Value::as_name) {
+            let scoped_path = as_option.as_ref().map_or_else(|| resource.to_owned(), |a| format!("{a}/{resource}"));
+            let singular = option(&call.options, "singular").map_or_else(|| singularize(&scoped_path.replace('/', "_")), value_text);
+            let class_name =
+                option(&call.options, "class_name").map_or_else(|| super::inflect::camelize(&singularize(resource)), value_text);
+            // Devise defines its generic helpers (`new_session_path(scope)`) for every group: the
+            // views it generates call them whichever modules a model has.
+            for group in super::devise::Group::ALL {
+                self.devise_helpers(call, *group);
+            }
+            for name in super::devise::INVITABLE_HELPERS {
+                if !self.table.helpers.iter().any(|h| h.name == *name) {
+                    self.table.helpers.push(CustomHelper { name: (*name).to_owned(), file: self.file.to_owned(), span: call.span });
+                }
+            }
+            let mapping = if options_known { devise.mapping(&class_name) } else { Err(super::devise::Unknown::Routes("")) };
+            let mapping = match mapping {
+                Ok(mapping) => mapping,
+                Err(super::devise::Unknown::Anything) => {
+                    self.skipped_defining(
+                        call,
+                        format!("`{class_name}`'s `devise` call names a module of another gem, which may draw routes of its own"),
+                        false,
+                        MayDefine::Any,
+                    );
+                    continue;
+                }
+                Err(super::devise::Unknown::Routes(why)) => {
+                    let reason = if options_known {
+                        format!("the Devise routes of `{class_name}` are not decided by the app's files: {why}")
+                    } else {
+                        "`devise_for`'s options are built by code Switchyard does not run".to_owned()
+                    };
+                    self.skipped_defining(call, reason, false, MayDefine::Containing(singular));
+                    continue;
+                }
+            };
+            let only: Option<Vec<String>> = option(&call.options, "only").map(|v| v.names().iter().map(|n| singularize(n)).collect());
+            let skip: Vec<String> =
+                option(&call.options, "skip").map(|v| v.names().iter().map(|n| singularize(n)).collect()).unwrap_or_default();
+            let used: Vec<super::devise::Group> = mapping
+                .groups
+                .iter()
+                .copied()
+                .filter(|g| match &only {
+                    Some(only) => only.iter().any(|o| o == g.name()),
+                    None => !skip.iter().any(|s| s == g.name() || s == "all"),
+                })
+                .collect();
+            // The mapping's scope: `with_devise_exclusive_scope`.
+            let path = option(&call.options, "path").map_or_else(|| resource.to_owned(), value_text);
+            let prefix = option(&call.options, "path_prefix").map_or_else(|| scope.path.clone(), value_text);
+            let mut exclusive = scope.clone();
+            exclusive.path = normalize_path(&format!("/{prefix}/{path}"));
+            exclusive.shallow_path = exclusive.path.clone();
+            exclusive.as_name = Some(singular.clone());
+            exclusive.module = None;
+            for key in ["constraints", "defaults"] {
+                if let Some(value) = option(&call.options, key) {
+                    merge_pairs(if key == "defaults" { &mut exclusive.defaults } else { &mut exclusive.constraints }, value);
+                }
+            }
+            if option(&call.options, "format") == Some(&Value::Bool(false)) {
+                exclusive.format = Some(Value::Bool(false));
+            }
+            let path_name = |key: &str| -> String {
+                let given = match option(&call.options, "path_names") {
+                    Some(Value::Hash(pairs)) => pairs.iter().find(|(k, _)| k.as_name() == Some(key)).map(|(_, v)| value_text(v)),
+                    _ => None,
+                };
+                given
+                    .or_else(|| scope.path_names.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()))
+                    .unwrap_or_else(|| if key == "registration" { String::new() } else { key.to_owned() })
+            };
+            let module = option(&call.options, "module").map(value_text).or(scope.module.clone()).unwrap_or_else(|| "devise".to_owned());
+            let controller = |group: super::devise::Group| -> Value {
+                let given = match option(&call.options, "controllers") {
+                    Some(Value::Hash(pairs)) => {
+                        pairs.iter().find(|(k, _)| k.as_name() == Some(group.controller())).map(|(_, v)| value_text(v))
+                    }
+                    _ => None,
+                };
+                Value::String(given.unwrap_or_else(|| format!("{module}/{}", group.controller())))
+            };
+            let sign_out_via = option(&call.options, "sign_out_via")
+                .cloned()
+                .or_else(|| devise.sign_out_via.clone())
+                .unwrap_or_else(|| Value::Symbol("delete".to_owned()));
+            let made = |method: &str, arguments: Vec<Value>, options: Vec<(&str, Value)>, children: Vec<RouteCall>| RouteCall {
+                receiver: None,
+                method: method.to_owned(),
+                arguments,
+                options: options.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+                targets: Vec::new(),
+                option_spans: Vec::new(),
+                span: call.span,
+                name_span: call.name_span,
+                children,
+            };
+            let sym = |s: &str| Value::Symbol(s.to_owned());
+            let string = |s: &str| Value::String(s.to_owned());
+            let only_list = |actions: &[&str]| Value::Array(actions.iter().map(|a| sym(a)).collect());
+            let mut drawn = Vec::new();
+            let mut providers = Vec::new();
+            for group in used {
+                use super::devise::Group;
+                match group {
+                    Group::Session => drawn.push(made(
+                        "resource",
+                        vec![sym("session")],
+                        vec![("only", only_list(&[])), ("controller", controller(group)), ("path", string(""))],
+                        vec![
+                            made("get", vec![sym("new")], vec![("path", string(&path_name("sign_in"))), ("as", string("new"))], Vec::new()),
+                            made("post", vec![sym("create")], vec![("path", string(&path_name("sign_in")))], Vec::new()),
+                            made(
+                                "match",
+                                vec![sym("destroy")],
+                                vec![("path", string(&path_name("sign_out"))), ("as", string("destroy")), ("via", sign_out_via.clone())],
+                                Vec::new(),
+                            ),
+                        ],
+                    )),
+                    Group::Password | Group::Confirmation | Group::Unlock => {
+                        let actions: &[&str] =
+                            if group == Group::Password { &["new", "create", "edit", "update"] } else { &["new", "create", "show"] };
+                        drawn.push(made(
+                            "resource",
+                            vec![sym(group.name())],
+                            vec![
+                                ("only", only_list(actions)),
+                                ("path", string(&path_name(group.name()))),
+                                ("controller", controller(group)),
+                            ],
+                            Vec::new(),
+                        ));
+                    }
+                    Group::Registration => {
+                        let names = Value::Hash(
+                            [("new", "sign_up"), ("edit", "edit"), ("cancel", "cancel")]
+                                .iter()
+                                .map(|(action, key)| (sym(action), string(&path_name(key))))
+                                .collect(),
+                        );
+                        drawn.push(made(
+                            "resource",
+                            vec![sym("registration")],
+                            vec![
+                                ("only", only_list(&["new", "create", "edit", "update", "destroy"])),
+                                ("path", string(&path_name("registration"))),
+                                ("path_names", names),
+                                ("controller", controller(group)),
+                            ],
+                            vec![made("get", vec![sym("cancel")], Vec::new(), Vec::new())],
+                        ));
+                    }
+                    Group::OmniauthCallback => {
+                        let prefix = devise.omniauth_path_prefix.clone().unwrap_or_else(|| format!("{}/auth", exclusive.path));
+                        let Value::String(target) = controller(group) else { continue };
+                        for provider in &mapping.providers {
+                            let via = Value::Array(vec![sym("get"), sym("post")]);
+                            providers.push(made(
+                                "match",
+                                vec![string(&format!("{prefix}/{provider}"))],
+                                vec![
+                                    ("to", string(&format!("{target}#passthru"))),
+                                    ("as", string(&format!("{provider}_omniauth_authorize"))),
+                                    ("via", via.clone()),
+                                ],
+                                Vec::new(),
+                            ));
+                            providers.push(made(
+                                "match",
+                                vec![string(&format!("{prefix}/{provider}/callback"))],
+                                vec![
+                                    ("to", string(&format!("{target}#{provider}"))),
+                                    ("as", string(&format!("{provider}_omniauth_callback"))),
+                                    ("via", via),
+                                ],
+                                Vec::new(),
+                            ));
+                        }
+                        // Drawn where Devise draws them: in the group's place, with the scope's path set aside.
+                        drawn.push(made("devise_omniauth", Vec::new(), Vec::new(), std::mem::take(&mut providers)));
+                    }
+                }
+            }
+            self.chain.push(call.label());
+            self.push(exclusive);
+            for child in &drawn {
+                if child.method == "devise_omniauth" {
+                    let mut pathless = self.scope().clone();
+                    pathless.path = String::new();
+                    pathless.shallow_path = String::new();
+                    self.push(pathless);
+                    self.calls(&child.children);
+                    self.pop();
+                } else {
+                    self.call(child);
+                }
+            }
+            self.pop();
+            self.chain.pop();
+        }
+    }
+
+    /// The helpers Devise defines for a route group whatever the mapping (`new_session_path(:user)`).
+    fn devise_helpers(&mut self, call: &RouteCall, group: super::devise::Group) {
+        for name in group.generic_helpers() {
+            if !self.table.helpers.iter().any(|h| h.name == *name) {
+                self.table.helpers.push(CustomHelper { name: (*name).to_owned(), file: self.file.to_owned(), span: call.span });
+            }
+        }
+    }
+
     fn apply_concerns(&mut self, call: &RouteCall, names: &[String]) {
         for name in names {
-            match self.concerns.get(name.as_str()).copied() {
+            match self.concerns.get(name.as_str()).cloned() {
                 Some(children) => {
                     self.chain.push(format!("concern :{name}"));
-                    self.calls(children);
+                    self.calls(&children);
                     self.chain.pop();
                 }
                 None => self.skip(call, format!("no concern named :{name} is defined before this call")),
@@ -521,7 +853,7 @@ impl<'a> Mapper<'a> {
         }
     }
 
-    fn draw(&mut self, call: &'a RouteCall) {
+    fn draw(&mut self, call: &RouteCall) {
         let Some(name) = call.arguments.first().and_then(Value::as_name) else {
             return self.skip(call, "draw needs a name");
         };
@@ -604,7 +936,7 @@ impl<'a> Mapper<'a> {
         self.pop();
     }
 
-    fn namespace(&mut self, call: &'a RouteCall) {
+    fn namespace(&mut self, call: &RouteCall) {
         // Rails' `Resources#namespace`: inside a resource's block it nests first (`/profile/oidc`).
         if self.scope().resource.is_some() && matches!(self.scope().level, Level::Resources | Level::Resource) {
             return self.nested(call, |m| m.namespace_scope(call));
@@ -612,7 +944,7 @@ impl<'a> Mapper<'a> {
         self.namespace_scope(call);
     }
 
-    fn namespace_scope(&mut self, call: &'a RouteCall) {
+    fn namespace_scope(&mut self, call: &RouteCall) {
         let Some(name) = call.arguments.first().map(value_text) else {
             return self.skip(call, "namespace needs a name");
         };
@@ -631,7 +963,7 @@ impl<'a> Mapper<'a> {
         self.with_scope(call, &options, |m| m.block(call));
     }
 
-    fn resources(&mut self, call: &'a RouteCall, singleton: bool, names: &[Value], options: &[(String, Value)]) {
+    fn resources(&mut self, call: &RouteCall, singleton: bool, names: &[Value], options: &[(String, Value)]) {
         if names.is_empty() {
             return self.skip(call, "resources needs a name");
         }
@@ -821,7 +1153,7 @@ impl<'a> Mapper<'a> {
     }
 
     /// `member do`, `collection do`, `new do`, `nested do`.
-    fn resource_block(&mut self, call: &'a RouteCall) {
+    fn resource_block(&mut self, call: &RouteCall) {
         let Some(resource) = self.scope().resource.clone() else {
             return self.skip(call, format!("{} outside a resource", call.method));
         };

@@ -24,6 +24,17 @@ pub struct RouteFile {
     /// reads this; what it could not evaluate stays a call for expansion to name.
     #[serde(skip)]
     pub drawn: Vec<RouteCall>,
+    /// A block of this file that draws an engine's routes beside the app's own
+    /// (`Spree::Core::Engine.routes.draw do … end` after `Shop::Application.routes.draw do … end`):
+    /// the engine's receiver and its calls as Rails draws them. Its helpers belong to the engine.
+    #[serde(skip)]
+    pub engine_draws: Vec<(String, Vec<RouteCall>)>,
+}
+
+/// `Rails.application.routes`, `Shop::Application.routes`: the app's own route set (not an engine's).
+fn is_application_routes(receiver: &str) -> bool {
+    let receiver = receiver.trim_start_matches("::");
+    receiver == "Rails.application.routes" || receiver.ends_with("::Application.routes") || receiver == "Application.routes"
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
@@ -90,27 +101,50 @@ pub fn extract(outline: &Outline, drawn_file: bool) -> RouteFile {
     }
     let mut written = Reader { evaluate: false, bindings: Vec::new() };
     let mut file = RouteFile::default();
-    let mut read = |items: &[Item]| {
-        file.calls.extend(written.calls_of(items));
-        file.drawn.extend(drawn.calls_of(items));
-    };
-    if drawn_file {
-        read(&outline.items);
+    let draws: Vec<(&Call, &[Item])> = outline
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Call(call @ Call { block: Some(block), .. }) if call.method == "draw" => Some((call, block.items.as_slice())),
+            _ => None,
+        })
+        .collect();
+    // A file `config.paths["config/routes.rb"]` lists opens its own draw block; one `draw` names.
+    if drawn_file && !draws.iter().any(|(call, _)| call.receiver.as_deref().is_some_and(|r| r.ends_with(".routes"))) {
+        file.calls = written.calls_of(&outline.items);
+        file.drawn = drawn.calls_of(&outline.items);
         return file;
     }
+    let has_application = draws.iter().any(|(call, _)| call.receiver.as_deref().is_some_and(is_application_routes));
+    let mut engine_draws = Vec::new();
     let mut receiver = None;
     let mut in_draw_block = false;
-    for item in &outline.items {
-        if let Item::Call(call @ Call { block: Some(block), .. }) = item
-            && call.method == "draw"
-        {
-            in_draw_block = true;
-            receiver = call.receiver.clone();
-            read(&block.items);
+    if drawn_file {
+        // Only Rails' reading changes for these: Roundhouse reads the file's top level as written.
+        file.calls = written.calls_of(&outline.items);
+    }
+    for (call, items) in draws {
+        let engine = has_application && !call.receiver.as_deref().is_some_and(is_application_routes);
+        if drawn_file || engine {
+            if !drawn_file {
+                file.calls.extend(written.calls_of(items));
+            }
+            let calls = drawn.calls_of(items);
+            if engine {
+                engine_draws.push((call.receiver.clone().unwrap_or_default(), calls));
+            } else {
+                file.drawn.extend(calls);
+            }
+            continue;
         }
+        in_draw_block = true;
+        receiver = call.receiver.clone();
+        file.calls.extend(written.calls_of(items));
+        file.drawn.extend(drawn.calls_of(items));
     }
     file.in_draw_block = in_draw_block;
     file.draw_receiver = receiver;
+    file.engine_draws = engine_draws;
     file
 }
 
