@@ -645,3 +645,33 @@ fn a_second_check_of_an_unchanged_folder_prints_the_kept_findings() {
     let _ = std::fs::remove_dir_all(&app);
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// `explain` renders its Markdown page when asked for colour (as on a terminal), and hands the
+/// Markdown itself to a pipe.
+#[test]
+fn explain_renders_the_page_for_a_terminal_and_gives_markdown_to_a_pipe() {
+    let piped = text(&switchyard(&["explain", "rails.missing-action"]).stdout);
+    assert!(piped.starts_with("# rails.missing-action\n"), "{piped}");
+    assert!(piped.contains("\n## Why\n"), "{piped}");
+    let shown = text(&switchyard(&["explain", "--color", "always", "rails.missing-action"]).stdout);
+    assert!(shown.starts_with("\u{1b}[1m\u{1b}[4mrails.missing-action\u{1b}[0m\n"), "{shown:?}");
+    for markdown in ["## ", "**", "```", "`rails"] {
+        assert!(!shown.contains(markdown), "{markdown:?} left in {shown:?}");
+    }
+}
+
+/// A `(` left open is reported where it opens, and error recovery's leftovers (an `end` read as a
+/// call of what follows it) are no findings.
+#[test]
+fn an_unclosed_paren_is_reported_where_it_opens_and_nothing_else() {
+    let output = switchyard(&["--check", "--format", "json", "tests/fixtures/apps/broken"]);
+    let found: Vec<String> = text(&output.stdout)
+        .lines()
+        .filter(|l| l.contains("\"file\":\"app/models/widget.rb\""))
+        .map(|l| {
+            let d: serde_json::Value = serde_json::from_str(l).unwrap();
+            format!("{}:{} {}", d["line"], d["column"], d["rule"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(found, ["6:11 syntax.parse-error"]);
+}

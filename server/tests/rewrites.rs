@@ -74,3 +74,58 @@ fn each_delegate_rewrite_means_what_the_delegate_meant() {
     assert!(ruby.status.success(), "{}\n{}", String::from_utf8_lossy(&ruby.stderr), script);
     assert_eq!(String::from_utf8_lossy(&ruby.stdout).trim(), "all rewrites agree");
 }
+
+/// Every safe quick fix, applied as `--check --fix` applies it, means what the original meant: the
+/// model's methods answer the same before and after (`"#@x"` → `"#{@x}"`, `alias a b` →
+/// `alias_method :a, :b`), and the template's text reads the same in a browser (`#{` → `&#35;{`).
+#[test]
+fn each_safe_fix_applied_means_what_the_original_meant() {
+    let model = "class Post < ApplicationRecord\n  def greeting\n    \"Hi #@name of #$site and #@@count\"\n  end\n  alias title_text greeting\n  alias :shout :greeting\nend\n";
+    let view = "<p>Price: #{total} for <%= @name %></p>\n<p>Each #{item}, #{other}</p>\n";
+    let app = write_app(
+        "safe-fixes",
+        &[
+            ("config/routes.rb", "Rails.application.routes.draw do\n  resources :posts, only: :index\nend\n"),
+            ("app/models/post.rb", model),
+            (
+                "app/controllers/posts_controller.rb",
+                "class PostsController < ApplicationController\n  def index\n    @name = \"Ann\"\n  end\nend\n",
+            ),
+            ("app/views/posts/index.html.erb", view),
+        ],
+    );
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .args(["--check", "--fix", "--no-cache", "--format", "json"])
+        .arg(&app)
+        .output()
+        .unwrap();
+    let fixed_model = std::fs::read_to_string(app.join("app/models/post.rb")).unwrap();
+    let fixed_view = std::fs::read_to_string(app.join("app/views/posts/index.html.erb")).unwrap();
+    let _ = std::fs::remove_dir_all(&app);
+    // Each fix was made (what is left is reported, none of these rules).
+    let left = String::from_utf8_lossy(&output.stdout);
+    for rule in ["syntax.embedded-variable", "syntax.alias-keyword", "views.text-interpolation"] {
+        assert!(!left.contains(rule), "{rule} left after --fix:\n{left}");
+    }
+    assert_ne!(fixed_model, model);
+    assert_ne!(fixed_view, view);
+    // Ruby runs both: the model's methods, and the template rendered by ERB then read as a browser
+    // reads HTML (entities decoded).
+    let script = String::from(
+        "require \"erb\"\nrequire \"cgi\"\nclass ApplicationRecord; end\n$site = \"Depot\"\n\
+         def answers(source)\n  Object.send(:remove_const, :Post) if defined?(Post)\n  eval(source)\n  Post.class_variable_set(:@@count, 3)\n  \
+         post = Post.new\n  post.instance_variable_set(:@name, \"Ann\")\n  \
+         [post.greeting, post.title_text, post.shout, Post.public_method_defined?(:title_text), Post.public_method_defined?(:shout)]\nend\n\
+         def page(template)\n  @name = \"Ann\"\n  CGI.unescapeHTML(ERB.new(template).result(binding))\nend\n\
+         model, fixed_model, view, fixed_view = ARGV\n\
+         original, fixed = answers(model), answers(fixed_model)\n\
+         raise \"model: #{original.inspect} != #{fixed.inspect}\" unless original == fixed\n\
+         original, fixed = page(view), page(fixed_view)\n\
+         raise \"view: #{original.inspect} != #{fixed.inspect}\" unless original == fixed\n\
+         puts \"every fix agrees\"\n",
+    );
+    let ruby =
+        std::process::Command::new("ruby").arg("-e").arg(&script).args([model, &fixed_model, view, &fixed_view]).output().expect("ruby");
+    assert!(ruby.status.success(), "{}\n{script}", String::from_utf8_lossy(&ruby.stderr));
+    assert_eq!(String::from_utf8_lossy(&ruby.stdout).trim(), "every fix agrees");
+}

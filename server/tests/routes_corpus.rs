@@ -185,7 +185,13 @@ fn json_requirements_and_defaults_are_rails_own() {
 fn grep_filters_like_rails() {
     let app = app_for("scopes", "grep");
     let table = routes(&app, &["--grep", "ADMIN/posts"]);
+    // A pattern that matches nothing is said to, as Rails says it (not "no routes defined").
+    let none = routes(&app, &["--grep", "zzz"]);
     let _ = std::fs::remove_dir_all(&app);
+    assert_eq!(
+        none,
+        "No routes were found for this grep pattern.\nFor more information about routes, see the Rails guide: https://guides.rubyonrails.org/routing.html.\n"
+    );
     let rows: Vec<&str> = table.lines().skip(1).collect();
     assert_eq!(rows.len(), 2, "{table}");
     assert!(rows.iter().all(|r| r.contains("admin/posts#")), "{table}");

@@ -237,6 +237,42 @@ local followed = vim.wait(20000, function()
 end, 50)
 check(":SwitchyardPreview follows edits", followed, preview_text())
 
+-- The line-1 "Preview specialized output" lens, run as Neovim runs a lens's client command: the
+-- preview opens from the buffer as it is (no "not attached").
+do
+  vim.cmd("only")
+  vim.api.nvim_set_current_buf(model)
+  local lens
+  vim.wait(20000, function()
+    for _, l in ipairs(vim.lsp.codelens.get(model) or {}) do
+      if l.command and l.command.command == "switchyard.preview" then
+        lens = l
+      end
+    end
+    return lens ~= nil
+  end, 50)
+  local warned = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    table.insert(warned, msg)
+  end
+  local client = switchyard.clients_for(model)[1]
+  local ok, err = pcall(vim.lsp.commands["switchyard.preview"], lens and lens.command or {}, { bufnr = model, client_id = client.id })
+  local lens_preview = vim.api.nvim_get_current_buf()
+  local shown = vim.wait(20000, function()
+    local text = table.concat(vim.api.nvim_buf_get_lines(lens_preview, 0, -1, false), "\n")
+    return text:find('def self.table_name = "posts"', 1, true) ~= nil
+  end, 50)
+  vim.notify = notify
+  check(
+    "the line-1 preview lens opens the preview",
+    lens ~= nil and lens.range.start.line == 0 and ok and shown and lens_preview ~= model and #warned == 0,
+    vim.inspect({ lens = lens, err = err, warned = warned })
+  )
+  vim.cmd("only")
+  vim.api.nvim_set_current_buf(model)
+end
+
 -- CTRL-] as a user presses it (mappings on) in a Ruby buffer with Neovim's Ruby ftplugin loaded,
 -- which maps it to `:tag <identifier>`: line 49 of the controller is `redirect_to posts_path, …`.
 vim.cmd("filetype plugin on")

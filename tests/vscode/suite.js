@@ -95,9 +95,15 @@ exports.run = async function run() {
   assert.equal(preview.document.languageId, "ruby");
   check("Preview specialized output opens beside the source");
 
+  const groups = vscode.window.tabGroups.all.length;
+  const column = vscode.window.activeTextEditor?.viewColumn;
   await vscode.commands.executeCommand("switchyard.showRoutes");
-  await waitFor("the routes table", () =>
-    vscode.workspace.textDocuments.find((d) => /edit_post GET\s+\/posts\/:id\/edit\(\.:format\)\s+posts#edit/.test(d.getText())),
+  const routes = await waitFor("the routes table", () =>
+    vscode.window.visibleTextEditors.find((e) => /edit_post GET\s+\/posts\/:id\/edit\(\.:format\)\s+posts#edit/.test(e.document.getText())),
   );
   check("Show routes opens the table");
+  // A tab of the group in use, not one more narrow group beside the source and the preview.
+  assert.equal(vscode.window.tabGroups.all.length, groups, "editor groups after Show routes");
+  assert.equal(routes.viewColumn, column, "the routes table's editor group");
+  check("Show routes opens in the editor group in use");
 };

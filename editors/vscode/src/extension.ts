@@ -119,7 +119,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const uri = vscode.Uri.parse(routesUri(source ? source.toString(true) : ""));
       routesChanged.fire(uri);
       const document = await vscode.workspace.openTextDocument(uri);
-      await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+      // The table is wide: a tab of the editor group in use (or the group already showing it), not a
+      // new narrow group beside the others.
+      const showing = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === ROUTES_SCHEME);
+      await vscode.window.showTextDocument(document, { viewColumn: showing?.viewColumn ?? vscode.ViewColumn.Active, preview: true });
     }),
     vscode.commands.registerCommand("switchyard.restartServer", async () => {
       if (client) {

@@ -27,7 +27,7 @@ const disposable = { dispose() {} };
 
 const known = {
   EventEmitter,
-  ViewColumn: { Beside: -2 },
+  ViewColumn: { Active: -1, Beside: -2 },
   StatusBarAlignment: { Left: 1, Right: 2 },
   Uri: { parse: (value: string) => ({ toString: () => value }) },
   window: {

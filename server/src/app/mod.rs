@@ -64,9 +64,98 @@ pub struct AppContext {
     /// The app's runtime lanes (`lanes::readiness`): worked out once per context, when first asked.
     lanes: std::sync::OnceLock<crate::lanes::Readiness>,
     /// Module name → the names it declares for its includers (`module_declarations`).
-    module_declarations: std::sync::OnceLock<HashMap<String, HashSet<String>>>,
+    module_declarations: std::sync::OnceLock<HashMap<String, nav::ModuleDeclarations>>,
     /// Class name → the file of `app/models` that declares it with a superclass (`model_definitions`).
     model_definitions: std::sync::OnceLock<HashMap<String, usize>>,
+    /// Where else Rails may find the app's views (`view_sources`): worked out once per context.
+    view_sources: std::sync::OnceLock<ViewSources>,
+}
+
+/// Where a view the app's own `app/views` lacks may still come from when the app runs.
+#[derive(Default)]
+struct ViewSources {
+    /// `app/views` of the engines inside the app's folder (`saas/app/views`) and of the app an
+    /// engine sits in: Rails puts a loaded engine's views in every lookup.
+    view_dirs: Vec<PathBuf>,
+    /// The app is an engine (`lib/…/engine.rb`, no `config/application.rb`) with no host in the
+    /// folders above it: its views may be the host's.
+    host_unknown: bool,
+    /// Patterns of `.gitignore` under `app/views/`: templates supplied at deployment.
+    ignored: Option<globset::GlobSet>,
+    /// The gems of the bundle, `-` read as `_`: a gem may ship views under its own name.
+    gems: HashSet<String>,
+}
+
+impl ViewSources {
+    fn of(root: &Path, files: &[Arc<FileFacts>]) -> ViewSources {
+        let is_app = |dir: &Path| dir.join("config/application.rb").is_file();
+        let is_engine = |dir: &Path| {
+            dir.join("app/views").is_dir()
+                && (std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| e.file_name().to_string_lossy().ends_with(".gemspec"))
+                    || dir.join("config/routes.rb").is_file())
+        };
+        let mut view_dirs = Vec::new();
+        // Engines in the app's folder: `saas/`, `engines/billing/`, `components/admin/`.
+        let children = |dir: &Path| -> Vec<PathBuf> {
+            let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .filter(|p| {
+                    !p.file_name().is_some_and(|n| matches!(n.to_str(), Some("app" | "node_modules" | "tmp" | "vendor" | "log" | ".git")))
+                })
+                .collect();
+            out.sort();
+            out
+        };
+        for child in children(root) {
+            if is_engine(&child) && !is_app(&child) {
+                view_dirs.push(child.join("app/views"));
+            }
+            for grandchild in children(&child).into_iter().take(256) {
+                if is_engine(&grandchild) && !is_app(&grandchild) {
+                    view_dirs.push(grandchild.join("app/views"));
+                }
+            }
+        }
+        // An engine's host: the nearest folder above it that holds an app.
+        let mut host_unknown = false;
+        let engine = files.iter().any(|f| f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb"))
+            && !files.iter().any(|f| f.relative_path == "config/application.rb");
+        if engine {
+            match root.ancestors().skip(1).take(3).find(|dir| is_app(dir)) {
+                Some(host) => view_dirs.push(host.join("app/views")),
+                None => host_unknown = true,
+            }
+        }
+        let ignored = std::fs::read_to_string(root.join(".gitignore")).ok().and_then(|text| {
+            let mut builder = globset::GlobSetBuilder::new();
+            let mut any = false;
+            for line in text.lines().map(str::trim) {
+                let Some(pattern) = line.trim_start_matches('/').strip_prefix("app/views/") else { continue };
+                if let Ok(glob) = globset::Glob::new(pattern) {
+                    builder.add(glob);
+                    any = true;
+                }
+            }
+            any.then(|| builder.build().ok()).flatten()
+        });
+        let mut gems = HashSet::new();
+        for file in files {
+            match file.deploy.as_deref() {
+                Some(crate::rails::deploy::DeployFile::Lockfile(lockfile)) => {
+                    gems.extend(lockfile.gems.iter().map(|g| g.name.replace('-', "_")));
+                }
+                Some(crate::rails::deploy::DeployFile::Gemfile(gemfile)) => {
+                    gems.extend(gemfile.gems.iter().map(|g| g.name.replace('-', "_")));
+                }
+                _ => {}
+            }
+        }
+        ViewSources { view_dirs, host_unknown, ignored, gems }
+    }
 }
 
 /// What a file contributes to its app's context, without positions: when an edit leaves it unchanged,
@@ -224,6 +313,15 @@ impl AppContext {
             if let Some(template) = &file.template {
                 templates.insert(template.logical_path.clone());
             }
+            // An engine's class may set its inflections in an initializer block (`initializer
+            // "api.inflections" do … inflect.acronym("API")`): they apply app-wide, as the app's own.
+            if file.relative_path.starts_with("lib/") && file.relative_path.ends_with("/engine.rb") {
+                crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
+                    if call.method == "acronym" && call.receiver.as_deref() == Some("inflect") {
+                        acronyms.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(str::to_owned));
+                    }
+                });
+            }
             if let Some(config) = &file.config {
                 acronyms.extend(
                     config
@@ -269,6 +367,7 @@ impl AppContext {
             nav: std::sync::OnceLock::new(),
             module_declarations: std::sync::OnceLock::new(),
             model_definitions: std::sync::OnceLock::new(),
+            view_sources: std::sync::OnceLock::new(),
             preload_lowering: std::sync::OnceLock::new(),
             lanes: std::sync::OnceLock::new(),
         }
@@ -397,10 +496,47 @@ impl AppContext {
     /// Whether `app/views` holds a file for the logical path `dir/name` under any format and handler,
     /// including those the index does not read (`show.api.rsb`, `index.csv.shaper`, a bare
     /// `o2c.html`, `service_worker.js`): Rails renders a file with no handler it knows as is.
+    /// The views of engines in the app's folder, and of the app an engine sits in, count: Rails
+    /// looks in every loaded engine's `app/views`.
     pub fn view_on_disk(&self, dir: &str, name: &str) -> bool {
-        let Ok(entries) = std::fs::read_dir(self.root.join("app/views").join(dir)) else { return false };
         let prefix = format!("{name}.");
-        entries.flatten().any(|e| e.file_name().to_str().is_some_and(|f| f == name || f.starts_with(&prefix)))
+        let sources = self.view_sources();
+        std::iter::once(self.root.join("app/views")).chain(sources.view_dirs.iter().cloned()).any(|views| {
+            let Ok(entries) = std::fs::read_dir(views.join(dir)) else { return false };
+            entries.flatten().any(|e| e.file_name().to_str().is_some_and(|f| f == name || f.starts_with(&prefix)))
+        })
+    }
+
+    /// Whether the template `dir/name` (`layouts/govuk_template`, `home/_show`) may come from outside
+    /// the app's files: the app's `.gitignore` keeps it out of the repository (supplied at
+    /// deployment), a gem of the bundle is named in its path, or the app is an engine whose host
+    /// its folders do not hold.
+    pub fn view_supplied_elsewhere(&self, dir: &str, name: &str) -> bool {
+        let sources = self.view_sources();
+        sources.host_unknown
+            || sources.ignored.as_ref().is_some_and(|set| {
+                let path = format!("{dir}/{name}");
+                set.is_match(&path) || set.is_match(format!("{path}.html.erb")) || set.is_match(format!("{path}.html.haml"))
+            })
+            || dir.split('/').chain([name]).any(|segment| sources.gems.contains(segment))
+    }
+
+    /// Whether a gem of the bundle is named by the controller path's first folder (`clearance/passwords`
+    /// with Clearance in the bundle): the gem may define the controller.
+    pub fn controller_from_gem(&self, controller_path: &str) -> bool {
+        let first = controller_path.split('/').next().unwrap_or(controller_path);
+        controller_path.contains('/') && self.view_sources().gems.contains(first)
+    }
+
+    /// Whether `name` names a gem of the bundle, written with or without underscores
+    /// (`active_admin` for `activeadmin`, `simple_form` for `simple_form`).
+    pub fn names_bundle_gem(&self, name: &str) -> bool {
+        let squeezed = name.replace('_', "");
+        self.view_sources().gems.iter().any(|gem| gem == name || gem.replace('_', "") == squeezed)
+    }
+
+    fn view_sources(&self) -> &ViewSources {
+        self.view_sources.get_or_init(|| ViewSources::of(&self.root, &self.files))
     }
 
     /// The modules a controller includes, its in-app ancestors' included.

@@ -895,60 +895,6 @@ fn lineage_models<'c>(context: &'c AppContext, class_name: &str) -> impl Iterato
     })
 }
 
-/// Class-body macros Rails itself defines: a call of any other (a gem's) may add attributes the app
-/// does not spell out.
-const RAILS_MACROS: &[&str] = &[
-    "alias_attribute",
-    "attr_readonly",
-    "accepts_nested_attributes_for",
-    "after_initialize",
-    "broadcasts",
-    "broadcasts_refreshes",
-    "broadcasts_to",
-    "delegate",
-    "delegate_missing_to",
-    "default_scope",
-    "encrypts",
-    "generates_token_for",
-    "has_one_attached",
-    "has_many_attached",
-    "has_rich_text",
-    "has_secure_password",
-    "has_secure_token",
-    "ignored_columns",
-    "include",
-    "extend",
-    "normalizes",
-    "prepend",
-    "primary_abstract_class",
-    "private",
-    "protected",
-    "public",
-    "self.table_name",
-    "serialize",
-    "store",
-    "store_accessor",
-    "strict_loading_by_default",
-    "connects_to",
-    "composed_of",
-    "define_attribute_methods",
-    "require",
-    "require_relative",
-    "attr_accessor",
-    "attr_reader",
-    "attr_writer",
-    "attribute",
-    "after_commit",
-    "module_function",
-    "class_attribute",
-    "cattr_accessor",
-    "mattr_accessor",
-    "thread_mattr_accessor",
-    "scope",
-    "validate",
-    "enum",
-];
-
 /// Adds what one model's class body declares to `attributes`.
 fn declare_model(context: &AppContext, model: &Model, attributes: &mut Attributes) {
     for association in &model.associations {
@@ -1012,7 +958,7 @@ fn declare_model(context: &AppContext, model: &Model, attributes: &mut Attribute
                     attributes.declared.insert(format!("rich_text_{text}"));
                 }
             }
-            _ if RAILS_MACROS.contains(&name) || name.contains('.') => {}
+            _ if crate::rails::model::RAILS_MACROS.contains(&name) || name.contains('.') => {}
             // A gem's macro (`acts_as_taggable_on`, `monetize`, `translates`): it may add attributes.
             _ => attributes.closed = false,
         }
@@ -1020,7 +966,10 @@ fn declare_model(context: &AppContext, model: &Model, attributes: &mut Attribute
     for concern in &model.concerns {
         for module in concern.arguments.iter().filter_map(|a| a.as_name()) {
             match context.module_declarations(module) {
-                Some(names) => attributes.declared.extend(names.iter().cloned()),
+                Some(declarations) => {
+                    attributes.declared.extend(declarations.names.iter().cloned());
+                    attributes.closed &= !declarations.open;
+                }
                 None => attributes.closed = false,
             }
         }
@@ -1119,32 +1068,70 @@ impl AppContext {
     /// The names a module of the app declares for the classes that include it: its methods and the
     /// names its macros (in its body and its `included do` block) are given. `None` when the app does
     /// not define it (a gem's module).
-    pub fn module_declarations(&self, module: &str) -> Option<&HashSet<String>> {
-        self.module_declarations
-            .get_or_init(|| {
-                let mut out: HashMap<String, HashSet<String>> = HashMap::new();
-                for file in &self.files {
-                    for namespace in
-                        file.outline.namespaces().into_iter().filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Module)
-                    {
-                        let names = out.entry(namespace.name.clone()).or_default();
-                        collect_declarations(&namespace.items, names);
-                    }
+    pub fn module_declarations(&self, module: &str) -> Option<&ModuleDeclarations> {
+        let declarations = self.module_declarations.get_or_init(|| {
+            // Each module's own names, and the modules it includes (`include Taggable` in a concern).
+            let mut own: HashMap<String, (HashSet<String>, Vec<String>)> = HashMap::new();
+            for file in &self.files {
+                for namespace in file.outline.namespaces().into_iter().filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Module) {
+                    let (names, includes) = own.entry(namespace.name.clone()).or_default();
+                    collect_declarations(&namespace.items, names, includes);
                 }
-                out
-            })
-            .get(module)
-            .or_else(|| {
-                // Included by its last name from inside its namespace.
-                let suffix = format!("::{module}");
-                let declarations = self.module_declarations.get()?;
-                declarations.iter().find(|(k, _)| k.ends_with(&suffix)).map(|(_, v)| v)
-            })
+            }
+            let find = |name: &str| -> Option<&String> {
+                own.get_key_value(name).map(|(k, _)| k).or_else(|| {
+                    let suffix = format!("::{name}");
+                    own.keys().filter(|k| k.ends_with(&suffix)).min()
+                })
+            };
+            // What a module declares is what the modules it includes declare too, at any depth.
+            own.keys()
+                .map(|module| {
+                    let mut out = ModuleDeclarations { names: HashSet::new(), open: false };
+                    let mut queue = vec![module];
+                    let mut seen: HashSet<&String> = HashSet::new();
+                    while let Some(current) = queue.pop() {
+                        if !seen.insert(current) || seen.len() > 64 {
+                            continue;
+                        }
+                        let (names, includes) = &own[current];
+                        out.names.extend(names.iter().cloned());
+                        for included in includes {
+                            match find(included) {
+                                Some(found) => queue.push(found),
+                                None if PLAIN_MODULES.contains(&included.as_str()) => {}
+                                // A gem's module may declare anything.
+                                None => out.open = true,
+                            }
+                        }
+                    }
+                    (module.clone(), out)
+                })
+                .collect()
+        });
+        declarations.get(module).or_else(|| {
+            // Included by its last name from inside its namespace.
+            let suffix = format!("::{module}");
+            declarations.iter().filter(|(k, _)| k.ends_with(&suffix)).min_by_key(|(k, _)| *k).map(|(_, v)| v)
+        })
     }
 }
 
+/// What a module of the app declares for the classes that include it.
+#[derive(Debug, Default)]
+pub struct ModuleDeclarations {
+    /// Method names and the names its macros are given, its included modules' too.
+    pub names: HashSet<String>,
+    /// It includes a module the app does not define (a gem's), which may declare anything.
+    pub open: bool,
+}
+
+/// Modules that declare no attribute for their includers.
+const PLAIN_MODULES: &[&str] = &["ActiveSupport::Concern", "Comparable", "Enumerable", "Kernel"];
+
 /// Method names and every name given to a macro, in a module's body and its blocks.
-fn collect_declarations(items: &[crate::syntax::outline::Item], names: &mut HashSet<String>) {
+/// (The modules it includes or extends are listed in `includes`.)
+fn collect_declarations(items: &[crate::syntax::outline::Item], names: &mut HashSet<String>, includes: &mut Vec<String>) {
     use crate::syntax::outline::Item;
     for item in items {
         match item {
@@ -1152,15 +1139,18 @@ fn collect_declarations(items: &[crate::syntax::outline::Item], names: &mut Hash
                 names.insert(def.name.trim_end_matches('=').to_owned());
             }
             Item::Call(call) => {
+                if call.receiver.is_none() && matches!(call.method.as_str(), "include" | "extend" | "prepend") {
+                    includes.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(str::to_owned));
+                }
                 names.extend(call.arguments.iter().flat_map(|a| a.names()));
                 for (_, value) in &call.options {
                     names.extend(value.names());
                 }
                 if let Some(block) = &call.block {
-                    collect_declarations(&block.items, names);
+                    collect_declarations(&block.items, names, includes);
                 }
             }
-            Item::SingletonClass { items, .. } => collect_declarations(items, names),
+            Item::SingletonClass { items, .. } => collect_declarations(items, names, includes),
             _ => {}
         }
     }

@@ -40,6 +40,22 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
         .cloned()
         .filter_map(|d| roundhouse::ingest::apply(&reading, &facts.relative_path, d))
         .collect();
+    // An `include` of the app's own modules loses nothing: said as such, once the app is known.
+    if let Some(app) = app {
+        for model in &facts.models {
+            let namespace = model.class_name.rsplit_once("::").map_or("", |(outer, _)| outer);
+            for call in model.concerns.iter().filter(|c| c.name == "include") {
+                let own = call.arguments.iter().filter_map(|a| a.as_name()).all(|m| app.defines_module(m, namespace));
+                if !own {
+                    continue;
+                }
+                let restated = roundhouse::lowering::include_finding(model, call, true);
+                for d in diagnostics.iter_mut().filter(|d| d.rule == restated.rule && d.span == restated.span) {
+                    *d = restated.clone();
+                }
+            }
+        }
+    }
     // `# switchyard:disable …` comments; one that silences nothing is said (info).
     let silences =
         |s: &crate::rails::Suppression, rule: &str, d: &Diagnostic| d.rule == rule && s.line.is_none_or(|l| l == d.span.start.line);
@@ -65,6 +81,8 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
     diagnostics.retain(|d| !facts.suppressions.iter().any(|s| s.rules.iter().any(|rule| silences(s, rule, d))));
     diagnostics.extend(unused);
     diagnostics.sort_by_key(|d| (d.span.start_byte, d.span.end_byte, d.rule));
+    // One construct, one finding: two ways of reaching the same verdict say it once.
+    diagnostics.dedup_by(|a, b| a.span == b.span && a.rule == b.rule && a.message == b.message);
     diagnostics
 }
 
@@ -478,7 +496,7 @@ fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diag
             continue;
         }
         for (name, span) in &load.names {
-            if model.associations.iter().any(|a| &a.name == name) {
+            if model.has_association(name) {
                 continue;
             }
             let hint = closest(name, model.associations.iter().map(|a| a.name.as_str()))
@@ -530,12 +548,17 @@ fn implicit_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         }
         let Some(path) = controller.class_name.strip_suffix("Controller").map(crate::rails::inflect::underscore) else { continue };
         for (action, calls) in &controller.action_calls {
-            let quiet = calls.iter().any(|c| RESPONDERS.contains(&c.as_str()) || context.method_names.contains(c));
+            // An action that raises (an error page's `raise RoutingError`, a test hook's `fail`) may
+            // never reach its render.
+            let quiet = calls
+                .iter()
+                .any(|c| RESPONDERS.contains(&c.as_str()) || matches!(c.as_str(), "raise" | "fail") || context.method_names.contains(c));
             if quiet
                 || !context.get_actions.contains(&(path.clone(), action.clone()))
                 || context.templates.contains(&format!("{path}/{action}"))
                 || context.templates.contains(&format!("application/{action}"))
                 || context.view_on_disk(&path, action)
+                || context.view_supplied_elsewhere(&path, action)
             {
                 continue;
             }
@@ -594,7 +617,9 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
     // Where else a bare name may resolve: a parent controller's folder, or (for a shared partial or
     // layout) whichever controller renders it.
     let lookup_elsewhere = if in_view {
-        file.template.as_ref().is_some_and(|t| t.partial || t.layout)
+        // A template no controller of its folder renders is rendered from elsewhere (`render
+        // "signup/topics"` in another controller), and its bare names resolve in that one's folders.
+        file.template.as_ref().is_some_and(|t| t.partial || t.layout) || context.controller(&context.controller_class(&folder)).is_none()
     } else {
         file.controllers.iter().any(|c| {
             c.superclass
@@ -606,6 +631,10 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
         .iter()
         .filter_map(|call| {
             let (key, name) = call.named.as_ref()?;
+            // `if defined?(Pro)`, `if path.exist?`: the app knows the template may be missing.
+            if call.guarded {
+                return None;
+            }
             if call.options.iter().any(|o| matches!(o.as_str(), "inline" | "file" | "plain" | "html" | "body" | "json" | "xml" | "js")) {
                 return None;
             }
@@ -621,7 +650,10 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             }
             let file_name = if partial { format!("_{base}") } else { base.to_owned() };
             let logical = format!("{dir}/{file_name}");
-            if context.templates.contains(&logical) || context.view_on_disk(dir, &file_name) {
+            if context.templates.contains(&logical)
+                || context.view_on_disk(dir, &file_name)
+                || context.view_supplied_elsewhere(dir, &file_name)
+            {
                 return None;
             }
             let bare = !name.contains('/');
@@ -765,7 +797,7 @@ fn includes_url_helpers(items: &[crate::syntax::outline::Item]) -> bool {
 
 /// `switchyard.unexpanded-routes`: each call of this routes file whose routes the table could not list.
 fn unexpanded_routes(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> {
-    context
+    let mut out: Vec<Diagnostic> = context
         .table
         .skipped
         .iter()
@@ -785,7 +817,11 @@ fn unexpanded_routes(context: &AppContext, file: &FileFacts) -> Vec<Diagnostic> 
                 }
             ),
         })
-        .collect()
+        .collect();
+    // A routing concern drawn in several places is skipped once per place: said once, on its call.
+    out.sort_by(|a, b| (a.span.start_byte, &a.message).cmp(&(b.span.start_byte, &b.message)));
+    out.dedup_by(|a, b| a.span == b.span && a.message == b.message);
+    out
 }
 
 /// Routes whose controller or action does not exist, by routes file: worked out once per context.
@@ -804,6 +840,9 @@ fn missing_actions_of(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>
             continue;
         }
         let class_name = context.controller_class(controller);
+        if context.controller(&class_name).is_none() && context.controller_from_gem(controller) {
+            continue;
+        }
         let missing_controller = context.controller(&class_name).is_none();
         let has_action = if missing_controller { Some(false) } else { context.has_action(&class_name, action) };
         // An implicit action renders from the controller's folder or an ancestor's (`_prefixes`).

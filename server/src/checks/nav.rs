@@ -82,7 +82,7 @@ fn unknown_columns(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         if attributes.columns.iter().any(|c| c.strip_suffix("_id") == Some(used.name.as_str())) {
             continue;
         }
-        if pending_names(context).contains(&used.name) {
+        if pending_names(context).contains(&used.name) || names_another_table_or_alias(used) {
             continue;
         }
         let consequence = "the query raises ActiveRecord::StatementInvalid when it runs".to_owned();
@@ -117,6 +117,24 @@ fn unknown_columns(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// A name a query may take from elsewhere than the model's table: a joined table's column after
+/// `joins(:tags)` (written unqualified), an alias `select("… AS n")` made, or the alias Rails gives a
+/// grouped calculation (`group(:x).count` orders by `count_all`, `sum(:total)` by `sum_total`).
+fn names_another_table_or_alias(used: &crate::rails::references::ColumnUse) -> bool {
+    let chain = match &used.receiver {
+        ColumnReceiver::Constant { chain, .. } | ColumnReceiver::OwnClass { chain } => chain.as_slice(),
+        ColumnReceiver::Params(_) => return false,
+    };
+    const JOINS: &[&str] = &["joins", "left_joins", "left_outer_joins", "includes", "eager_load", "references"];
+    let ordering = matches!(used.method.as_str(), "order" | "reorder" | "having" | "in_order_of");
+    // A hash condition (`where(user_id: 1)`, `find_by`) is qualified with the model's own table, joins
+    // or not; a bare name elsewhere (`pluck(:tag_id)`, `order(:position)`) is sent as written.
+    let hash_condition = ["where", "rewhere", "find_by", "find_or_", "exists?", "create_with"].iter().any(|m| used.method.starts_with(m));
+    (!hash_condition && chain.iter().any(|m| JOINS.contains(&m.as_str())))
+        || (ordering && chain.iter().any(|m| matches!(m.as_str(), "select" | "group")))
+        || (ordering && ["count_", "sum_", "average_", "maximum_", "minimum_"].iter().any(|operation| used.name.starts_with(operation)))
 }
 
 fn unknown_column(
@@ -451,8 +469,15 @@ fn partial_locals(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
             continue;
         }
         let mut passed: Vec<String> = render.locals.clone();
-        let implied = render.as_local.clone().or_else(|| {
-            (render.object.is_some() || render.options.iter().any(|o| o == "object" || o == "collection"))
+        // In a view, `render "name", collection: items` is `render(partial: "name", locals: {…})`:
+        // every key after the name is a local, `collection` too.
+        let name_first =
+            file.kind == Some(crate::rails::project::FileKind::View) && render.named.as_ref().is_some_and(|(key, _)| key.is_empty());
+        if name_first {
+            passed.extend(render.options.iter().cloned());
+        }
+        let implied = render.as_local.clone().filter(|_| !name_first).or_else(|| {
+            (render.object.is_some() || (!name_first && render.options.iter().any(|o| o == "object" || o == "collection")))
                 .then(|| path.rsplit('/').next().unwrap_or("").trim_start_matches('_').to_owned())
         });
         passed.extend(implied.clone());
@@ -541,8 +566,21 @@ fn missing_translations(file: &FileFacts, context: &AppContext) -> Vec<Diagnosti
         {
             continue;
         }
-        // An absolute key in a namespace the app does not translate may be a gem's.
-        if !translation.key.starts_with('.') && !nav.has_translation(locale, first) {
+        // An absolute key in a namespace the app does not translate, or one named after a gem of the
+        // bundle (`active_admin.dashboard` with ActiveAdmin), may be the gem's.
+        if !translation.key.starts_with('.') && (!nav.has_translation(locale, first) || context.names_bundle_gem(first)) {
+            continue;
+        }
+        // `render "fields" do … t(".hint") … end`: the block runs while the partial renders, and its
+        // lazy keys are the partial's. (A component's block, `render Dialog.new do`, is the caller's.)
+        let in_render_block = |t: &crate::rails::references::Translation| {
+            file.render_calls
+                .iter()
+                .filter(|r| r.named.is_some() || r.layout.is_some())
+                .filter_map(|r| r.block_span)
+                .any(|b| b.start_byte <= t.span.start_byte && t.span.end_byte <= b.end_byte)
+        };
+        if translation.key.starts_with('.') && in_render_block(translation) {
             continue;
         }
         if keys.iter().any(|k| nav.has_translation(locale, k)) {

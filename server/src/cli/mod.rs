@@ -4,6 +4,7 @@
 
 mod check;
 mod lanes;
+mod markdown;
 mod preview;
 mod routes;
 mod rules;

@@ -59,7 +59,14 @@ pub fn routes(path: &Path, json: bool, grep: Option<&str>) -> Result<Outcome, St
             if apps.len() > 1 {
                 writeln!(out, "# {} ({app_root})", app.name).map_err(io)?;
             }
-            write!(out, "{}", format_table(&routes)).map_err(io)?;
+            if routes.is_empty() && grep.is_some() {
+                // As `bin/rails routes --grep` says it.
+                writeln!(out, "No routes were found for this grep pattern.").map_err(io)?;
+                writeln!(out, "For more information about routes, see the Rails guide: https://guides.rubyonrails.org/routing.html.")
+                    .map_err(io)?;
+            } else {
+                write!(out, "{}", format_table(&routes)).map_err(io)?;
+            }
             if apps.len() > 1 {
                 writeln!(out).map_err(io)?;
             }

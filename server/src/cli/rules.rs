@@ -32,8 +32,7 @@ pub fn rules(markdown: bool) -> Result<Outcome, String> {
 
 pub fn explain(id: &str) -> Result<Outcome, String> {
     if let Some(page) = crate::roundhouse::rule_docs::own_page(id) {
-        std::io::stdout().lock().write_all(page.as_bytes()).map_err(super::write_failed)?;
-        return Ok(Outcome::Clean);
+        return print_page(&page);
     }
     let Some(r) = rule(id) else {
         let close: Vec<&str> = RULES
@@ -46,7 +45,20 @@ pub fn explain(id: &str) -> Result<Outcome, String> {
             if close.is_empty() { "`switchyard rules` lists them".to_owned() } else { format!("did you mean {}?", close.join(", ")) };
         return Err(format!("no rule `{id}`: {hint}"));
     };
-    let text = crate::roundhouse::rule_docs::page(r, 1);
-    std::io::stdout().lock().write_all(text.as_bytes()).map_err(super::write_failed)?;
+    print_page(&crate::roundhouse::rule_docs::page(r, 1))
+}
+
+/// A rule's Markdown page: rendered on a terminal (styled unless `--color never` or NO_COLOR says
+/// otherwise) or with `--color always`; as Markdown when piped, for a pager or a Markdown tool.
+fn print_page(page: &str) -> Result<Outcome, String> {
+    use std::io::IsTerminal;
+    let stdout = std::io::stdout();
+    let choice = anstream::AutoStream::choice(&stdout);
+    let rendered = if stdout.is_terminal() || anstream::ColorChoice::global() == anstream::ColorChoice::Always {
+        super::markdown::render(page, choice != anstream::ColorChoice::Never)
+    } else {
+        page.to_owned()
+    };
+    stdout.lock().write_all(rendered.as_bytes()).map_err(super::write_failed)?;
     Ok(Outcome::Clean)
 }

@@ -211,6 +211,8 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
     let mut open_prefixes: Vec<String> = Vec::new();
     let mut error_at: Option<(String, Span)> = None;
     let mut stack: Vec<Frame> = Vec::new();
+    // Anchor id → the key path of the mapping it names (`defaults: &defaults`).
+    let mut anchors: std::collections::HashMap<usize, String> = std::collections::HashMap::new();
     // saphyr counts characters; spans are bytes.
     let span_of = |start: saphyr_parser::Marker, end: saphyr_parser::Marker| {
         let at = |m: saphyr_parser::Marker| {
@@ -243,16 +245,34 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
                 }
                 _ => {}
             },
-            Event::Alias(_) => {
+            Event::Alias(id) => {
                 if let Some((key, span)) = value_key(&mut stack) {
-                    if let Some(prefix) = key.strip_suffix(".<<").or((key == "<<").then_some("")) {
-                        open_prefixes.push(prefix.to_owned());
-                    } else {
-                        read.push((key, Some("*alias".to_owned()), span));
+                    let merge = key.strip_suffix(".<<").or((key == "<<").then_some(""));
+                    let target = merge.unwrap_or(&key).to_owned();
+                    if merge.is_none() {
+                        read.push((key.clone(), Some("*alias".to_owned()), span));
+                    }
+                    match anchors.get(&id) {
+                        // `<<: *defaults` or `form: *fields`: the anchored mapping's keys, here too.
+                        Some(source) => {
+                            let prefix = if source.is_empty() { String::new() } else { format!("{source}.") };
+                            let copied: Vec<(String, Option<String>, Span)> = read
+                                .iter()
+                                .filter_map(|(k, value, _)| {
+                                    let rest = k.strip_prefix(prefix.as_str())?;
+                                    let key = if target.is_empty() { rest.to_owned() } else { format!("{target}.{rest}") };
+                                    Some((key, value.clone(), span))
+                                })
+                                .collect();
+                            read.extend(copied);
+                        }
+                        // An anchor this reading did not place (in a list): what it merges is not known.
+                        None if merge.is_some() => open_prefixes.push(target),
+                        None => {}
                     }
                 }
             }
-            Event::MappingStart(..) => {
+            Event::MappingStart(anchor, _) => {
                 let frame = match stack.last() {
                     None => Frame::Mapping { path: String::new(), key: None },
                     Some(Frame::Skipped) => Frame::Skipped,
@@ -265,6 +285,9 @@ pub fn extract(text: &str, line_index: &LineIndex) -> LocaleFile {
                         None => Frame::Skipped,
                     },
                 };
+                if let (Frame::Mapping { path, .. }, true) = (&frame, anchor != 0) {
+                    anchors.insert(anchor, path.clone());
+                }
                 stack.push(frame);
             }
             Event::SequenceStart(..) => {
@@ -325,10 +348,19 @@ mod tests {
     }
 
     #[test]
-    fn merged_aliases_leave_their_mapping_open_and_errors_keep_what_came_before() {
-        let file = read("en:\n  defaults: &defaults\n    a: 1\n  posts:\n    <<: *defaults\n    b: 2\n");
-        assert_eq!(file.open_prefixes, ["en.posts"]);
-        assert!(file.entries().any(|e| e.key == "en.posts.b"));
+    fn aliases_bring_their_anchor_keys_and_errors_keep_what_came_before() {
+        // `<<: *x` merges the anchored mapping's keys, `key: *x` is the mapping under another key
+        // (nested keys included), as Psych loads them for I18n.
+        let file =
+            read("en:\n  defaults: &defaults\n    a: 1\n    deep:\n      c: 3\n  posts:\n    <<: *defaults\n    b: 2\n  form: *defaults\n");
+        let keys: Vec<&str> = file.entries().map(|e| &*e.key).collect();
+        for key in ["en.posts.a", "en.posts.deep.c", "en.posts.b", "en.form.a", "en.form.deep.c"] {
+            assert!(keys.contains(&key), "{key} in {keys:?}");
+        }
+        assert!(file.open_prefixes.is_empty());
+        // An anchor inside a list is not placed: what it merges stays open.
+        let listed = read("en:\n  list:\n    - &item\n      a: 1\n  posts:\n    <<: *item\n");
+        assert_eq!(listed.open_prefixes, ["en.posts"]);
         let broken = read("de:\n  ok: ja\n  bad: [unclosed\n  later: x\n");
         assert!(broken.entries().any(|e| e.key == "de.ok"));
         assert!(!broken.entries().any(|e| e.key == "de.later"));

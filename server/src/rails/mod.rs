@@ -597,6 +597,10 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
     let outline = if kind == Some(FileKind::Test) { Outline::keeping(tree, ruby_text, declares) } else { Outline::new(tree, ruby_text) };
     let references = references::extract(tree.root_node(), ruby_text);
     facts.route_helper_calls = references.route_helpers;
+    if parsed.language == Language::Haml {
+        let parameters = references::opened_block_parameters(text);
+        facts.route_helper_calls.retain(|r| !parameters.contains(&*r.name));
+    }
     facts.constants = references.constants;
     facts.sqlite3_uses = references.sqlite3_uses;
     facts.render_calls = references.renders;

@@ -172,13 +172,89 @@ fn is_validation(method: &str) -> bool {
 }
 
 impl Model {
-    /// Whether the associations it declares are all it has: it neither inherits from another model nor
-    /// includes a module, either of which could declare more.
+    /// Whether the associations it declares are all it has: it neither inherits from another model,
+    /// includes a module nor calls a gem's macro (`acts_as_taggable_on :tags`), any of which could
+    /// declare more.
     pub fn declares_all_associations(&self) -> bool {
         let inherits = self.superclass.as_deref().is_some_and(|s| !matches!(s, "ApplicationRecord" | "ActiveRecord::Base"));
-        !inherits && self.concerns.is_empty()
+        !inherits && self.concerns.is_empty() && self.macros.iter().all(|m| RAILS_MACROS.contains(&m.name.as_str()) || m.name.contains('.'))
+    }
+
+    /// Whether it has an association named `name`: one it declares, or one Rails declares for an
+    /// attachment (`has_one_attached :file` gives `file_attachment` and `file_blob`) or rich text
+    /// (`has_rich_text :body` gives `rich_text_body`).
+    pub fn has_association(&self, name: &str) -> bool {
+        self.associations.iter().any(|a| a.name == name)
+            || self.macros.iter().any(|m| {
+                let given = || m.arguments.iter().filter_map(|a| a.as_name());
+                match m.name.as_str() {
+                    "has_one_attached" => given().any(|a| name == format!("{a}_attachment") || name == format!("{a}_blob")),
+                    "has_many_attached" => given().any(|a| name == format!("{a}_attachments") || name == format!("{a}_blobs")),
+                    "has_rich_text" => given().any(|a| name == format!("rich_text_{a}")),
+                    _ => false,
+                }
+            })
     }
 }
+
+/// Class-body macros Rails itself defines: a call of any other (a gem's) may add attributes the app
+/// does not spell out.
+pub const RAILS_MACROS: &[&str] = &[
+    "alias_attribute",
+    "attr_readonly",
+    "accepts_nested_attributes_for",
+    "after_initialize",
+    "broadcasts",
+    "broadcasts_refreshes",
+    "broadcasts_to",
+    "delegate",
+    "delegate_missing_to",
+    "default_scope",
+    "encrypts",
+    "generates_token_for",
+    "has_one_attached",
+    "has_many_attached",
+    "has_rich_text",
+    "has_secure_password",
+    "has_secure_token",
+    "ignored_columns",
+    "include",
+    "extend",
+    "normalizes",
+    "prepend",
+    "primary_abstract_class",
+    "private",
+    "protected",
+    "public",
+    "self.table_name",
+    "serialize",
+    "store",
+    "store_accessor",
+    "strict_loading_by_default",
+    "connects_to",
+    "composed_of",
+    "define_attribute_methods",
+    "require",
+    "require_relative",
+    "attr_accessor",
+    "attr_reader",
+    "attr_writer",
+    "attribute",
+    "after_commit",
+    "module_function",
+    "private_constant",
+    "public_constant",
+    "private_class_method",
+    "public_class_method",
+    "alias_method",
+    "class_attribute",
+    "cattr_accessor",
+    "mattr_accessor",
+    "thread_mattr_accessor",
+    "scope",
+    "validate",
+    "enum",
+];
 
 /// `module Push; def self.table_name_prefix = "push_"; end`: the namespace and the prefix its models'
 /// tables take (Rails prepends the nearest enclosing module's). Only a body that is one plain string is

@@ -108,6 +108,10 @@ pub struct RenderCall {
     /// Its block (`render layout: "box" do … end`): the code in it runs inside the partial.
     #[serde(skip)]
     pub block_span: Option<Span>,
+    /// It runs only when a condition asks whether something exists (`if defined?(Pro)`,
+    /// `if path.exist?`, `if lookup_context.exists?(…)`): what it names may be missing on purpose.
+    #[serde(skip)]
+    pub guarded: bool,
     pub span: Span,
 }
 
@@ -485,6 +489,20 @@ impl Locals {
         }
         false
     }
+}
+
+/// The parameters of the blocks `text` opens (`do |item|`, `{ |a, (b, c)|`), read from the text: a
+/// HAML template's masked Ruby takes the block structure out (`- items.each do |item|`), so its
+/// parameters are not in the tree.
+pub fn opened_block_parameters(text: &str) -> BTreeSet<String> {
+    static OPENED_BLOCK: std::sync::LazyLock<regex_lite::Regex> =
+        std::sync::LazyLock::new(|| regex_lite::Regex::new(r"(?:\bdo|\{)\s*\|([\w\s,*&()]*)\|").unwrap());
+    OPENED_BLOCK
+        .captures_iter(text)
+        .flat_map(|opened| {
+            opened[1].split([',', '(', ')', '*', '&']).map(str::trim).filter(|p| !p.is_empty()).map(str::to_owned).collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 pub fn extract(root: Node<'_>, text: &str) -> References {
@@ -890,6 +908,31 @@ const RENDER_OPTIONS: &[&str] = &[
     "location",
 ];
 
+/// Whether a condition around `node` (an `if`, `unless`, `elsif`, modifier, ternary or `&&`) asks
+/// whether something exists: `defined?(X)`, `x.exist?`, `File.exist?(…)`, `template_exists?(…)`.
+fn existence_guarded(node: Node<'_>, text: &str) -> bool {
+    const ASKS: &[&str] = &["defined?", "exist?", "exists?", "any_templates?"];
+    let mut current = node;
+    while let Some(parent) = current.parent() {
+        let condition = match parent.kind_name() {
+            "if" | "unless" | "elsif" | "if_modifier" | "unless_modifier" | "conditional" => parent.field("condition"),
+            "binary" => parent.field("left").filter(|left| left.id() != current.id()),
+            _ => None,
+        };
+        if condition.is_some_and(|c| {
+            let code = &text[c.byte_range()];
+            ASKS.iter().any(|ask| code.contains(ask))
+        }) {
+            return true;
+        }
+        if matches!(parent.kind_name(), "method" | "singleton_method" | "class" | "module") {
+            return false;
+        }
+        current = parent;
+    }
+    false
+}
+
 fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
     let call = call_of(node, text, "")?;
     let name_of = |v: &crate::syntax::value::Value| v.as_name().map_or_else(|| v.to_string(), str::to_owned);
@@ -961,6 +1004,7 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
             Some(_) => false,
         };
     let block_span = call.block.as_ref().map(|b| b.span);
+    let guarded = existence_guarded(node, text);
     Some(RenderCall {
         target,
         options,
@@ -973,6 +1017,7 @@ fn render_call(node: Node<'_>, text: &str) -> Option<RenderCall> {
         as_local,
         locals_known,
         block_span,
+        guarded,
         span: call.span,
     })
 }

@@ -101,21 +101,25 @@ pub fn extract(outline: &Outline, drawn_file: bool) -> RouteFile {
     }
     let mut written = Reader { evaluate: false, bindings: Vec::new() };
     let mut file = RouteFile::default();
-    let draws: Vec<(&Call, &[Item])> = outline
+    // The receiver of each `draw` block, `X::Engine::routes` read as `X::Engine.routes`.
+    let draws: Vec<(Option<String>, &[Item])> = outline
         .items
         .iter()
         .filter_map(|item| match item {
-            Item::Call(call @ Call { block: Some(block), .. }) if call.method == "draw" => Some((call, block.items.as_slice())),
+            Item::Call(call @ Call { block: Some(block), .. }) if call.method == "draw" => Some((
+                call.receiver.as_deref().map(|r| r.strip_suffix("::routes").map_or_else(|| r.to_owned(), |stem| format!("{stem}.routes"))),
+                block.items.as_slice(),
+            )),
             _ => None,
         })
         .collect();
     // A file `config.paths["config/routes.rb"]` lists opens its own draw block; one `draw` names.
-    if drawn_file && !draws.iter().any(|(call, _)| call.receiver.as_deref().is_some_and(|r| r.ends_with(".routes"))) {
+    if drawn_file && !draws.iter().any(|(receiver, _)| receiver.as_deref().is_some_and(|r| r.ends_with(".routes"))) {
         file.calls = written.calls_of(&outline.items);
         file.drawn = drawn.calls_of(&outline.items);
         return file;
     }
-    let has_application = draws.iter().any(|(call, _)| call.receiver.as_deref().is_some_and(is_application_routes));
+    let has_application = draws.iter().any(|(receiver, _)| receiver.as_deref().is_some_and(is_application_routes));
     let mut engine_draws = Vec::new();
     let mut receiver = None;
     let mut in_draw_block = false;
@@ -123,22 +127,22 @@ pub fn extract(outline: &Outline, drawn_file: bool) -> RouteFile {
         // Only Rails' reading changes for these: Roundhouse reads the file's top level as written.
         file.calls = written.calls_of(&outline.items);
     }
-    for (call, items) in draws {
-        let engine = has_application && !call.receiver.as_deref().is_some_and(is_application_routes);
+    for (draw_receiver, items) in draws {
+        let engine = has_application && !draw_receiver.as_deref().is_some_and(is_application_routes);
         if drawn_file || engine {
             if !drawn_file {
                 file.calls.extend(written.calls_of(items));
             }
             let calls = drawn.calls_of(items);
             if engine {
-                engine_draws.push((call.receiver.clone().unwrap_or_default(), calls));
+                engine_draws.push((draw_receiver.unwrap_or_default(), calls));
             } else {
                 file.drawn.extend(calls);
             }
             continue;
         }
         in_draw_block = true;
-        receiver = call.receiver.clone();
+        receiver = draw_receiver;
         file.calls.extend(written.calls_of(items));
         file.drawn.extend(drawn.calls_of(items));
     }

@@ -19,7 +19,7 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
     if !model.declares_all_associations() {
         return;
     }
-    let known = |name: &str| model.associations.iter().any(|a| a.name == name);
+    let known = |name: &str| model.has_association(name);
     let closest = |name: &str| {
         let names: Vec<&str> = model.associations.iter().map(|a| a.name.as_str()).collect();
         names

@@ -74,6 +74,28 @@ pub struct AppReading {
     /// directly or through a file it draws. Rails can load the others from `config/application.rb`;
     /// Roundhouse does not.
     pub routes_drawn: Vec<String>,
+    /// The modules the app defines, by full name (`Taggable`, `Admin::Filterable`).
+    pub modules: std::collections::HashSet<String>,
+}
+
+impl AppReading {
+    /// Whether `name`, as an `include` in a class inside `namespace` writes it, is a module the app
+    /// defines (`Filterable` in `Admin::Post` may be `Admin::Filterable`).
+    pub fn defines_module(&self, name: &str, namespace: &str) -> bool {
+        let name = name.trim_start_matches("::");
+        let mut scope = namespace;
+        loop {
+            let full = if scope.is_empty() { name.to_owned() } else { format!("{scope}::{name}") };
+            if self.modules.contains(&full) {
+                return true;
+            }
+            match scope.rsplit_once("::") {
+                Some((outer, _)) => scope = outer,
+                None if !scope.is_empty() => scope = "",
+                None => return false,
+            }
+        }
+    }
 }
 
 impl AppReading {
@@ -81,6 +103,13 @@ impl AppReading {
         let mut reading = AppReading::default();
         let mut required: Vec<&str> = Vec::new();
         for file in files {
+            reading.modules.extend(
+                file.outline
+                    .namespaces()
+                    .into_iter()
+                    .filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Module)
+                    .map(|n| n.name.clone()),
+            );
             if let Some(config) = file.config.as_ref().filter(|_| file.kind == Some(FileKind::Initializer)) {
                 required.extend(config.requires.iter().map(String::as_str));
             }

@@ -296,6 +296,13 @@ impl<'a> Scope<'a> {
 }
 
 /// The statements of a body (program, class body, block body), as items.
+/// Ruby's reserved words: never the name of a bare call.
+const RESERVED_WORDS: &[&str] = &[
+    "BEGIN", "END", "alias", "and", "begin", "break", "case", "class", "def", "defined?", "do", "else", "elsif", "end", "ensure", "false",
+    "for", "if", "in", "module", "next", "nil", "not", "or", "redo", "rescue", "retry", "return", "self", "super", "then", "true", "undef",
+    "unless", "until", "when", "while", "yield",
+];
+
 fn items_of(body: Node<'_>, scope: Scope<'_>) -> Vec<Item> {
     let mut state = Body::default();
     let mut cursor = body.walk();
@@ -317,7 +324,8 @@ fn read_statement(state: &mut Body, statement: Node<'_>, scope: Scope<'_>, recov
             state.items.push(Item::SingletonClass { span: Span::of(statement), items: items_inside });
         }
         "method" | "singleton_method" => state.items.extend(method_of(statement, text, visibility, singleton).map(Item::Method)),
-        "identifier" if !recovering => {
+        // A keyword read as an identifier (`end` after an unclosed `(`) is broken code, not a call.
+        "identifier" if !recovering && !RESERVED_WORDS.contains(&text_of(statement, text)) => {
             let name = text_of(statement, text);
             if let Some(v) = visibility_keyword(name) {
                 state.visibility = Some(v);
@@ -335,6 +343,10 @@ fn read_statement(state: &mut Body, statement: Node<'_>, scope: Scope<'_>, recov
                 return;
             }
             let Some(call) = read_call(statement, scope) else { return };
+            // `end def other … end` after an unclosed `(`: broken code, no call named `end`.
+            if call.receiver.is_none() && RESERVED_WORDS.contains(&call.method.as_str()) {
+                return;
+            }
             if call.block.as_ref().is_some_and(|block| block.items.is_empty()) && !scope.keeps_call(&call.method) {
                 return;
             }

@@ -52,9 +52,10 @@ end
 
 M.clients_for = clients_for
 
--- The current buffer and its Switchyard client; nil (after saying so) when none is attached.
-local function current_client()
-  local bufnr = vim.api.nvim_get_current_buf()
+-- The buffer (the current one unless given) and its Switchyard client; nil (after saying so) when
+-- none is attached.
+local function current_client(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
   local client = clients_for(bufnr)[1]
   if not client then
     vim.notify("Switchyard is not attached to this buffer", vim.log.levels.WARN)
@@ -72,13 +73,23 @@ vim.lsp.commands["switchyard.openRoute"] = function(command)
   end
 end
 
--- The "Preview specialized output" lens: open the preview of that file.
-vim.lsp.commands["switchyard.preview"] = function(command)
+-- The "Preview specialized output" lens: open the preview of that file. The lens sits in the file
+-- it previews, whose buffer is used as it is (editing it again would reload it); another file is
+-- opened first, and its client waited for.
+vim.lsp.commands["switchyard.preview"] = function(command, ctx)
   local args = command.arguments or {}
+  local bufnr = (ctx and ctx.bufnr) or vim.api.nvim_get_current_buf()
   if args[1] then
-    vim.cmd("edit " .. vim.fn.fnameescape(vim.uri_to_fname(args[1])))
+    local target = vim.uri_to_bufnr(args[1])
+    if target ~= bufnr and target ~= vim.api.nvim_get_current_buf() then
+      vim.cmd("edit " .. vim.fn.fnameescape(vim.uri_to_fname(args[1])))
+      vim.wait(5000, function()
+        return #clients_for(target) > 0
+      end, 20)
+    end
+    bufnr = target
   end
-  M.preview()
+  M.preview(nil, bufnr)
 end
 
 -- Per-client handlers. `$/progress`: when the server's first index ends, its code lenses are
@@ -280,8 +291,8 @@ end
 
 -- :SwitchyardPreview — Switchyard's preview of what Roundhouse makes of the current file, in a scratch
 -- split that follows edits to the source buffer.
-function M.preview(target)
-  local client, source = current_client()
+function M.preview(target, bufnr)
+  local client, source = current_client(bufnr)
   if not client then
     return
   end
