@@ -1,10 +1,12 @@
 //! The `rails.*` checks resolve names as Rails does, on a fixture app whose every case is marked
 //! with what Rails does (`tests/fixtures/apps/resolution`, comments beginning `Rails:`): views
 //! found through a nested engine, a gem of the bundle, `.gitignore` or a guard; controllers through
-//! inflection acronyms or a gem; a method two includes away; columns of a joined table or an alias;
-//! an attachment's association; a partial's locals written after its name; lazy keys in a partial's
-//! block; locale keys through YAML anchors and aliases; a HAML block's parameter. Only the five
-//! findings planted as true remain.
+//! inflection acronyms and uncountable words, or a gem; a method two includes away, or defined as a
+//! macro's argument in a component; columns of a joined table or an alias (a grouped count's, or one
+//! a later `pluck` selects); an attachment's association, and a gem's class reopened; locals passed
+//! to a template or a partial (after its name, or as a hash a method returns); lazy keys in a
+//! partial's block; locale keys through YAML anchors and aliases; a HAML block's parameter. Only the
+//! five findings planted as true remain.
 
 mod support;
 
@@ -13,11 +15,11 @@ use std::process::Command;
 use expect_test::expect;
 use support::repo_root;
 
-#[test]
-fn the_rails_checks_find_what_rails_finds_and_only_that() {
+/// `file:line rule` of each finding of the fixture app `app` whose rule starts with `prefix`, sorted.
+fn findings(app: &str, prefix: &str) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_switchyard"))
         .args(["--check", "--no-cache", "--format", "json"])
-        .arg(repo_root().join("tests/fixtures/apps/resolution"))
+        .arg(repo_root().join(app))
         .output()
         .expect("run switchyard --check");
     let stdout = String::from_utf8(output.stdout).unwrap();
@@ -26,15 +28,31 @@ fn the_rails_checks_find_what_rails_finds_and_only_that() {
         .filter_map(|line| {
             let finding: serde_json::Value = serde_json::from_str(line).ok()?;
             let (rule, file) = (finding["rule"].as_str()?, finding["file"].as_str()?);
-            rule.starts_with("rails.").then(|| format!("{file}:{} {rule}", finding["line"]))
+            rule.starts_with(prefix).then(|| format!("{file}:{} {rule}", finding["line"]))
         })
         .collect();
     lines.sort();
+    lines.join("\n")
+}
+
+/// In an app that uses Devise (`tests/fixtures/apps/devise`: modules, OmniAuth, `path_names`,
+/// `controllers:`, a namespaced `devise_for`, `devise_scope`, `authenticated`), every route is listed
+/// and the route-helper check is on: the one typo planted in a view is caught, and nothing else.
+#[test]
+fn route_helpers_are_checked_in_a_devise_app() {
+    expect!["app/views/posts/welcome.html.erb:5 rails.unknown-route-helper"]
+        .assert_eq(&findings("tests/fixtures/apps/devise", "rails.unknown-route-helper"));
+    expect![""].assert_eq(&findings("tests/fixtures/apps/devise", "switchyard.unexpanded-routes"));
+}
+
+#[test]
+fn the_rails_checks_find_what_rails_finds_and_only_that() {
+    let lines = findings("tests/fixtures/apps/resolution", "rails.");
     expect![[r#"
         app/models/attachment.rb:7 rails.unknown-association
-        app/models/post.rb:20 rails.unknown-column
+        app/models/post.rb:25 rails.unknown-column
         app/views/home/show.html.erb:15 rails.missing-template
         app/views/posts/index.html.erb:3 rails.missing-translation
-        config/routes.rb:13 rails.missing-action"#]]
-    .assert_eq(&lines.join("\n"));
+        config/routes.rb:15 rails.missing-action"#]]
+    .assert_eq(&lines);
 }

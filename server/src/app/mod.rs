@@ -42,8 +42,13 @@ pub struct AppContext {
     /// (`mailers` for `prepend_view_path Rails.root.join("app/views/mailers")`): a template under one
     /// is also found (and translated) by its path below it.
     pub view_roots: Vec<String>,
-    /// Partial file name (`_form`) → the locals any `render` of a partial of that name passes.
-    pub partial_locals: HashMap<String, HashSet<String>>,
+    /// Every local any `render` of the app passes by name (`locals: { resend_url: … }`, `render
+    /// "form", post: @post`), to a partial or a template: a name a template reads may be one.
+    pub passed_locals: HashSet<String>,
+    /// Templates and partials (by logical path without the partial's `_`: `layouts/global_header`;
+    /// by file name alone where the folder is not known) some `render` passes locals Switchyard
+    /// cannot list (`locals: header_props`): any name they read may be a local.
+    pub open_locals: HashSet<String>,
     /// The app's files, for checks that walk them.
     pub files: Vec<Arc<FileFacts>>,
     /// What deciding how Roundhouse reads each file needs (`roundhouse::ingest`).
@@ -82,8 +87,6 @@ struct ViewSources {
     host_unknown: bool,
     /// Patterns of `.gitignore` under `app/views/`: templates supplied at deployment.
     ignored: Option<globset::GlobSet>,
-    /// The gems of the bundle, `-` read as `_`: a gem may ship views under its own name.
-    gems: HashSet<String>,
 }
 
 impl ViewSources {
@@ -142,19 +145,7 @@ impl ViewSources {
             }
             any.then(|| builder.build().ok()).flatten()
         });
-        let mut gems = HashSet::new();
-        for file in files {
-            match file.deploy.as_deref() {
-                Some(crate::rails::deploy::DeployFile::Lockfile(lockfile)) => {
-                    gems.extend(lockfile.gems.iter().map(|g| g.name.replace('-', "_")));
-                }
-                Some(crate::rails::deploy::DeployFile::Gemfile(gemfile)) => {
-                    gems.extend(gemfile.gems.iter().map(|g| g.name.replace('-', "_")));
-                }
-                _ => {}
-            }
-        }
-        ViewSources { view_dirs, host_unknown, ignored, gems }
+        ViewSources { view_dirs, host_unknown, ignored }
     }
 }
 
@@ -255,7 +246,8 @@ impl AppContext {
         let mut modules: HashMap<String, Vec<String>> = HashMap::new();
         let mut templates = HashSet::new();
         let mut macros: HashMap<String, Vec<crate::rails::concern_macros::ConcernMacro>> = HashMap::new();
-        let mut partial_locals: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut passed_locals: HashSet<String> = HashSet::new();
+        let mut open_locals: HashSet<String> = HashSet::new();
         let mut acronyms: Vec<String> = Vec::new();
         let mut view_roots: Vec<String> = Vec::new();
         for file in &files {
@@ -268,6 +260,12 @@ impl AppContext {
                     )
                 {
                     method_names.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(str::to_owned));
+                }
+                // A method defined as a macro's argument: `memoize def image_url`, `helper_method def x`.
+                if call.receiver.is_none()
+                    && let Some(name) = call.arguments.first().and_then(|a| defined_name(&a.to_string()))
+                {
+                    method_names.insert(name);
                 }
                 if matches!(call.method.as_str(), "prepend_view_path" | "append_view_path") {
                     for argument in call.arguments.iter() {
@@ -282,10 +280,25 @@ impl AppContext {
                     }
                 }
             });
-            for render in file.render_calls.iter().filter(|r| !r.locals.is_empty()) {
-                if let Some((_, name)) = &render.named {
-                    let base = name.rsplit('/').next().unwrap_or(name).split('.').next().unwrap_or("");
-                    partial_locals.entry(format!("_{}", base.trim_start_matches('_'))).or_default().extend(render.locals.iter().cloned());
+            // A bare name renders from the controller's folder (a view's own, for a partial).
+            let folder = file
+                .relative_path
+                .strip_prefix("app/controllers/")
+                .and_then(|p| p.strip_suffix("_controller.rb"))
+                .map(str::to_owned)
+                .or_else(|| file.template.as_ref().and_then(|t| t.logical_path.rsplit_once('/')).map(|(dir, _)| dir.to_owned()));
+            for render in &file.render_calls {
+                passed_locals.extend(render.locals.iter().cloned());
+                if !render.locals_known
+                    && let Some((_, name)) = &render.named
+                {
+                    let name = name.split('.').next().unwrap_or(name);
+                    let (dir, base) = match name.rsplit_once('/') {
+                        Some((dir, base)) => (Some(dir.to_owned()), base),
+                        None => (folder.clone(), name),
+                    };
+                    let base = base.trim_start_matches('_');
+                    open_locals.insert(dir.map_or_else(|| base.to_owned(), |dir| format!("{dir}/{base}")));
                 }
             }
             for m in &file.concern_macros {
@@ -357,7 +370,8 @@ impl AppContext {
             templates,
             acronyms,
             view_roots,
-            partial_locals,
+            passed_locals,
+            open_locals,
             reading: crate::roundhouse::ingest::AppReading::new(&files),
             files,
             collisions: std::sync::OnceLock::new(),
@@ -518,21 +532,14 @@ impl AppContext {
                 let path = format!("{dir}/{name}");
                 set.is_match(&path) || set.is_match(format!("{path}.html.erb")) || set.is_match(format!("{path}.html.haml"))
             })
-            || dir.split('/').chain([name]).any(|segment| sources.gems.contains(segment))
+            || dir.split('/').chain([name]).any(|segment| self.reading.gems.contains(segment))
     }
 
     /// Whether a gem of the bundle is named by the controller path's first folder (`clearance/passwords`
     /// with Clearance in the bundle): the gem may define the controller.
     pub fn controller_from_gem(&self, controller_path: &str) -> bool {
         let first = controller_path.split('/').next().unwrap_or(controller_path);
-        controller_path.contains('/') && self.view_sources().gems.contains(first)
-    }
-
-    /// Whether `name` names a gem of the bundle, written with or without underscores
-    /// (`active_admin` for `activeadmin`, `simple_form` for `simple_form`).
-    pub fn names_bundle_gem(&self, name: &str) -> bool {
-        let squeezed = name.replace('_', "");
-        self.view_sources().gems.iter().any(|gem| gem == name || gem.replace('_', "") == squeezed)
+        controller_path.contains('/') && self.reading.gems.contains(first)
     }
 
     fn view_sources(&self) -> &ViewSources {
@@ -622,4 +629,12 @@ impl AppContext {
             Some(_) => None,
         }
     }
+}
+
+/// The name a `def` written as a value defines: `def image_url …` → `image_url`, `def self.x` → `x`.
+fn defined_name(code: &str) -> Option<String> {
+    let rest = code.strip_prefix("def ")?.trim_start();
+    let rest = rest.strip_prefix("self.").unwrap_or(rest);
+    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '?' | '!' | '=')).collect();
+    (!name.is_empty()).then_some(name)
 }

@@ -40,12 +40,26 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
         .cloned()
         .filter_map(|d| roundhouse::ingest::apply(&reading, &facts.relative_path, d))
         .collect();
-    // An `include` of the app's own modules loses nothing: said as such, once the app is known.
     if let Some(app) = app {
+        // A class in a gem's namespace (`Doorkeeper::AccessToken`) reopens the gem's: its associations
+        // are the gem's too, which the app's files do not list.
+        for model in facts.models.iter().filter(|m| reopens_gem_class(app, &m.class_name)) {
+            diagnostics.retain(|d| {
+                !(d.rule == rule!("rails.unknown-association")
+                    && model.span.start_byte <= d.span.start_byte
+                    && d.span.end_byte <= model.span.end_byte)
+            });
+        }
+        // An `include` of the app's own modules loses nothing: said as such, once the app is known.
         for model in &facts.models {
-            let namespace = model.class_name.rsplit_once("::").map_or("", |(outer, _)| outer);
+            // Looked up as Ruby does from inside the class: `include Closeable` in `Card` may be
+            // `Card::Closeable`. Ruby's own modules (`Comparable`) are always there.
             for call in model.concerns.iter().filter(|c| c.name == "include") {
-                let own = call.arguments.iter().filter_map(|a| a.as_name()).all(|m| app.defines_module(m, namespace));
+                let own = call
+                    .arguments
+                    .iter()
+                    .filter_map(|a| a.as_name())
+                    .all(|m| matches!(m, "Comparable" | "Enumerable" | "Kernel") || app.defines_module(m, &model.class_name));
                 if !own {
                     continue;
                 }
@@ -84,6 +98,11 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
     // One construct, one finding: two ways of reaching the same verdict say it once.
     diagnostics.dedup_by(|a, b| a.span == b.span && a.rule == b.rule && a.message == b.message);
     diagnostics
+}
+
+/// Whether `class_name` sits in the namespace of a gem of the bundle (`Doorkeeper::AccessToken`).
+fn reopens_gem_class(app: &AppReading, class_name: &str) -> bool {
+    class_name.split_once("::").is_some_and(|(namespace, _)| app.names_gem(namespace.trim_start_matches("::")))
 }
 
 /// The whole-app diagnostics of every file of the app, by path (files with none are absent), each
@@ -483,7 +502,7 @@ fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diag
     let mut out = Vec::new();
     for load in &file.association_loads {
         let Some(model) = context.model(&load.model) else { continue };
-        if !model.declares_all_associations() {
+        if !model.declares_all_associations() || reopens_gem_class(&context.reading, &model.class_name) {
             continue;
         }
         // `select`, `group` and `having` keep the model's associations (not its columns: an alias may add one).
@@ -710,12 +729,20 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
     if draws_nothing || open.contains(&&MayDefine::Any) || file.kind == Some(FileKind::Routes) || !sees_route_helpers(file) {
         return Vec::new();
     }
-    // A partial's locals: what its strict-locals comment declares and what its renders pass (asked
-    // name by name: a partial name every resource has, `_form`, gathers the locals of them all).
-    let partial = file.template.as_ref().filter(|t| t.partial);
-    let passed = partial.and_then(|t| context.partial_locals.get(t.logical_path.rsplit('/').next().unwrap_or("")));
+    // A template's locals: what a partial's strict-locals comment declares, and any name a `render`
+    // of the app passes as a local (to a partial, or to a template: `render "edit", locals: {…}`, a
+    // mailer's `format.html { render …, locals: {…} }`). A template some render passes locals it
+    // cannot list (`locals: header_props`) may read any name as one.
+    let template = file.template.as_ref();
+    let rendered_as = template.map(|t| match t.logical_path.rsplit_once('/') {
+        Some((dir, base)) => (format!("{dir}/{}", base.trim_start_matches('_')), base.trim_start_matches('_').to_owned()),
+        None => (t.logical_path.trim_start_matches('_').to_owned(), t.logical_path.trim_start_matches('_').to_owned()),
+    });
+    if rendered_as.is_some_and(|(path, base)| context.open_locals.contains(&path) || context.open_locals.contains(&base)) {
+        return Vec::new();
+    }
     let is_local = |name: &str| {
-        partial.is_some_and(|t| t.strict_locals.as_ref().is_some_and(|s| s.declares(name))) || passed.is_some_and(|p| p.contains(name))
+        template.is_some_and(|t| t.strict_locals.as_ref().is_some_and(|s| s.declares(name))) || context.passed_locals.contains(name)
     };
     file.route_helper_calls
         .iter()

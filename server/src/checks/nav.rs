@@ -568,7 +568,7 @@ fn missing_translations(file: &FileFacts, context: &AppContext) -> Vec<Diagnosti
         }
         // An absolute key in a namespace the app does not translate, or one named after a gem of the
         // bundle (`active_admin.dashboard` with ActiveAdmin), may be the gem's.
-        if !translation.key.starts_with('.') && (!nav.has_translation(locale, first) || context.names_bundle_gem(first)) {
+        if !translation.key.starts_with('.') && (!nav.has_translation(locale, first) || context.reading.names_gem(first)) {
             continue;
         }
         // `render "fields" do … t(".hint") … end`: the block runs while the partial renders, and its

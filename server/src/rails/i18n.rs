@@ -353,7 +353,7 @@ mod tests {
         // (nested keys included), as Psych loads them for I18n.
         let file =
             read("en:\n  defaults: &defaults\n    a: 1\n    deep:\n      c: 3\n  posts:\n    <<: *defaults\n    b: 2\n  form: *defaults\n");
-        let keys: Vec<&str> = file.entries().map(|e| &*e.key).collect();
+        let keys: Vec<&str> = file.entries().map(|e| e.key).collect();
         for key in ["en.posts.a", "en.posts.deep.c", "en.posts.b", "en.form.a", "en.form.deep.c"] {
             assert!(keys.contains(&key), "{key} in {keys:?}");
         }

@@ -544,7 +544,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
             "call" if node.field("receiver").is_none() => {
                 if let Some(method) = node.field("method").filter(|m| m.kind_name() == "identifier") {
                     let name = text_of(method, text);
-                    if name == "render" {
+                    if name == "render" || name == "render_to_string" {
                         references.renders.extend(render_call(node, text));
                     }
                     if super::test_block(name) == Some(super::TestBlock::Value)
@@ -562,7 +562,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                     if matches!(name, "t" | "translate") {
                         references.uses.translations.extend(translation(node, text));
                     }
-                    if COLUMN_METHODS.contains(&name) {
+                    if COLUMN_METHODS.contains(&name) && !(matches!(name, "order" | "reorder") && aliased_later(node, text)) {
                         column_uses(node, name, ColumnReceiver::OwnClass { chain: Vec::new() }, text, &mut references.uses.columns);
                     }
                 }
@@ -668,10 +668,31 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
     {
         column_uses(node, name, ColumnReceiver::Params(key), text, &mut uses.columns);
     } else if COLUMN_METHODS.contains(&name)
+        && !(matches!(name, "order" | "reorder") && aliased_later(node, text))
         && let Some(relation) = relation_start(receiver, text)
     {
         column_uses(node, name, relation, text, &mut uses.columns);
     }
+}
+
+/// Whether a call made on `node`'s result selects with SQL (`.pluck(Arel.sql("… as label"))`,
+/// `.select("count(*) AS n")`): an `order` before it may name that alias.
+fn aliased_later(node: Node<'_>, text: &str) -> bool {
+    let mut current = node;
+    while let Some(parent) =
+        current.parent().filter(|p| p.kind_name() == "call" && p.field("receiver").is_some_and(|r| r.id() == current.id()))
+    {
+        let selects = parent.field("method").is_some_and(|m| matches!(text_of(m, text), "select" | "pluck" | "pick" | "group"));
+        let sql = parent.field("arguments").is_some_and(|a| {
+            let mut cursor = a.walk();
+            a.named_children(&mut cursor).any(|argument| !matches!(argument.kind_name(), "simple_symbol" | "comment"))
+        });
+        if selects && sql {
+            return true;
+        }
+        current = parent;
+    }
+    false
 }
 
 /// The relation a query is called on: a chain that starts at a constant (`Post.published.where` →

@@ -151,6 +151,8 @@ pub struct RouteSources<'a> {
     pub engine_module: Option<String>,
     /// `admin` → (`config/routes/admin.rb`, its calls).
     pub drawn: HashMap<String, (&'a str, &'a [RouteCall])>,
+    /// The app's `inflect.uncountable` words (`resource :totp` then reaches `totp`, not `totps`).
+    pub uncountables: Vec<String>,
 }
 
 impl<'a> RouteSources<'a> {
@@ -163,6 +165,7 @@ impl<'a> RouteSources<'a> {
             devise: None,
             engine_module: None,
             drawn: HashMap::new(),
+            uncountables: Vec::new(),
         }
     }
 }
@@ -198,7 +201,8 @@ pub fn expand(sources: &RouteSources<'_>) -> RouteTable {
     // An engine's routes: their names, from a mapper of their own.
     let mut engine_names = Vec::new();
     for &(file, calls) in &sources.engines {
-        let engine_sources = RouteSources { devise: sources.devise, ..RouteSources::of(file, calls) };
+        let engine_sources =
+            RouteSources { devise: sources.devise, uncountables: sources.uncountables.clone(), ..RouteSources::of(file, calls) };
         let engine = expand(&engine_sources);
         engine_names.extend(engine.routes.into_iter().filter_map(|r| r.name));
         engine_names.extend(engine.helpers.into_iter().map(|h| h.name));
@@ -465,6 +469,24 @@ fn inspect_values(pairs: &[(String, Value)]) -> Vec<(String, String)> {
 }
 
 impl<'a> Mapper<'a> {
+    /// Active Support's `pluralize`, with the app's uncountable words left as they are.
+    fn pluralize(&self, word: &str) -> String {
+        if self.uncountable(word) { word.to_owned() } else { pluralize(word) }
+    }
+
+    fn singularize(&self, word: &str) -> String {
+        if self.uncountable(word) { word.to_owned() } else { singularize(word) }
+    }
+
+    /// Rails matches an uncountable word at the end of a word that starts there (`/\btotp\z/i`).
+    fn uncountable(&self, word: &str) -> bool {
+        let lower = word.to_lowercase();
+        self.sources.uncountables.iter().any(|u| {
+            let u = u.to_lowercase();
+            lower.strip_suffix(u.as_str()).is_some_and(|before| !before.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        })
+    }
+
     fn scope(&self) -> &Scope {
         self.scopes.last().expect("the root scope is never popped")
     }
@@ -588,7 +610,7 @@ impl<'a> Mapper<'a> {
             // jsonapi-resources: the resource's routes and its relationships', all named after it.
             "jsonapi_resources" | "jsonapi_resource" if call.arguments.first().and_then(Value::as_name).is_some() => {
                 let name = call.arguments.first().and_then(Value::as_name).unwrap_or_default();
-                let stem = singularize(name);
+                let stem = self.singularize(name);
                 self.skipped_defining(
                     call,
                     format!("`{method}` is a jsonapi-resources macro, and Switchyard does not list its routes (all named with `{stem}`)"),
@@ -628,9 +650,9 @@ impl<'a> Mapper<'a> {
         let as_option = option(&call.options, "as").map(value_text).or(scope.as_name.clone());
         for resource in call.arguments.iter().filter_map(Value::as_name) {
             let scoped_path = as_option.as_ref().map_or_else(|| resource.to_owned(), |a| format!("{a}/{resource}"));
-            let singular = option(&call.options, "singular").map_or_else(|| singularize(&scoped_path.replace('/', "_")), value_text);
+            let singular = option(&call.options, "singular").map_or_else(|| self.singularize(&scoped_path.replace('/', "_")), value_text);
             let class_name =
-                option(&call.options, "class_name").map_or_else(|| super::inflect::camelize(&singularize(resource)), value_text);
+                option(&call.options, "class_name").map_or_else(|| super::inflect::camelize(&self.singularize(resource)), value_text);
             // Devise defines its generic helpers (`new_session_path(scope)`) for every group: the
             // views it generates call them whichever modules a model has.
             for group in super::devise::Group::ALL {
@@ -663,9 +685,9 @@ impl<'a> Mapper<'a> {
                     continue;
                 }
             };
-            let only: Option<Vec<String>> = option(&call.options, "only").map(|v| v.names().iter().map(|n| singularize(n)).collect());
+            let only: Option<Vec<String>> = option(&call.options, "only").map(|v| v.names().iter().map(|n| self.singularize(n)).collect());
             let skip: Vec<String> =
-                option(&call.options, "skip").map(|v| v.names().iter().map(|n| singularize(n)).collect()).unwrap_or_default();
+                option(&call.options, "skip").map(|v| v.names().iter().map(|n| self.singularize(n)).collect()).unwrap_or_default();
             let used: Vec<super::devise::Group> = mapping
                 .groups
                 .iter()
@@ -1019,14 +1041,14 @@ impl<'a> Mapper<'a> {
             (singular.clone(), singular)
         } else {
             let plural = as_option.clone().unwrap_or_else(|| name.clone());
-            let singular = singularize(&plural);
+            let singular = self.singularize(&plural);
             // Rails' `collection_name`: a plural that is its own singular (`news`) names its
             // collection `news_index`.
             let collection = if singular == plural { format!("{plural}_index") } else { plural };
             (singular, collection)
         };
         let controller =
-            option(options, "controller").map(value_text).unwrap_or_else(|| if singleton { pluralize(&name) } else { name.clone() });
+            option(options, "controller").map(value_text).unwrap_or_else(|| if singleton { self.pluralize(&name) } else { name.clone() });
         let only = option(options, "only").map(Value::names).or_else(|| scope.action_only.clone());
         let except = option(options, "except").map(Value::names).unwrap_or_else(|| scope.action_except.clone());
         let resource = Resource {

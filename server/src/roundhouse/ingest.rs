@@ -76,9 +76,19 @@ pub struct AppReading {
     pub routes_drawn: Vec<String>,
     /// The modules the app defines, by full name (`Taggable`, `Admin::Filterable`).
     pub modules: std::collections::HashSet<String>,
+    /// The gems of the bundle (the lockfile's and the Gemfile's), `-` read as `_`.
+    pub gems: std::collections::HashSet<String>,
 }
 
 impl AppReading {
+    /// Whether `name` (a folder, a key, a constant's first name: `active_admin`, `Doorkeeper`) names a
+    /// gem of the bundle, written with or without underscores (`activeadmin`, `doorkeeper`).
+    pub fn names_gem(&self, name: &str) -> bool {
+        let name = crate::rails::inflect::underscore(name);
+        let squeezed = name.replace('_', "");
+        self.gems.contains(&name) || self.gems.iter().any(|gem| gem.replace('_', "") == squeezed)
+    }
+
     /// Whether `name`, as an `include` in a class inside `namespace` writes it, is a module the app
     /// defines (`Filterable` in `Admin::Post` may be `Admin::Filterable`).
     pub fn defines_module(&self, name: &str, namespace: &str) -> bool {
@@ -103,6 +113,15 @@ impl AppReading {
         let mut reading = AppReading::default();
         let mut required: Vec<&str> = Vec::new();
         for file in files {
+            match file.deploy.as_deref() {
+                Some(crate::rails::deploy::DeployFile::Lockfile(lockfile)) => {
+                    reading.gems.extend(lockfile.gems.iter().map(|g| g.name.replace('-', "_")));
+                }
+                Some(crate::rails::deploy::DeployFile::Gemfile(gemfile)) => {
+                    reading.gems.extend(gemfile.gems.iter().map(|g| g.name.replace('-', "_")));
+                }
+                _ => {}
+            }
             reading.modules.extend(
                 file.outline
                     .namespaces()
