@@ -1,9 +1,10 @@
 //! The `rails.*` checks resolve names as Rails does, on a fixture app whose every case is marked
 //! with what Rails does (`tests/fixtures/apps/resolution`, comments beginning `Rails:`): views
 //! found through a nested engine, a gem of the bundle, `.gitignore` or a guard; controllers through
-//! inflection acronyms and uncountable words, or a gem; a method two includes away, or defined as a
-//! macro's argument in a component; columns of a joined table or an alias (a grouped count's, or one
-//! a later `pluck` selects); an attachment's association, and a gem's class reopened; locals passed
+//! inflection acronyms, uncountable words and the app's own singular rules, or a gem; a method two
+//! includes away, or defined as a macro's argument in a component; columns of a joined table or an
+//! alias (a grouped count's, or one a later `pluck` selects), of a model inside a model, or used in a
+//! concern nested in a class; an attachment's association, and a gem's class reopened; locals passed
 //! to a template or a partial (after its name, or as a hash a method returns); lazy keys in a
 //! partial's block; locale keys through YAML anchors and aliases; a HAML block's parameter. Only the
 //! five findings planted as true remain.
@@ -53,6 +54,6 @@ fn the_rails_checks_find_what_rails_finds_and_only_that() {
         app/models/post.rb:25 rails.unknown-column
         app/views/home/show.html.erb:15 rails.missing-template
         app/views/posts/index.html.erb:3 rails.missing-translation
-        config/routes.rb:15 rails.missing-action"#]]
+        config/routes.rb:17 rails.missing-action"#]]
     .assert_eq(&lines);
 }

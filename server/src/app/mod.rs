@@ -317,7 +317,14 @@ impl AppContext {
             }
             for (i, model) in file.models.iter().enumerate() {
                 method_names.extend(model.methods.iter().map(|m| m.name.clone()));
-                models.insert(model.class_name.clone(), (Arc::clone(file), i));
+                // A class reopened elsewhere (`class LedgerAudit` around a nested model) is not
+                // where it is defined: the definition with a superclass stands for it.
+                let defined_elsewhere = models.get(&model.class_name).is_some_and(|(other, j): &(Arc<FileFacts>, usize)| {
+                    other.models[*j].superclass.is_some() && model.superclass.is_none()
+                });
+                if !defined_elsewhere {
+                    models.insert(model.class_name.clone(), (Arc::clone(file), i));
+                }
             }
             for (i, controller) in file.controllers.iter().enumerate() {
                 method_names.extend(controller.actions.iter().chain(&controller.private_methods).map(|m| m.name.clone()));

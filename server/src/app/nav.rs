@@ -347,6 +347,18 @@ impl Nav {
                     };
                     return relation_methods_only(context, target, chain).then_some(target);
                 }
+                // Code in a module nested in the class (`class Item; module Pin; included do …`) runs
+                // on whatever includes the module, not on the class.
+                let within = |span: Span| span.start_byte <= used.span.start_byte && used.span.end_byte <= span.end_byte;
+                let innermost = file
+                    .outline
+                    .namespaces()
+                    .into_iter()
+                    .filter(|ns| within(ns.span))
+                    .min_by_key(|ns| ns.span.end_byte - ns.span.start_byte);
+                if innermost.is_some_and(|ns| ns.kind == crate::syntax::outline::NamespaceKind::Module) {
+                    return None;
+                }
                 // On the class: a scope's body, a class method, the class body itself; not an instance method.
                 let in_instance_method = model
                     .methods

@@ -451,8 +451,8 @@ impl Index {
                 || f.relative_path == "config/application.rb"
                 || (f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb"))
                 || (devise && (f.relative_path.starts_with("app/models/") || f.relative_path.starts_with("config/initializers/")))
-                // `inflect.uncountable`: `resource :totp` reaches `totp`.
-                || f.config.as_ref().is_some_and(|c| c.inflections.iter().any(|r| r.kind == "uncountable"))
+                // The app's inflections: `resource :totp` reaches `totp` when `totp` is uncountable.
+                || f.config.as_ref().is_some_and(|c| c.inflections.iter().any(|r| matches!(r.kind.as_str(), "uncountable" | "singular" | "plural" | "irregular")))
         });
         let same = |cached: &[Arc<FileFacts>]| cached.len() == in_app.len() && cached.iter().zip(&in_app).all(|(a, b)| Arc::ptr_eq(a, b));
         let mut memo = self.route_tables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -536,12 +536,13 @@ impl Index {
             devise: devise.as_ref(),
             engine_module,
             drawn,
-            uncountables: in_app
-                .iter()
-                .filter_map(|f| f.config.as_ref())
-                .flat_map(|c| c.inflections.iter().filter(|r| r.kind == "uncountable"))
-                .flat_map(|r| r.arguments.iter().flat_map(|a| a.names()))
-                .collect(),
+            inflections: crate::rails::inflect::AppInflections::of(
+                in_app
+                    .iter()
+                    .filter_map(|f| f.config.as_ref())
+                    .flat_map(|c| c.inflections.iter())
+                    .map(|r| (r.kind.as_str(), r.arguments.as_slice())),
+            ),
         };
         expand(&sources)
     }

@@ -241,6 +241,33 @@ pub fn classify(table_name: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The app's rules as Rails applies them (answers from ActiveSupport 6.1 with the same
+    /// `inflect.*` calls): uncountable first, then its rules newest first, then Active Support's.
+    #[test]
+    fn an_apps_inflections_come_before_active_supports() {
+        use crate::syntax::value::Value;
+        let s = |t: &str| Value::String(t.to_owned());
+        let code = |t: &str| Value::Code(t.to_owned());
+        let rules = [
+            ("uncountable", vec![Value::Array(vec![s("totp")])]),
+            ("plural", vec![code(r"%r{\A(call)(.*evidence)\z}i"), s(r"\1s\2")]),
+            ("singular", vec![code(r"%r{\A(call)s(.*evidence)\z}i"), s(r"\1\2")]),
+            ("irregular", vec![s("octopus"), s("octopodes")]),
+            ("plural", vec![code("/^(ox)$/i"), s(r"\1en")]),
+        ];
+        let app = AppInflections::of(rules.iter().map(|(kind, arguments)| (*kind, arguments.as_slice())));
+        assert_eq!(app.pluralize("totp"), "totp");
+        assert_eq!(app.singularize("totp"), "totp");
+        assert_eq!(app.pluralize("two_factor_totp"), "two_factor_totps", "`\\b` does not start at an underscore");
+        assert_eq!(app.singularize("calls_for_evidence"), "call_for_evidence");
+        assert_eq!(app.pluralize("call_for_evidence"), "calls_for_evidence");
+        assert_eq!(app.pluralize("octopus"), "octopodes");
+        assert_eq!(app.singularize("octopodes"), "octopus");
+        assert_eq!(app.pluralize("ox"), "oxen");
+        assert_eq!(app.pluralize("post"), "posts");
+        assert_eq!(AppInflections::default().singularize("calls_for_evidence"), "calls_for_evidence");
+    }
+
     /// Pairs from ActiveSupport's own inflector test cases (`SingularToPlural`).
     const SINGULAR_TO_PLURAL: &[(&str, &str)] = &[
         ("search", "searches"),
@@ -345,4 +372,131 @@ mod tests {
         assert_eq!(classify("categories"), "Category");
         assert_eq!(classify("schema.line_items"), "LineItem");
     }
+}
+
+/// The inflections an app adds (`inflect.plural`, `singular`, `irregular`, `uncountable` in
+/// `config/initializers/inflections.rb`), applied before Active Support's own as Rails applies them:
+/// an uncountable word is left as it is, then the app's rules newest first, the first that matches.
+#[derive(Debug, Clone, Default)]
+pub struct AppInflections {
+    uncountables: Vec<String>,
+    /// (pattern, replacement in `regex_lite`'s syntax), newest first.
+    plurals: Vec<(Regex, String)>,
+    singulars: Vec<(Regex, String)>,
+}
+
+impl AppInflections {
+    /// Read from the `inflect.*` calls, in the order the app makes them (`kind`, arguments). A rule
+    /// whose pattern `regex_lite` cannot take is left out.
+    pub fn of<'a>(rules: impl IntoIterator<Item = (&'a str, &'a [crate::syntax::value::Value])>) -> AppInflections {
+        use crate::syntax::value::Value;
+        let mut out = AppInflections::default();
+        let text = |v: &Value| match v {
+            Value::String(s) | Value::Symbol(s) => Some((s.clone(), false)),
+            Value::Code(code) => Some((code.clone(), true)),
+            _ => None,
+        };
+        for (kind, arguments) in rules {
+            match (kind, arguments) {
+                ("uncountable", words) => out.uncountables.extend(words.iter().flat_map(Value::names)),
+                ("plural" | "singular", [rule, replacement]) => {
+                    let (Some((rule, regex)), Some((replacement, _))) = (text(rule), text(replacement)) else { continue };
+                    let pattern = if regex { ruby_regex(&rule) } else { Some(regex_lite::escape(&rule)) };
+                    let Some(re) = pattern.and_then(|p| Regex::new(&p).ok()) else { continue };
+                    let entry = (re, ruby_replacement(&replacement));
+                    if kind == "plural" {
+                        out.plurals.insert(0, entry);
+                    } else {
+                        out.singulars.insert(0, entry);
+                    }
+                }
+                ("irregular", [singular, plural]) => {
+                    let (Some((singular, _)), Some((plural, _))) = (text(singular), text(plural)) else { continue };
+                    let (Some(s0), Some(p0)) = (singular.chars().next(), plural.chars().next()) else { continue };
+                    let (srest, prest) = (&singular[s0.len_utf8()..], &plural[p0.len_utf8()..]);
+                    let forms = [
+                        format!("(?i)({}){}$", regex_lite::escape(&s0.to_string()), regex_lite::escape(srest)),
+                        format!("(?i)({}){}$", regex_lite::escape(&p0.to_string()), regex_lite::escape(prest)),
+                    ];
+                    for form in &forms {
+                        if let Ok(re) = Regex::new(form) {
+                            out.plurals.insert(0, (re.clone(), format!("${{1}}{prest}")));
+                            out.singulars.insert(0, (re, format!("${{1}}{srest}")));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    pub fn pluralize(&self, word: &str) -> String {
+        self.apply(word, &self.plurals).unwrap_or_else(|| pluralize(word))
+    }
+
+    pub fn singularize(&self, word: &str) -> String {
+        self.apply(word, &self.singulars).unwrap_or_else(|| singularize(word))
+    }
+
+    /// The app's answer, if it has one: the word itself when uncountable (`/\btotp\z/i`), or its
+    /// first rule that matches.
+    fn apply(&self, word: &str, rules: &[(Regex, String)]) -> Option<String> {
+        let lower = word.to_lowercase();
+        let uncountable = self.uncountables.iter().any(|u| {
+            lower.strip_suffix(u.to_lowercase().as_str()).is_some_and(|before| !before.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        });
+        if uncountable {
+            return Some(word.to_owned());
+        }
+        rules.iter().find(|(re, _)| re.is_match(word)).map(|(re, replacement)| re.replacen(word, 1, replacement.as_str()).into_owned())
+    }
+}
+
+/// A Ruby regexp literal (`/^(ox)en/i`, `%r{\A(call)s(.*)\z}i`) in `regex_lite`'s syntax, or `None`
+/// when it is not one.
+fn ruby_regex(literal: &str) -> Option<String> {
+    let (body, flags) = if let Some(rest) = literal.strip_prefix('/') {
+        let end = rest.rfind('/')?;
+        (&rest[..end], &rest[end + 1..])
+    } else {
+        let rest = literal.strip_prefix("%r")?;
+        let open = rest.chars().next()?;
+        let close = match open {
+            '{' => '}',
+            '(' => ')',
+            '[' => ']',
+            '<' => '>',
+            other => other,
+        };
+        let end = rest.rfind(close)?;
+        (&rest[open.len_utf8()..end], &rest[end + close.len_utf8()..])
+    };
+    let mut pattern = String::new();
+    if flags.contains('i') {
+        pattern.push_str("(?i)");
+    }
+    if flags.contains('m') {
+        pattern.push_str("(?s)");
+    }
+    // Ruby's `\Z` (before a final newline) and `\h` (a hex digit) have no `regex_lite` spelling.
+    pattern.push_str(&body.replace("\\Z", "\\z").replace("\\h", "[0-9a-fA-F]"));
+    Some(pattern)
+}
+
+/// A Ruby replacement (`'\1s\2'`, `'\0s'`) in `regex_lite`'s syntax (`${1}s${2}`).
+fn ruby_replacement(replacement: &str) -> String {
+    let mut out = String::new();
+    let mut chars = replacement.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some(d)) if d.is_ascii_digit() => {
+                out.push_str(&format!("${{{d}}}"));
+                chars.next();
+            }
+            ('$', _) => out.push_str("$$"),
+            _ => out.push(c),
+        }
+    }
+    out
 }

@@ -306,6 +306,14 @@ pub fn table_name<'a>(
             _ => break,
         }
     }
+    // A model inside another model (`Admin::LedgerAudit::Task`) takes the outer one's table, made
+    // singular, as a prefix: `admin_ledger_audit_tasks` (Active Record's `compute_table_name`).
+    if let Some((outer, _)) = current.rsplit_once("::")
+        && find(outer).is_some_and(|m| !m.abstract_class && m.superclass.is_some())
+    {
+        let contained = super::inflect::singularize(&table_name(outer, find, prefixes));
+        return format!("{contained}_{}", super::inflect::tableize(&current));
+    }
     format!("{}{}", table_prefix(&current, prefixes), super::inflect::tableize(&current))
 }
 

@@ -11,7 +11,6 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::inflect::{pluralize, singularize};
 use super::routes::RouteCall;
 use crate::syntax::Span;
 use crate::syntax::value::Value;
@@ -151,8 +150,9 @@ pub struct RouteSources<'a> {
     pub engine_module: Option<String>,
     /// `admin` → (`config/routes/admin.rb`, its calls).
     pub drawn: HashMap<String, (&'a str, &'a [RouteCall])>,
-    /// The app's `inflect.uncountable` words (`resource :totp` then reaches `totp`, not `totps`).
-    pub uncountables: Vec<String>,
+    /// The app's own inflections (`inflect.uncountable "totp"`: `resource :totp` reaches `totp`, not
+    /// `totps`; `inflect.singular`, `plural`, `irregular`).
+    pub inflections: super::inflect::AppInflections,
 }
 
 impl<'a> RouteSources<'a> {
@@ -165,7 +165,7 @@ impl<'a> RouteSources<'a> {
             devise: None,
             engine_module: None,
             drawn: HashMap::new(),
-            uncountables: Vec::new(),
+            inflections: Default::default(),
         }
     }
 }
@@ -202,7 +202,7 @@ pub fn expand(sources: &RouteSources<'_>) -> RouteTable {
     let mut engine_names = Vec::new();
     for &(file, calls) in &sources.engines {
         let engine_sources =
-            RouteSources { devise: sources.devise, uncountables: sources.uncountables.clone(), ..RouteSources::of(file, calls) };
+            RouteSources { devise: sources.devise, inflections: sources.inflections.clone(), ..RouteSources::of(file, calls) };
         let engine = expand(&engine_sources);
         engine_names.extend(engine.routes.into_iter().filter_map(|r| r.name));
         engine_names.extend(engine.helpers.into_iter().map(|h| h.name));
@@ -469,22 +469,13 @@ fn inspect_values(pairs: &[(String, Value)]) -> Vec<(String, String)> {
 }
 
 impl<'a> Mapper<'a> {
-    /// Active Support's `pluralize`, with the app's uncountable words left as they are.
+    /// Active Support's `pluralize`, after the app's own inflections.
     fn pluralize(&self, word: &str) -> String {
-        if self.uncountable(word) { word.to_owned() } else { pluralize(word) }
+        self.sources.inflections.pluralize(word)
     }
 
     fn singularize(&self, word: &str) -> String {
-        if self.uncountable(word) { word.to_owned() } else { singularize(word) }
-    }
-
-    /// Rails matches an uncountable word at the end of a word that starts there (`/\btotp\z/i`).
-    fn uncountable(&self, word: &str) -> bool {
-        let lower = word.to_lowercase();
-        self.sources.uncountables.iter().any(|u| {
-            let u = u.to_lowercase();
-            lower.strip_suffix(u.as_str()).is_some_and(|before| !before.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
-        })
+        self.sources.inflections.singularize(word)
     }
 
     fn scope(&self) -> &Scope {
