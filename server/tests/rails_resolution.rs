@@ -57,3 +57,27 @@ fn the_rails_checks_find_what_rails_finds_and_only_that() {
         config/routes.rb:17 rails.missing-action"#]]
     .assert_eq(&lines);
 }
+
+/// Roundhouse prints "not supported" for every `include`; what that means depends on the module: the
+/// app's own concern loses nothing (information), a module the app does not define needs its gem
+/// (a warning that names it).
+#[test]
+fn an_include_is_a_warning_only_when_the_app_does_not_define_the_module() {
+    let output = Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .args(["--check", "--no-cache", "--format", "json"])
+        .arg(repo_root().join("tests/fixtures/apps/resolution"))
+        .output()
+        .expect("run switchyard --check");
+    let includes: Vec<String> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|d| d["message"].as_str().is_some_and(|m| m.contains("include not supported")))
+        .filter(|d| matches!(d["file"].as_str(), Some("app/models/comment.rb" | "app/models/post.rb")))
+        .map(|d| {
+            let named = d["message"].as_str().unwrap().contains("the app does not define `PgSearch::Model`");
+            format!("{}:{} {} {named}", d["file"].as_str().unwrap(), d["line"], d["severity"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(includes, ["app/models/comment.rb:3 warning true", "app/models/post.rb:2 info false"]);
+}

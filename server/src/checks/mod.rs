@@ -50,20 +50,19 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
                     && d.span.end_byte <= model.span.end_byte)
             });
         }
-        // An `include` of the app's own modules loses nothing: said as such, once the app is known.
+        // An `include` of the app's own modules loses nothing, and one of a module it does not define
+        // needs that module's gem: said as such, once the app is known.
         for model in &facts.models {
             // Looked up as Ruby does from inside the class: `include Closeable` in `Card` may be
             // `Card::Closeable`. Ruby's own modules (`Comparable`) are always there.
             for call in model.concerns.iter().filter(|c| c.name == "include") {
-                let own = call
+                let foreign: Vec<&str> = call
                     .arguments
                     .iter()
                     .filter_map(|a| a.as_name())
-                    .all(|m| matches!(m, "Comparable" | "Enumerable" | "Kernel") || app.defines_module(m, &model.class_name));
-                if !own {
-                    continue;
-                }
-                let restated = roundhouse::lowering::include_finding(model, call, true);
+                    .filter(|m| !matches!(*m, "Comparable" | "Enumerable" | "Kernel") && !app.defines_module(m, &model.class_name))
+                    .collect();
+                let restated = roundhouse::lowering::include_finding(model, call, Some(&foreign));
                 for d in diagnostics.iter_mut().filter(|d| d.rule == restated.rule && d.span == restated.span) {
                     *d = restated.clone();
                 }

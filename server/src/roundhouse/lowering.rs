@@ -918,29 +918,38 @@ fn enum_item(enumeration: &crate::rails::model::Enum, rejected: bool) -> Lowered
 }
 
 /// What Roundhouse's line on `include` means for the app: nothing, for ActiveModel's modules (which it
-/// models) and for the app's own modules (`own`: the compiled class includes them, their `included`
-/// blocks spliced in, said once the app is known); otherwise, that a gem's module must be loadable.
-pub fn include_finding(model: &Model, call: &crate::rails::Macro, own: bool) -> Diagnostic {
+/// models) and for the app's own modules (the compiled class includes them, their `included` blocks
+/// spliced in); for a module the app does not define, that the compiled app must load it. `foreign`
+/// is what the app is known not to define (`None` before the app is known: both are said).
+pub fn include_finding(model: &Model, call: &crate::rails::Macro, foreign: Option<&[&str]>) -> Diagnostic {
     let modules: Vec<&str> = call.arguments.iter().filter_map(Value::as_name).collect();
     let framework = modules.iter().all(|m| m.starts_with("ActiveModel::"));
-    let (severity, consequence) = if framework {
-        (Severity::Info, "Nothing is lost: Roundhouse models ActiveModel itself and leaves this `include` out.".to_owned())
-    } else if own {
-        (
+    let (severity, consequence) = match foreign {
+        _ if framework => {
+            (Severity::Info, "Nothing is lost: Roundhouse models ActiveModel itself and leaves this `include` out.".to_owned())
+        }
+        Some([]) => (
             Severity::Info,
             format!(
                 "The include itself loses nothing: the compiled class still includes {}, the app's own (a concern's `included` block is spliced in), and whatever of the module is dropped is reported on its own lines.",
                 modules.join(", ")
             ),
-        )
-    } else {
-        (
+        ),
+        Some(foreign) => (
+            Severity::Warning,
+            format!(
+                "The compiled class still includes {} (a concern's `included` block is spliced in), and the app does not define {}: the compiled app must load the gem that does, or the class fails to load.",
+                modules.join(", "),
+                foreign.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            ),
+        ),
+        None => (
             Severity::Warning,
             format!(
                 "The compiled class still includes {} (a concern's `included` block is spliced in): nothing is lost when the module is the app's own, while a gem's module must be loadable by the compiled app.",
                 modules.join(", ")
             ),
-        )
+        ),
     };
     let mut f = unsupported(call.span, "include", &model.class_name, consequence);
     f.severity = severity;
@@ -960,7 +969,7 @@ fn include_item(model: &Model, call: &crate::rails::Macro) -> Lowered {
         return dropped(call.span, Kind::Macro, f);
     }
     let framework = modules.iter().all(|m| m.starts_with("ActiveModel::"));
-    let f = include_finding(model, call, framework);
+    let f = include_finding(model, call, None);
     let emitted = if framework {
         vec!["  # include ActiveModel::…: modelled by Roundhouse".to_owned()]
     } else {
