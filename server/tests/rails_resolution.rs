@@ -6,8 +6,9 @@
 //! alias (a grouped count's, or one a later `pluck` selects), of a model inside a model, or used in a
 //! concern nested in a class; an attachment's association, and a gem's class reopened; locals passed
 //! to a template or a partial (after its name, or as a hash a method returns); lazy keys in a
-//! partial's block; locale keys through YAML anchors and aliases; a HAML block's parameter. Only the
-//! five findings planted as true remain.
+//! partial's block; locale keys through YAML anchors and aliases; a HAML block's parameter; an
+//! override of a gem engine's view; a migration's own model. Only the five findings planted as true
+//! remain.
 
 mod support;
 
