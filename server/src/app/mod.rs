@@ -36,8 +36,8 @@ pub struct AppContext {
     pub get_actions: HashSet<(String, String)>,
     /// Template logical paths: `posts/show`.
     pub templates: HashSet<String>,
-    /// `inflect.acronym "API"` in the app's initializers: `api` camelizes to `API`.
-    pub acronyms: Vec<String>,
+    /// The app's own inflections (`inflect.acronym "API"`: `api` camelizes to `API`).
+    pub inflections: inflect::AppInflections,
     /// Folders of `app/views` that `prepend_view_path`/`append_view_path` make view roots
     /// (`mailers` for `prepend_view_path Rails.root.join("app/views/mailers")`): a template under one
     /// is also found (and translated) by its path below it.
@@ -125,7 +125,7 @@ impl ViewSources {
         }
         // An engine's host: the nearest folder above it that holds an app.
         let mut host_unknown = false;
-        let engine = files.iter().any(|f| f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb"))
+        let engine = files.iter().any(|f| crate::rails::project::is_engine_class(&f.relative_path))
             && !files.iter().any(|f| f.relative_path == "config/application.rb");
         if engine {
             match root.ancestors().skip(1).take(3).find(|dir| is_app(dir)) {
@@ -248,7 +248,6 @@ impl AppContext {
         let mut macros: HashMap<String, Vec<crate::rails::concern_macros::ConcernMacro>> = HashMap::new();
         let mut passed_locals: HashSet<String> = HashSet::new();
         let mut open_locals: HashSet<String> = HashSet::new();
-        let mut acronyms: Vec<String> = Vec::new();
         let mut view_roots: Vec<String> = Vec::new();
         for file in &files {
             // Readers and delegations are methods too (`attr_reader :return_url`, `delegate :home_url`).
@@ -333,26 +332,6 @@ impl AppContext {
             if let Some(template) = &file.template {
                 templates.insert(template.logical_path.clone());
             }
-            // An engine's class may set its inflections in an initializer block (`initializer
-            // "api.inflections" do … inflect.acronym("API")`): they apply app-wide, as the app's own.
-            if file.relative_path.starts_with("lib/") && file.relative_path.ends_with("/engine.rb") {
-                crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
-                    if call.method == "acronym" && call.receiver.as_deref() == Some("inflect") {
-                        acronyms.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(str::to_owned));
-                    }
-                });
-            }
-            if let Some(config) = &file.config {
-                acronyms.extend(
-                    config
-                        .inflections
-                        .iter()
-                        .filter(|r| r.kind == "acronym")
-                        .flat_map(|r| &r.arguments)
-                        .filter_map(|a| a.as_name())
-                        .map(str::to_owned),
-                );
-            }
         }
         let get_actions = table
             .routes
@@ -375,7 +354,7 @@ impl AppContext {
             macros,
             get_actions,
             templates,
-            acronyms,
+            inflections: inflect::AppInflections::of_app(&files),
             view_roots,
             passed_locals,
             open_locals,
@@ -490,7 +469,7 @@ impl AppContext {
     /// `admin/posts` → `Admin::PostsController`; with `inflect.acronym "API"`, `api/keys` →
     /// `API::KeysController`.
     pub fn controller_class(&self, controller_path: &str) -> String {
-        format!("{}Controller", inflect::camelize_with(controller_path, &self.acronyms))
+        format!("{}Controller", self.inflections.camelize(controller_path))
     }
 
     /// The view folders Rails may look a bare template name up in, for a template or `render` of
@@ -512,6 +491,12 @@ impl AppContext {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Whether the app has a view `dir/name` (`posts/_form`): one the index read, or any file for it
+    /// on disk (`view_on_disk`).
+    pub fn has_view(&self, dir: &str, name: &str) -> bool {
+        self.templates.contains(&format!("{dir}/{name}")) || self.view_on_disk(dir, name)
     }
 
     /// Whether `app/views` holds a file for the logical path `dir/name` under any format and handler,

@@ -577,9 +577,8 @@ fn implicit_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 .any(|c| RESPONDERS.contains(&c.as_str()) || matches!(c.as_str(), "raise" | "fail") || context.method_names.contains(c));
             if quiet
                 || !context.get_actions.contains(&(path.clone(), action.clone()))
-                || context.templates.contains(&format!("{path}/{action}"))
                 || context.templates.contains(&format!("application/{action}"))
-                || context.view_on_disk(&path, action)
+                || context.has_view(&path, action)
                 || context.view_supplied_elsewhere(&path, action)
             {
                 continue;
@@ -672,21 +671,13 @@ fn missing_templates(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             }
             let file_name = if partial { format!("_{base}") } else { base.to_owned() };
             let logical = format!("{dir}/{file_name}");
-            if context.templates.contains(&logical)
-                || context.view_on_disk(dir, &file_name)
-                || context.view_supplied_elsewhere(dir, &file_name)
-            {
+            if context.has_view(dir, &file_name) || context.view_supplied_elsewhere(dir, &file_name) {
                 return None;
             }
             let bare = !name.contains('/');
             // Rails looks a bare name up in the rendering controller's folders: its ancestors'
             // (`_prefixes`) and, for an inherited action or template, each subclass's own.
-            if bare
-                && context
-                    .lookup_folders(dir, true)
-                    .iter()
-                    .any(|f| context.templates.contains(&format!("{f}/{file_name}")) || context.view_on_disk(f, &file_name))
-            {
+            if bare && context.lookup_folders(dir, true).iter().any(|f| context.has_view(f, &file_name)) {
                 return None;
             }
             if bare
@@ -732,11 +723,14 @@ fn unknown_route_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
     if draws_nothing || open.contains(&&MayDefine::Any) || file.kind == Some(FileKind::Routes) || !sees_route_helpers(file) {
         return Vec::new();
     }
-    // An override of a gem's views (`app/views/delayed/web/jobs/show` for delayed-web's engine) renders
-    // in the gem's controller, with the gem's routes.
+    // An override of a gem's views (`app/views/doorkeeper/…`, `app/views/delayed/web/jobs/show` for
+    // delayed-web's engine) renders in the gem's controller, with the gem's routes and helpers, which
+    // define `_path` methods of their own (`doorkeeper_submit_path`).
     let in_gem_folder = file.template.as_ref().is_some_and(|t| {
         let segments: Vec<&str> = t.logical_path.split('/').collect();
-        (1..segments.len()).any(|n| context.reading.gems.contains(&segments[..n].join("_")))
+        let folders = &segments[..segments.len() - 1];
+        folders.first().is_some_and(|f| GEM_VIEW_FOLDERS.contains(f))
+            || (1..=folders.len()).any(|n| context.reading.gems.contains(&folders[..n].join("_")))
     });
     if in_gem_folder {
         return Vec::new();
@@ -816,10 +810,7 @@ fn sees_route_helpers(file: &FileFacts) -> bool {
         }),
         _ => false,
     };
-    // A template overriding a gem's (`app/views/doorkeeper/…`) runs with the gem's helpers, which
-    // define `_path` methods of their own (`doorkeeper_submit_path`).
-    let gem_view = path.strip_prefix("app/views/").and_then(|p| p.split('/').next()).is_some_and(|f| GEM_VIEW_FOLDERS.contains(&f));
-    !gem_view && (in_web_layer || includes_url_helpers(&file.outline.items))
+    in_web_layer || includes_url_helpers(&file.outline.items)
 }
 
 fn includes_url_helpers(items: &[crate::syntax::outline::Item]) -> bool {
@@ -879,16 +870,13 @@ fn missing_actions_of(context: &AppContext) -> BTreeMap<PathBuf, Vec<Diagnostic>
             continue;
         }
         let class_name = context.controller_class(controller);
-        if context.controller(&class_name).is_none() && context.controller_from_gem(controller) {
+        let missing_controller = context.controller(&class_name).is_none();
+        if missing_controller && context.controller_from_gem(controller) {
             continue;
         }
-        let missing_controller = context.controller(&class_name).is_none();
         let has_action = if missing_controller { Some(false) } else { context.has_action(&class_name, action) };
         // An implicit action renders from the controller's folder or an ancestor's (`_prefixes`).
-        let has_template = context
-            .lookup_folders(controller, false)
-            .iter()
-            .any(|folder| context.templates.contains(&format!("{folder}/{action}")) || context.view_on_disk(folder, action));
+        let has_template = context.lookup_folders(controller, false).iter().any(|folder| context.has_view(folder, action));
         // An implicit action needs its template, and the controller still has to exist.
         if has_action == Some(false) && (missing_controller || !has_template) {
             let entry = by_call.entry((route.file.clone(), route.span.start())).or_insert_with(|| (route.span, Vec::new(), None));

@@ -64,6 +64,9 @@ fn is_active_record(context: &AppContext, class_name: &str) -> bool {
 fn unknown_columns(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let nav = context.nav();
     let mut out = Vec::new();
+    // What pending migrations add, worked out once, when a name is first not found.
+    let pending = std::cell::OnceCell::new();
+    let pending_names = || pending.get_or_init(|| pending_names(context));
     // A migration (or an old one kept under db/) queries the schema of its own day.
     let current_schema = !file.relative_path.starts_with("db/") || file.relative_path == "db/seeds.rb";
     // A permit list is no query: whether its keys reach a model depends on what the controller does
@@ -82,7 +85,7 @@ fn unknown_columns(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         if attributes.columns.iter().any(|c| c.strip_suffix("_id") == Some(used.name.as_str())) {
             continue;
         }
-        if pending_names(context).contains(&used.name) || names_another_table_or_alias(used) {
+        if pending_names().contains(&used.name) || names_another_table_or_alias(used) {
             continue;
         }
         let consequence = "the query raises ActiveRecord::StatementInvalid when it runs".to_owned();
@@ -107,7 +110,7 @@ fn unknown_columns(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 if attributes.knows(name)
                     || name == "id"
                     || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    || pending_names(context).contains(name)
+                    || pending_names().contains(name)
                 {
                     continue;
                 }

@@ -26,7 +26,6 @@ struct Table {
     alignments: Vec<Alignment>,
     rows: Vec<Vec<String>>,
     header_rows: usize,
-    in_header: bool,
 }
 
 struct Writer {
@@ -99,15 +98,9 @@ impl Writer {
             Tag::Link { dest_url, .. } => self.link = Some(dest_url.to_string()),
             Tag::Table(alignments) => {
                 self.blank_line();
-                self.table = Some(Table { alignments, rows: Vec::new(), header_rows: 0, in_header: false });
+                self.table = Some(Table { alignments, rows: Vec::new(), header_rows: 0 });
             }
-            Tag::TableHead => {
-                if let Some(table) = &mut self.table {
-                    table.in_header = true;
-                    table.rows.push(Vec::new());
-                }
-            }
-            Tag::TableRow => {
+            Tag::TableHead | Tag::TableRow => {
                 if let Some(table) = &mut self.table {
                     table.rows.push(Vec::new());
                 }
@@ -147,7 +140,6 @@ impl Writer {
             }
             TagEnd::TableHead => {
                 if let Some(table) = &mut self.table {
-                    table.in_header = false;
                     table.header_rows = table.rows.len();
                 }
             }

@@ -449,7 +449,7 @@ impl Index {
         in_app.retain(|f| {
             f.routes.is_some()
                 || f.relative_path == "config/application.rb"
-                || (f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb"))
+                || crate::rails::project::is_engine_class(&f.relative_path)
                 || (devise && (f.relative_path.starts_with("app/models/") || f.relative_path.starts_with("config/initializers/")))
                 // The app's inflections: `resource :totp` reaches `totp` when `totp` is uncountable.
                 || f.config.as_ref().is_some_and(|c| c.inflections.iter().any(|r| matches!(r.kind.as_str(), "uncountable" | "singular" | "plural" | "irregular")))
@@ -500,7 +500,7 @@ impl Index {
         // engine class (under lib/) calls it; a non-isolated engine's are top-level, as an app's.
         let isolated = |engine: &str| -> Option<String> {
             let mut found = None;
-            for file in in_app.iter().filter(|f| f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb")) {
+            for file in in_app.iter().filter(|f| crate::rails::project::is_engine_class(&f.relative_path)) {
                 crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
                     if call.method == "isolate_namespace"
                         && let Some(crate::syntax::value::Value::Constant(module)) = call.arguments.first()
@@ -510,7 +510,7 @@ impl Index {
                 });
             }
             // No engine class to read (a fixture's bare engine): taken as isolated, as generated.
-            let has_engine_file = in_app.iter().any(|f| f.relative_path.starts_with("lib/") && f.relative_path.ends_with("/engine.rb"));
+            let has_engine_file = in_app.iter().any(|f| crate::rails::project::is_engine_class(&f.relative_path));
             if has_engine_file { found } else { Some(engine.to_owned()) }
         };
         let engine_module = main
@@ -536,13 +536,7 @@ impl Index {
             devise: devise.as_ref(),
             engine_module,
             drawn,
-            inflections: crate::rails::inflect::AppInflections::of(
-                in_app
-                    .iter()
-                    .filter_map(|f| f.config.as_ref())
-                    .flat_map(|c| c.inflections.iter())
-                    .map(|r| (r.kind.as_str(), r.arguments.as_slice())),
-            ),
+            inflections: crate::rails::inflect::AppInflections::of_app(in_app),
         };
         expand(&sources)
     }

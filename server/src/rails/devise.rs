@@ -180,40 +180,39 @@ impl Devise {
     /// Whether the model (or a parent) names a module Devise does not define, other than
     /// devise_invitable's and the route-less ones.
     fn extension_modules(&self, class_name: &str) -> bool {
-        let mut current = class_name.trim_start_matches("::").to_owned();
-        for _ in 0..16 {
-            let Some((own, superclass)) = self.models.get(&current) else { return false };
-            let foreign = own
-                .iter()
-                .flat_map(|c| &c.modules)
-                .filter_map(Value::as_name)
-                .any(|m| !MODULES.iter().any(|(known, _)| *known == m) && !ROUTELESS_EXTENSIONS.contains(&m) && m != "invitable");
-            if foreign {
-                return true;
-            }
+        self.lineage(class_name)
+            .iter()
+            .flat_map(|(_, own)| own.iter().flat_map(|c| &c.modules))
+            .filter_map(Value::as_name)
+            .any(|m| !known_module(m) && m != "invitable")
+    }
+
+    /// The model and the superclasses of it the app defines, nearest first (at most 16, so a cycle
+    /// ends), each with its own `devise` calls.
+    fn lineage(&self, class_name: &str) -> Vec<(&str, &[DeviseCall])> {
+        let mut out = Vec::new();
+        let mut current = class_name.trim_start_matches("::");
+        while let Some((name, (own, superclass))) = self.models.get_key_value(current).filter(|_| out.len() < 16) {
+            out.push((name.as_str(), own.as_slice()));
             match superclass {
-                Some(parent) => current = parent.trim_start_matches("::").to_owned(),
-                None => return false,
+                Some(parent) => current = parent.trim_start_matches("::"),
+                None => break,
             }
         }
-        false
+        out
     }
 
     fn mapping_of(&self, class_name: &str) -> Result<Mapping, &'static str> {
+        let lineage = self.lineage(class_name);
+        if lineage.is_empty() {
+            return Err("the app defines no such model");
+        }
         let mut calls = Vec::new();
-        let mut current = class_name.trim_start_matches("::").to_owned();
-        for _ in 0..16 {
-            let (own, superclass) = self.models.get(&current).ok_or("the app defines no such model")?;
-            if self.includes.get(&current).is_some_and(|included| included.iter().any(|c| self.concerns.contains(c))) {
+        for (name, own) in lineage {
+            if self.includes.get(name).is_some_and(|included| included.iter().any(|c| self.concerns.contains(c))) {
                 return Err("a concern it includes calls `devise`");
             }
             calls.splice(0..0, own.iter().cloned());
-            match superclass.as_deref() {
-                Some(parent) if self.models.contains_key(parent.trim_start_matches("::")) => {
-                    current = parent.trim_start_matches("::").to_owned()
-                }
-                _ => break,
-            }
         }
         if calls.is_empty() {
             return Err("the model calls no `devise`");
@@ -229,7 +228,7 @@ impl Devise {
             let mut selected = Vec::new();
             for module in &call.modules {
                 let name = module.as_name().ok_or("its `devise` modules are not written out as symbols")?;
-                if !MODULES.iter().any(|(m, _)| *m == name) && !ROUTELESS_EXTENSIONS.contains(&name) {
+                if !known_module(name) {
                     // devise_invitable's `:invitable` draws routes of its own.
                     return Err("it uses another gem's Devise module, whose routes are not listed");
                 }
@@ -278,6 +277,11 @@ impl Devise {
         };
         Ok(Mapping { groups, providers })
     }
+}
+
+/// A module Devise defines, or one of another gem known to draw no routes.
+fn known_module(name: &str) -> bool {
+    MODULES.iter().any(|(known, _)| *known == name) || ROUTELESS_EXTENSIONS.contains(&name)
 }
 
 fn constant(value: &Value) -> Option<String> {

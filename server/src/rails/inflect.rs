@@ -17,6 +17,31 @@ fn regex(pattern: &str) -> Option<Regex> {
     Regex::new(pattern).ok()
 }
 
+/// ActiveSupport's `irregular`: the rules it adds keep the first letter's case, each matching
+/// either form (the singular's pattern, then the plural's) and writing the plural or the singular.
+struct Irregular {
+    patterns: [Regex; 2],
+    to_plural: String,
+    to_singular: String,
+}
+
+fn irregular(singular: &str, plural: &str) -> Option<Irregular> {
+    let (s0, p0) = (singular.chars().next()?, plural.chars().next()?);
+    let (srest, prest) = (&singular[s0.len_utf8()..], &plural[p0.len_utf8()..]);
+    let pattern =
+        |first: char, rest: &str| regex(&format!("(?i)({}){}$", regex_lite::escape(&first.to_string()), regex_lite::escape(rest)));
+    Some(Irregular {
+        patterns: [pattern(s0, srest)?, pattern(p0, prest)?],
+        to_plural: format!("${{1}}{prest}"),
+        to_singular: format!("${{1}}{srest}"),
+    })
+}
+
+/// ActiveSupport's uncountable test: the word at the end of a word that starts there (`/\bsheep\Z/i`).
+fn uncountable(word: &str) -> Option<Regex> {
+    regex(&format!(r"(?i)\b{}$", regex_lite::escape(word)))
+}
+
 struct Rules {
     plurals: Vec<(Regex, &'static str)>,
     singulars: Vec<(Regex, &'static str)>,
@@ -89,26 +114,18 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
     };
     let mut plurals = compile(PLURALS);
     let mut singulars = compile(SINGULARS);
-    // `irregular` adds four rules that keep the first letter's case (ActiveSupport's `irregular`).
-    let irregular: Vec<(String, String, String, String)> = IRREGULARS
-        .iter()
-        .map(|(s, p)| {
-            let (s0, srest) = s.split_at(1);
-            let (p0, prest) = p.split_at(1);
-            (format!("(?i)({s0}){srest}$"), format!("(?i)({p0}){prest}$"), format!("${{1}}{prest}"), format!("${{1}}{srest}"))
-        })
-        .collect();
-    for (singular_re, plural_re, to_plural, to_singular) in irregular {
+    for (singular, plural) in IRREGULARS {
+        let Some(Irregular { patterns, to_plural, to_singular }) = irregular(singular, plural) else { continue };
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
         let (to_plural, to_singular) = (leak(to_plural), leak(to_singular));
-        plurals.extend(regex(&singular_re).map(|re| (re, to_plural)));
-        plurals.extend(regex(&plural_re).map(|re| (re, to_plural)));
-        singulars.extend(regex(&singular_re).map(|re| (re, to_singular)));
-        singulars.extend(regex(&plural_re).map(|re| (re, to_singular)));
+        for re in patterns {
+            plurals.push((re.clone(), to_plural));
+            singulars.push((re, to_singular));
+        }
     }
     plurals.reverse();
     singulars.reverse();
-    let uncountables = UNCOUNTABLES.iter().filter_map(|w| regex(&format!(r"(?i)\b{w}$"))).collect();
+    let uncountables = UNCOUNTABLES.iter().filter_map(|w| uncountable(w)).collect();
     Rules { plurals, singulars, uncountables }
 });
 
@@ -176,27 +193,12 @@ pub fn underscore(camel: &str) -> String {
 
 /// `admin/user_profile` → `Admin::UserProfile`.
 pub fn camelize(snake: &str) -> String {
-    snake
-        .split('/')
-        .map(|segment| {
-            segment
-                .split('_')
-                .map(|part| {
-                    let mut chars = part.chars();
-                    chars.next().map_or_else(String::new, |first| first.to_ascii_uppercase().to_string() + chars.as_str())
-                })
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join("::")
+    camelize_with(snake, &[])
 }
 
 /// ActiveSupport's `camelize` with the app's acronyms: each word that is an acronym when
 /// lower-cased is written as the acronym (`api/v1/sso` with `API`, `SSO` → `API::V1::SSO`).
 pub fn camelize_with(snake: &str, acronyms: &[String]) -> String {
-    if acronyms.is_empty() {
-        return camelize(snake);
-    }
     snake
         .split('/')
         .map(|segment| {
@@ -374,18 +376,42 @@ mod tests {
     }
 }
 
-/// The inflections an app adds (`inflect.plural`, `singular`, `irregular`, `uncountable` in
-/// `config/initializers/inflections.rb`), applied before Active Support's own as Rails applies them:
-/// an uncountable word is left as it is, then the app's rules newest first, the first that matches.
+/// The inflections an app adds (`inflect.acronym`, `plural`, `singular`, `irregular`, `uncountable` in
+/// `config/initializers/inflections.rb`, or in an engine class's initializer), applied before Active
+/// Support's own as Rails applies them: an uncountable word is left as it is, then the app's rules
+/// newest first, the first that matches.
 #[derive(Debug, Clone, Default)]
 pub struct AppInflections {
-    uncountables: Vec<String>,
+    /// `inflect.acronym "API"`: `api` camelizes to `API`.
+    acronyms: Vec<String>,
+    uncountables: Vec<Regex>,
     /// (pattern, replacement in `regex_lite`'s syntax), newest first.
     plurals: Vec<(Regex, String)>,
     singulars: Vec<(Regex, String)>,
 }
 
 impl AppInflections {
+    /// The app's: its initializers' `inflect.*` calls, and the acronyms an engine class of the app
+    /// sets in an initializer block (`initializer "api.inflections" do … inflect.acronym("API")`),
+    /// which apply app-wide.
+    pub fn of_app(files: &[std::sync::Arc<super::FileFacts>]) -> AppInflections {
+        let mut out = AppInflections::of(
+            files
+                .iter()
+                .filter_map(|f| f.config.as_ref())
+                .flat_map(|c| c.inflections.iter())
+                .map(|r| (r.kind.as_str(), r.arguments.as_slice())),
+        );
+        for file in files.iter().filter(|f| super::project::is_engine_class(&f.relative_path)) {
+            crate::syntax::outline::visit_calls(&file.outline.items, &mut |call| {
+                if call.method == "acronym" && call.receiver.as_deref() == Some("inflect") {
+                    out.acronyms.extend(call.arguments.iter().filter_map(|a| a.as_name()).map(str::to_owned));
+                }
+            });
+        }
+        out
+    }
+
     /// Read from the `inflect.*` calls, in the order the app makes them (`kind`, arguments). A rule
     /// whose pattern `regex_lite` cannot take is left out.
     pub fn of<'a>(rules: impl IntoIterator<Item = (&'a str, &'a [crate::syntax::value::Value])>) -> AppInflections {
@@ -398,7 +424,8 @@ impl AppInflections {
         };
         for (kind, arguments) in rules {
             match (kind, arguments) {
-                ("uncountable", words) => out.uncountables.extend(words.iter().flat_map(Value::names)),
+                ("acronym", words) => out.acronyms.extend(words.iter().filter_map(Value::as_name).map(str::to_owned)),
+                ("uncountable", words) => out.uncountables.extend(words.iter().flat_map(Value::names).filter_map(|w| uncountable(&w))),
                 ("plural" | "singular", [rule, replacement]) => {
                     let (Some((rule, regex)), Some((replacement, _))) = (text(rule), text(replacement)) else { continue };
                     let pattern = if regex { ruby_regex(&rule) } else { Some(regex_lite::escape(&rule)) };
@@ -412,23 +439,21 @@ impl AppInflections {
                 }
                 ("irregular", [singular, plural]) => {
                     let (Some((singular, _)), Some((plural, _))) = (text(singular), text(plural)) else { continue };
-                    let (Some(s0), Some(p0)) = (singular.chars().next(), plural.chars().next()) else { continue };
-                    let (srest, prest) = (&singular[s0.len_utf8()..], &plural[p0.len_utf8()..]);
-                    let forms = [
-                        format!("(?i)({}){}$", regex_lite::escape(&s0.to_string()), regex_lite::escape(srest)),
-                        format!("(?i)({}){}$", regex_lite::escape(&p0.to_string()), regex_lite::escape(prest)),
-                    ];
-                    for form in &forms {
-                        if let Ok(re) = Regex::new(form) {
-                            out.plurals.insert(0, (re.clone(), format!("${{1}}{prest}")));
-                            out.singulars.insert(0, (re, format!("${{1}}{srest}")));
-                        }
+                    let Some(Irregular { patterns, to_plural, to_singular }) = irregular(&singular, &plural) else { continue };
+                    for re in patterns {
+                        out.plurals.insert(0, (re.clone(), to_plural.clone()));
+                        out.singulars.insert(0, (re, to_singular.clone()));
                     }
                 }
                 _ => {}
             }
         }
         out
+    }
+
+    /// `camelize` with the app's acronyms.
+    pub fn camelize(&self, snake: &str) -> String {
+        camelize_with(snake, &self.acronyms)
     }
 
     pub fn pluralize(&self, word: &str) -> String {
@@ -442,11 +467,7 @@ impl AppInflections {
     /// The app's answer, if it has one: the word itself when uncountable (`/\btotp\z/i`), or its
     /// first rule that matches.
     fn apply(&self, word: &str, rules: &[(Regex, String)]) -> Option<String> {
-        let lower = word.to_lowercase();
-        let uncountable = self.uncountables.iter().any(|u| {
-            lower.strip_suffix(u.to_lowercase().as_str()).is_some_and(|before| !before.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
-        });
-        if uncountable {
+        if self.uncountables.iter().any(|re| re.is_match(word)) {
             return Some(word.to_owned());
         }
         rules.iter().find(|(re, _)| re.is_match(word)).map(|(re, replacement)| re.replacen(word, 1, replacement.as_str()).into_owned())

@@ -229,6 +229,12 @@ pub fn is_generator_template(relative: &str) -> bool {
     relative.starts_with("lib/templates/") || (relative.starts_with("lib/generators/") && relative.contains("/templates/"))
 }
 
+/// An engine's class (`lib/billing/engine.rb`): where it calls `isolate_namespace` and may set
+/// inflections.
+pub fn is_engine_class(relative: &str) -> bool {
+    relative.starts_with("lib/") && relative.ends_with("/engine.rb")
+}
+
 pub fn is_rails_root(dir: &Path) -> bool {
     dir.join("config/application.rb").is_file() || dir.join("config/routes.rb").is_file()
 }

@@ -562,7 +562,7 @@ pub fn extract(root: Node<'_>, text: &str) -> References {
                     if matches!(name, "t" | "translate") {
                         references.uses.translations.extend(translation(node, text));
                     }
-                    if COLUMN_METHODS.contains(&name) && !(matches!(name, "order" | "reorder") && aliased_later(node, text)) {
+                    if COLUMN_METHODS.contains(&name) {
                         column_uses(node, name, ColumnReceiver::OwnClass { chain: Vec::new() }, text, &mut references.uses.columns);
                     }
                 }
@@ -668,7 +668,6 @@ fn call_uses(node: Node<'_>, text: &str, uses: &mut Uses) {
     {
         column_uses(node, name, ColumnReceiver::Params(key), text, &mut uses.columns);
     } else if COLUMN_METHODS.contains(&name)
-        && !(matches!(name, "order" | "reorder") && aliased_later(node, text))
         && let Some(relation) = relation_start(receiver, text)
     {
         column_uses(node, name, relation, text, &mut uses.columns);
@@ -748,6 +747,10 @@ fn symbol_or_string(node: Node<'_>, text: &str) -> Option<String> {
 /// `permit`'s nested lists (`tags: []`, `address: [:city]`) name attributes by their keys.
 fn column_uses(node: Node<'_>, method: &str, receiver: ColumnReceiver, text: &str, out: &mut Vec<ColumnUse>) {
     let Some(arguments) = node.field("arguments") else { return };
+    // `order(label: :asc).pluck(Arel.sql("… as label"))`: the name may be the alias.
+    if matches!(method, "order" | "reorder") && aliased_later(node, text) {
+        return;
+    }
     // `where("title = :t", t: x)`: after a SQL fragment, the hash holds bind values, not columns.
     let leading = arguments.named_child(0).filter(|a| a.kind_name() != "comment");
     if leading.is_some_and(|a| !matches!(a.kind_name(), "pair" | "hash" | "simple_symbol")) {

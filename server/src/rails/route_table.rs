@@ -445,6 +445,14 @@ fn value_text(value: &Value) -> String {
     value.as_name().map_or_else(|| value.to_string(), str::to_owned)
 }
 
+/// The text of `key`'s value in a hash option (`path_names: { sign_in: "login" }`).
+fn hash_entry(hash: Option<&Value>, key: &str) -> Option<String> {
+    match hash {
+        Some(Value::Hash(pairs)) => pairs.iter().find(|(k, _)| k.as_name() == Some(key)).map(|(_, v)| value_text(v)),
+        _ => None,
+    }
+}
+
 fn option<'v>(options: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
     options.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
@@ -705,22 +713,13 @@ impl<'a> Mapper<'a> {
                 exclusive.format = Some(Value::Bool(false));
             }
             let path_name = |key: &str| -> String {
-                let given = match option(&call.options, "path_names") {
-                    Some(Value::Hash(pairs)) => pairs.iter().find(|(k, _)| k.as_name() == Some(key)).map(|(_, v)| value_text(v)),
-                    _ => None,
-                };
-                given
+                hash_entry(option(&call.options, "path_names"), key)
                     .or_else(|| scope.path_names.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()))
                     .unwrap_or_else(|| if key == "registration" { String::new() } else { key.to_owned() })
             };
             let module = option(&call.options, "module").map(value_text).or(scope.module.clone()).unwrap_or_else(|| "devise".to_owned());
             let controller = |group: super::devise::Group| -> Value {
-                let given = match option(&call.options, "controllers") {
-                    Some(Value::Hash(pairs)) => {
-                        pairs.iter().find(|(k, _)| k.as_name() == Some(group.controller())).map(|(_, v)| value_text(v))
-                    }
-                    _ => None,
-                };
+                let given = hash_entry(option(&call.options, "controllers"), group.controller());
                 Value::String(given.unwrap_or_else(|| format!("{module}/{}", group.controller())))
             };
             let sign_out_via = option(&call.options, "sign_out_via")
