@@ -10,6 +10,10 @@
 //! [rules]
 //! "views.literal-tag" = "off"        # never report this rule
 //! "model.scope-body" = "warning"  # report it at another severity: error, warning or info
+//!
+//! [roundhouse]                       # the compiler `--check --exact` runs (relative to the app)
+//! binary = "../roundhouse/target/release/roundhouse"
+//! checkout = "../roundhouse"         # where it runs (it reads runtime/); the binary's folder else
 //! ```
 //!
 //! The file is checked as strictly as the command line: an unknown key, target, rule or level is an
@@ -62,11 +66,24 @@ pub struct Config {
     /// `exclude`: globs of app-relative paths whose findings are never reported.
     pub exclude: Vec<String>,
     excluded: Option<globset::GlobSet>,
+    /// `[roundhouse]` `binary` and `checkout`, as written (relative to the app's root unless
+    /// absolute): the compiler `--check --exact` runs.
+    pub roundhouse: Option<RoundhouseSetting>,
+}
+
+/// The compiler `--check --exact` runs, as `switchyard.toml` names it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundhouseSetting {
+    pub binary: String,
+    /// The checkout it runs in (it reads `runtime/` there); the binary's folder when not given.
+    pub checkout: Option<String>,
 }
 
 impl PartialEq for Config {
     fn eq(&self, other: &Config) -> bool {
-        (&self.targets, &self.lanes, &self.rules, &self.exclude) == (&other.targets, &other.lanes, &other.rules, &other.exclude)
+        (&self.targets, &self.lanes, &self.rules, &self.exclude, &self.roundhouse)
+            == (&other.targets, &other.lanes, &other.rules, &other.exclude, &other.roundhouse)
     }
 }
 
@@ -81,6 +98,7 @@ struct RawConfig {
     exclude: Vec<toml::Spanned<String>>,
     #[serde(default)]
     rules: BTreeMap<toml::Spanned<String>, toml::Spanned<String>>,
+    roundhouse: Option<RoundhouseSetting>,
 }
 
 impl Config {
@@ -124,7 +142,7 @@ impl Config {
             })?),
         };
         let exclude = raw.exclude.into_iter().map(toml::Spanned::into_inner).collect();
-        Ok(Config { targets, lanes, rules, exclude, excluded })
+        Ok(Config { targets, lanes, rules, exclude, excluded, roundhouse: raw.roundhouse })
     }
 
     /// Whether findings in the file at `relative_path` (from the app root, `/`-separated) are left out.
@@ -174,6 +192,13 @@ impl Config {
             rule => rule.is_none_or(|r| r.targets.iter().any(|t| targets.contains(t))),
         };
         if !applies {
+            return None;
+        }
+        // A quiet rule only when someone gave it a level.
+        if catalogue::QUIET.contains(&diagnostic.rule.as_str())
+            && !levels.contains_key(diagnostic.rule.as_str())
+            && !self.rules.contains_key(diagnostic.rule.as_str())
+        {
             return None;
         }
         let severity = match levels.get(diagnostic.rule.as_str()) {
@@ -267,6 +292,27 @@ mod tests {
         let complex = format!("targets = [\"ruby\"]\nexclude = [\"app/**\", \"{}x\"]\n", "**/*a/".repeat(30_000));
         let bad = Config::parse(&complex).unwrap_err().to_string();
         assert!(bad.starts_with("line 2: `**/*a/") && bad.contains("…` is too complex a glob") && bad.len() < 200, "{bad}");
+    }
+
+    #[test]
+    fn names_the_compiler_and_keeps_quiet_rules_quiet() {
+        let config = Config::parse("[roundhouse]\nbinary = \"rh/target/release/roundhouse\"\ncheckout = \"rh\"\n").unwrap();
+        let setting = config.roundhouse.clone().unwrap();
+        assert_eq!((setting.binary.as_str(), setting.checkout.as_deref()), ("rh/target/release/roundhouse", Some("rh")));
+        let typo = Config::parse("[roundhouse]\nbinary = \"x\"\ncheckou = \"y\"\n").unwrap_err().to_string();
+        assert!(typo.starts_with("line 3: unknown field `checkou`"), "{typo}");
+        let note = Diagnostic {
+            span: crate::syntax::Span::default(),
+            severity: Severity::Info,
+            rule: rule!("roundhouse.unresolved_type"),
+            message: String::new(),
+        };
+        let chosen = Chosen::default();
+        assert_eq!(config.report(&note, &chosen, &BTreeMap::new()), None, "quiet unless given a level");
+        let levels = BTreeMap::from([("roundhouse.unresolved_type".to_owned(), RuleLevel::Severity(Severity::Info))]);
+        assert!(config.report(&note, &chosen, &levels).is_some(), "the caller's level");
+        let asked = Config::parse("[rules]\n\"roundhouse.unresolved_type\" = \"warning\"\n").unwrap();
+        assert_eq!(asked.report(&note, &chosen, &BTreeMap::new()).map(|d| d.severity), Some(Severity::Warning), "the file's level");
     }
 
     #[test]

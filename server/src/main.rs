@@ -39,6 +39,17 @@ struct Args {
     /// suppressions removed) to the files, then report what is left.
     #[arg(long, requires = "check")]
     fix: bool,
+    /// Also run the Roundhouse compiler on each app (once per target) and report what it says that
+    /// Switchyard's own findings do not, under `roundhouse.<kind>` rules. The compiler is
+    /// `--roundhouse`, else `[roundhouse]` in the app's `switchyard.toml`.
+    #[arg(long, requires = "check", conflicts_with = "fix")]
+    exact: bool,
+    /// The Roundhouse binary `--exact` runs.
+    #[arg(long, value_name = "BINARY", requires = "exact")]
+    roundhouse: Option<PathBuf>,
+    /// The Roundhouse checkout it runs in (it reads `runtime/` there; default: the binary's folder).
+    #[arg(long, value_name = "DIR", requires = "roundhouse")]
+    roundhouse_checkout: Option<PathBuf>,
     /// Exit with 1 when a finding is at or above this severity.
     #[arg(long, value_enum, default_value_t = FailLevel::Error, requires = "check")]
     fail_level: FailLevel,
@@ -76,11 +87,15 @@ enum Command {
     },
     /// Explain one rule: what triggers it, why, an example, the fix, and how to silence it.
     Explain { rule: String },
-    /// Switchyard's preview of what Roundhouse makes of FILE, alone on stdout (pipe it to `ruby -c`).
+    /// Switchyard's preview of what Roundhouse makes of FILE, alone on stdout (pipe it to `ruby -c`);
+    /// of every file of the app(s) at FOLDER with `--out DIR`, one `.rb` file each.
     Preview {
         file: PathBuf,
         #[arg(long, value_enum, default_value_t = TreeTarget::Ruby)]
         target: TreeTarget,
+        /// Write each file's preview to DIR, at its path in the app plus `.rb` (FILE is then a folder).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// Where each source file lands in Roundhouse's CRuby, JVM and Spinel trees (PATH may be one file).
     Tree {
@@ -271,7 +286,10 @@ fn run() -> ExitCode {
         }
         (Some(Command::Rules { format }), _) => cli::rules(matches!(format, RulesFormat::Markdown)),
         (Some(Command::Explain { rule }), _) => cli::explain(&rule),
-        (Some(Command::Preview { file, target }), _) => cli::preview(&file, target.into()),
+        (Some(Command::Preview { file, target, out }), _) => match out {
+            None => cli::preview(&file, target.into()),
+            Some(out) => cli::preview_all(&file, target.into(), &out),
+        },
         (Some(Command::Tree { path, targets, format }), _) => {
             let targets: Vec<_> = targets.iter().map(|t| (*t).into()).collect();
             cli::tree(&path.unwrap_or_else(|| PathBuf::from(".")), &targets, matches!(format, RoutesFormat::Json))
@@ -312,6 +330,7 @@ fn run() -> ExitCode {
                     lanes: args.lanes.into_iter().map(Into::into).collect(),
                     rules: args.rules,
                     fix: args.fix,
+                    exact: args.exact.then_some(cli::ExactOptions { binary: args.roundhouse, checkout: args.roundhouse_checkout }),
                 },
             )
         }

@@ -675,3 +675,118 @@ fn an_unclosed_paren_is_reported_where_it_opens_and_nothing_else() {
         .collect();
     assert_eq!(found, ["6:11 syntax.parse-error"]);
 }
+
+/// `--check --exact` with `tests/fixtures/roundhouse-double/roundhouse` standing for the compiler: it
+/// prints an `unsupported` line Switchyard already says (post.rb:2, an include) and a `lower_residue`
+/// line nothing of Switchyard's says (post.rb:17), each more than once, for each target it is run
+/// for; it fails, as the real one does, when the checkout has no `runtime/spinel/scaffold/`.
+fn exact(app: &std::path::Path, args: &[&str], test: &str) -> Output {
+    let home = std::env::temp_dir().join(format!("switchyard-exact-home-{}-{test}", std::process::id()));
+    Command::new(env!("CARGO_BIN_EXE_switchyard"))
+        .current_dir(repo_root())
+        .env("XDG_CACHE_HOME", &home)
+        .env("SWITCHYARD_CACHE_DIR", home.join("index"))
+        .arg("--check")
+        .arg(app)
+        .arg("--exact")
+        .args(args)
+        .output()
+        .expect("run switchyard")
+}
+
+fn double_checkout(test: &str, complete: bool) -> PathBuf {
+    let checkout = std::env::temp_dir().join(format!("switchyard-cli-checkout-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&checkout);
+    std::fs::create_dir_all(checkout.join(if complete { "runtime/spinel/scaffold" } else { "runtime" })).unwrap();
+    std::fs::copy(repo_root().join("tests/fixtures/roundhouse-double/roundhouse"), checkout.join("roundhouse")).unwrap();
+    checkout
+}
+
+#[test]
+fn exact_adds_what_the_compiler_says_that_switchyard_does_not() {
+    let checkout = double_checkout("adds", true);
+    let binary = checkout.join("roundhouse");
+    let app = PathBuf::from("examples/blog");
+    let out = exact(&app, &["--roundhouse", binary.to_str().unwrap(), "--format", "json"], "adds");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let compilers: Vec<&Value> = lines.iter().filter(|f| f["rule"].as_str().unwrap().starts_with("roundhouse.")).collect();
+    // Printed twice a run, for ruby and for jruby: one finding, on `order`, under the compiler's kind.
+    assert_eq!(compilers.len(), 1, "{compilers:?}");
+    let residue = compilers[0];
+    assert_eq!(residue["rule"], "roundhouse.lower_residue");
+    assert_eq!(
+        (residue["file"].as_str(), residue["line"].as_u64(), residue["column"].as_u64()),
+        (Some("app/models/post.rb"), Some(17), Some(23))
+    );
+    assert_eq!(residue["end_column"], 28);
+    assert!(residue["message"].as_str().unwrap().starts_with("relation chain stays dynamic"), "{residue}");
+    // The include on line 2 is said once, by Switchyard's own rule.
+    let line_2: Vec<&str> =
+        lines.iter().filter(|f| f["file"] == "app/models/post.rb" && f["line"] == 2).map(|f| f["rule"].as_str().unwrap()).collect();
+    assert_eq!(line_2, ["model.unsupported-macro"]);
+
+    // Every format carries it; `--rule` picks it out.
+    let sarif = exact(&app, &["--roundhouse", binary.to_str().unwrap(), "--format", "sarif", "--rule", "roundhouse.lower_residue"], "adds");
+    let log: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0]["ruleId"], "roundhouse.lower_residue");
+    let rule_index = results[0]["ruleIndex"].as_u64().unwrap() as usize;
+    assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][rule_index]["id"], "roundhouse.lower_residue");
+    let github = exact(&app, &["--roundhouse", binary.to_str().unwrap(), "--format", "github"], "adds");
+    assert!(
+        text(&github.stdout).contains("::warning file=examples/blog/app/models/post.rb,line=17,col=23,endLine=17,endColumn=28,title=roundhouse.lower_residue::relation chain"),
+        "{}",
+        text(&github.stdout)
+    );
+    let human = exact(&app, &["--roundhouse", binary.to_str().unwrap()], "adds");
+    let human = text(&human.stdout);
+    assert!(human.contains("warning[roundhouse.lower_residue]: relation chain stays dynamic"), "{human}");
+    assert!(human.contains("17 |   scope :recent, -> { order(created_at: :desc) }\n   |                       ^^^^^"), "{human}");
+}
+
+#[test]
+fn exact_reads_the_compiler_from_switchyard_toml_and_says_when_it_fails() {
+    let app = std::env::temp_dir().join(format!("switchyard-cli-exact-toml-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&app);
+    copy_recursive(&repo_root().join("examples/blog"), &app);
+    // A `# switchyard:disable` comment silences the compiler's line as it does Switchyard's.
+    let post = app.join("app/models/post.rb");
+    let source = std::fs::read_to_string(&post).unwrap();
+    let disabled = "  scope :recent, -> { order(created_at: :desc) } # switchyard:disable roundhouse.lower_residue";
+    std::fs::write(&post, source.replace("  scope :recent, -> { order(created_at: :desc) }", disabled)).unwrap();
+
+    // Without a compiler named anywhere: one line, exit 2.
+    let none = exact(&app, &[], "toml");
+    assert_eq!(none.status.code(), Some(2));
+    assert!(text(&none.stderr).contains("--exact needs the Roundhouse compiler: pass --roundhouse BINARY"), "{}", text(&none.stderr));
+
+    // Named in the app's settings, relative to the app; the checkout is the binary's folder.
+    let checkout = double_checkout("toml", false);
+    let relative = format!("../{}", checkout.file_name().unwrap().to_str().unwrap());
+    std::fs::write(app.join("switchyard.toml"), format!("targets = [\"ruby\"]\n\n[roundhouse]\nbinary = \"{relative}/roundhouse\"\n"))
+        .unwrap();
+    let failed = exact(&app, &["--format", "json"], "toml");
+    // The double fails as the compiler does without `runtime/spinel/scaffold/`: the run is named on
+    // stderr with its cause, what it printed before is still reported, and the check fails.
+    assert_eq!(failed.status.code(), Some(1), "{}", text(&failed.stderr));
+    let stderr = text(&failed.stderr);
+    assert!(
+        stderr.contains("roundhouse --target ruby did not finish on") && stderr.contains("missing runtime/spinel/scaffold/"),
+        "{stderr}"
+    );
+    assert!(!text(&failed.stdout).contains("roundhouse.lower_residue"), "silenced by its comment: {}", text(&failed.stdout));
+    assert!(!text(&failed.stdout).contains("switchyard.unused-suppression"), "{}", text(&failed.stdout));
+
+    // A checkout that is none is named as such, with where to set it.
+    std::fs::remove_dir_all(checkout.join("runtime")).unwrap();
+    let wrong = exact(&app, &[], "toml");
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(
+        text(&wrong.stderr)
+            .contains("has no runtime/ folder: it is not a Roundhouse checkout (--roundhouse-checkout, or `checkout` under [roundhouse])"),
+        "{}",
+        text(&wrong.stderr)
+    );
+}

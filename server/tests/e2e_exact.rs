@@ -65,12 +65,17 @@ fn a_save_runs_the_compiler_and_its_output_is_served() {
     let published = client.wait_for(|m| {
         m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == post_uri && !compiler_diagnostics(m).is_empty()
     });
-    // The compiler printed it three times, with its prefix and an absolute path: one finding, over
-    // the statement it is about.
+    // The compiler printed each line more than once, with its prefix and an absolute path. Its
+    // `unsupported` line on the include is what Switchyard's own finding there says: not repeated.
+    // Its `lower_residue` line is one finding, under the compiler's kind, over the name it is about.
     let found = compiler_diagnostics(&published);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0]["code"], "unsupported");
-    assert_eq!(found[0]["range"], json!({"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 21}}));
+    assert_eq!(found[0]["code"], "roundhouse.lower_residue");
+    assert_eq!(found[0]["range"], json!({"start": {"line": 16, "character": 22}, "end": {"line": 16, "character": 27}}));
+    let own: Vec<&Value> =
+        published["params"]["diagnostics"].as_array().unwrap().iter().filter(|d| d["range"]["start"]["line"] == 1).collect();
+    assert_eq!(own.len(), 1, "{own:?}");
+    assert_eq!(own[0]["code"], "model.unsupported-macro");
     assert_eq!(published["params"]["version"], 1, "the open document's version");
     assert!(client.seen.iter().any(|m| m["method"] == "$/progress" && m["params"]["value"]["title"] == "Roundhouse"));
 
@@ -89,11 +94,11 @@ fn a_save_runs_the_compiler_and_its_output_is_served() {
     );
     let moved = last_compiler_diagnostics(&mut client, &post_uri, 2);
     assert_eq!(moved.len(), 1);
-    assert_eq!(moved[0]["range"]["start"], json!({"line": 3, "character": 2}));
+    assert_eq!(moved[0]["range"]["start"], json!({"line": 18, "character": 22}));
     client.change(
         &post_uri,
         3,
-        json!([{"range": {"start": {"line": 3, "character": 21}, "end": {"line": 3, "character": 21}}, "text": ", Other"}]),
+        json!([{"range": {"start": {"line": 18, "character": 48}, "end": {"line": 18, "character": 48}}, "text": " # newest"}]),
     );
     assert_eq!(last_compiler_diagnostics(&mut client, &post_uri, 3), Vec::<Value>::new());
 

@@ -74,6 +74,26 @@ pub struct AppContext {
     model_definitions: std::sync::OnceLock<HashMap<String, usize>>,
     /// Where else Rails may find the app's views (`view_sources`): worked out once per context.
     view_sources: std::sync::OnceLock<ViewSources>,
+    /// What the modules controllers include bring them (`controller_modules`).
+    controller_modules: std::sync::OnceLock<ControllerModules>,
+}
+
+/// For each module a controller of the app includes: the filters of its `included` block, and each
+/// instance method's receiver-less calls (read from its file, when a controller lowering first asks).
+#[derive(Default)]
+pub struct ControllerModules {
+    filters: HashMap<String, Vec<crate::rails::controller::Filter>>,
+    methods: HashMap<String, Vec<ModuleMethod>>,
+}
+
+/// An instance method of a module a controller includes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModuleMethod {
+    pub name: String,
+    /// Its receiver-less calls.
+    pub calls: Vec<String>,
+    pub path: PathBuf,
+    pub span: crate::syntax::Span,
 }
 
 /// Where a view the app's own `app/views` lacks may still come from when the app runs.
@@ -368,6 +388,7 @@ impl AppContext {
             module_declarations: std::sync::OnceLock::new(),
             model_definitions: std::sync::OnceLock::new(),
             view_sources: std::sync::OnceLock::new(),
+            controller_modules: std::sync::OnceLock::new(),
             preload_lowering: std::sync::OnceLock::new(),
             lanes: std::sync::OnceLock::new(),
         }
@@ -460,6 +481,54 @@ impl AppContext {
 
     pub fn model(&self, class_name: &str) -> Option<&crate::rails::model::Model> {
         self.models.get(class_name).map(|(file, i)| &file.models[*i])
+    }
+
+    /// The filters of the `included` block of a module a controller includes.
+    pub fn memo_module_filters(&self, module: &str) -> &[crate::rails::controller::Filter] {
+        self.controller_modules().filters.get(module).map_or(&[], Vec::as_slice)
+    }
+
+    /// The instance methods of a module a controller includes, with their receiver-less calls.
+    pub fn memo_module_methods(&self, module: &str) -> &[ModuleMethod] {
+        self.controller_modules().methods.get(module).map_or(&[], Vec::as_slice)
+    }
+
+    fn controller_modules(&self) -> &ControllerModules {
+        self.controller_modules.get_or_init(|| {
+            let mut out = ControllerModules::default();
+            let included: std::collections::BTreeSet<String> = self
+                .controllers
+                .values()
+                .flat_map(|(file, i)| file.controllers[*i].concerns.iter())
+                .filter(|m| m.name == "include")
+                .flat_map(|m| m.arguments.iter().filter_map(|a| a.as_name().map(str::to_owned)))
+                .collect();
+            for module in included {
+                out.filters.insert(module.clone(), self.module_filters(&module));
+                let mut methods = Vec::new();
+                for file in self.files.iter().filter(|f| f.definitions.iter().any(|d| d.name == module)) {
+                    let Some(text) = crate::files::read_source(&file.path) else { continue };
+                    let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &text);
+                    let Some(tree) = parsed.ruby.as_ref() else { continue };
+                    for namespace in file.outline.namespaces().into_iter().filter(|n| n.name == module) {
+                        for item in &namespace.items {
+                            if let crate::syntax::outline::Item::Method(def) = item
+                                && !def.singleton
+                            {
+                                methods.push(ModuleMethod {
+                                    name: def.name.clone(),
+                                    calls: crate::rails::controller::calls_in(tree, &text, def.span),
+                                    path: file.path.clone(),
+                                    span: def.span,
+                                });
+                            }
+                        }
+                    }
+                }
+                out.methods.insert(module, methods);
+            }
+            out
+        })
     }
 
     pub fn controller(&self, class_name: &str) -> Option<&Controller> {

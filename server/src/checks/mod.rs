@@ -69,13 +69,13 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
             }
         }
     }
-    // `# switchyard:disable …` comments; one that silences nothing is said (info).
-    let silences =
-        |s: &crate::rails::Suppression, rule: &str, d: &Diagnostic| d.rule == rule && s.line.is_none_or(|l| l == d.span.start.line);
+    // `# switchyard:disable …` comments; one that silences nothing is said (info). The compiler's
+    // own lines are known only to a run of it (`--check --exact`), which applies them itself.
     let mut unused = Vec::new();
     for suppression in &facts.suppressions {
         for rule in &suppression.rules {
-            if !diagnostics.iter().any(|d| silences(suppression, rule, d)) {
+            let compilers = roundhouse::catalogue::rule(rule).is_some_and(|r| r.family == "roundhouse");
+            if !compilers && !diagnostics.iter().any(|d| silences(suppression, rule, d)) {
                 let message = if roundhouse::catalogue::rule(rule).is_none() && crate::diagnostic::rule::UNUSED_SUPPRESSION != rule.as_str()
                 {
                     format!("`{rule}` is not a rule (`switchyard rules` lists them): this comment silences nothing.")
@@ -91,12 +91,22 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
             }
         }
     }
-    diagnostics.retain(|d| !facts.suppressions.iter().any(|s| s.rules.iter().any(|rule| silences(s, rule, d))));
+    diagnostics.retain(|d| !silenced(&facts.suppressions, d));
     diagnostics.extend(unused);
     diagnostics.sort_by_key(|d| (d.span.start_byte, d.span.end_byte, d.rule));
     // One construct, one finding: two ways of reaching the same verdict say it once.
     diagnostics.dedup_by(|a, b| a.span == b.span && a.rule == b.rule && a.message == b.message);
     diagnostics
+}
+
+/// Whether a `# switchyard:disable` comment names `d`'s rule on its line (or for the whole file).
+fn silences(suppression: &crate::rails::Suppression, rule: &str, d: &Diagnostic) -> bool {
+    d.rule == rule && suppression.line.is_none_or(|l| l == d.span.start.line)
+}
+
+/// Whether one of a file's `# switchyard:disable` comments silences `d`.
+pub fn silenced(suppressions: &[crate::rails::Suppression], d: &Diagnostic) -> bool {
+    suppressions.iter().any(|s| s.rules.iter().any(|rule| silences(s, rule, d)))
 }
 
 /// Whether `class_name` sits in the namespace of a gem of the bundle (`Doorkeeper::AccessToken`).

@@ -16,6 +16,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
 use crate::rails::project;
 use crate::roundhouse::catalogue;
+use crate::roundhouse::exact::ExactConfig;
 use crate::roundhouse::tree::Target;
 
 /// One JSON line per finding (1-based lines and character columns, paths relative to the app root).
@@ -59,10 +60,130 @@ pub struct CheckOptions {
     pub rules: Vec<String>,
     /// Apply the safe fixes first (`--fix`), then report what is left.
     pub fix: bool,
+    /// Run the compiler too (`--exact`), and report what it says that Switchyard does not.
+    pub exact: Option<ExactOptions>,
+}
+
+/// The compiler `--exact` runs, as the command line names it (else the app's `switchyard.toml`).
+#[derive(Debug, Clone, Default)]
+pub struct ExactOptions {
+    pub binary: Option<std::path::PathBuf>,
+    pub checkout: Option<std::path::PathBuf>,
 }
 
 pub fn check(path: &Path, options: &CheckOptions) -> Result<Outcome, String> {
-    check_with(path, options, !options.fix)
+    check_with(path, options, !options.fix && options.exact.is_none())
+}
+
+/// The compiler to run on the app at `root`: the command line's, else the app's `[roundhouse]`
+/// (relative to the app), the checkout the binary's folder unless named.
+fn exact_config(exact: &ExactOptions, root: &Path, config: &Config, target: Target) -> Result<ExactConfig, String> {
+    let (binary, checkout) = match (&exact.binary, &config.roundhouse) {
+        (Some(binary), _) => (binary.clone(), exact.checkout.clone()),
+        (None, Some(setting)) => (root.join(&setting.binary), setting.checkout.as_ref().map(|c| root.join(c))),
+        (None, None) => {
+            return Err(format!(
+                "--exact needs the Roundhouse compiler: pass --roundhouse BINARY, or name it in {} (`[roundhouse]` `binary = \"…\"`)",
+                root.join(crate::config::FILE_NAME).display()
+            ));
+        }
+    };
+    // The compiler runs in its checkout: a path relative to here would no longer name it there.
+    let absolute = |path: std::path::PathBuf| std::path::absolute(&path).unwrap_or(path);
+    let binary = absolute(binary);
+    let checkout = checkout.unwrap_or_else(|| crate::roundhouse::exact::default_checkout(&binary));
+    Ok(ExactConfig { binary: absolute(binary), checkout: absolute(checkout), target })
+}
+
+/// The most characters of a failed run's cause printed.
+const CAUSE: usize = 400;
+
+/// Runs the compiler on every app for each of its targets and adds what it says to `files`: a line
+/// of its once (the same line from several targets is one), where the file is in `scope`, unless a
+/// finding of Switchyard's own already says it there. A run that fails is named on stderr, and
+/// counts as a finding at error level.
+fn add_compiler_lines(
+    files: &mut Vec<(std::sync::Arc<FileFacts>, Vec<Diagnostic>)>,
+    apps: &[project::RailsApp],
+    configs: &std::collections::HashMap<std::path::PathBuf, Config>,
+    options: &CheckOptions,
+    exact: &ExactOptions,
+    scope: &Path,
+) -> Result<bool, String> {
+    let mut failed = false;
+    let mut by_path: std::collections::HashMap<std::path::PathBuf, Vec<crate::roundhouse::exact::ExactDiagnostic>> =
+        std::collections::HashMap::new();
+    let mut seen = std::collections::HashSet::new();
+    for app in apps {
+        let config = configs.get(&app.root).cloned().unwrap_or_default();
+        let targets: Vec<Target> = if !options.targets.is_empty() {
+            options.targets.clone()
+        } else {
+            config.targets.clone().unwrap_or_else(|| vec![Target::Ruby, Target::Jruby])
+        };
+        for target in targets {
+            let exact_config = exact_config(exact, &app.root, &config, target)?;
+            let out = crate::roundhouse::exact::check_dir(&app.root, target)?;
+            let t0 = std::time::Instant::now();
+            let run = crate::roundhouse::exact::run_blocking(&exact_config, &app.root, &out)?;
+            tracing::debug!("roundhouse --target {}: {} lines in {:?}", target.as_str(), run.diagnostics.len(), t0.elapsed());
+            if !run.success {
+                failed = true;
+                // Its cause may quote a whole syntax tree: the start names the file and the node.
+                let mut cause: String = run.cause.chars().take(CAUSE).collect();
+                if cause.len() < run.cause.len() {
+                    cause.push('…');
+                }
+                writeln!(
+                    std::io::stderr(),
+                    "switchyard: roundhouse --target {} did not finish on {}: {cause}",
+                    target.as_str(),
+                    app.root.display()
+                )
+                .map_err(super::write_failed)?;
+            }
+            for line in run.diagnostics {
+                let key = (line.path.clone(), line.line, line.column, line.code.clone(), line.message.clone());
+                if line.path.starts_with(scope) && seen.insert(key) {
+                    by_path.entry(line.path.clone()).or_default().push(line);
+                }
+            }
+        }
+    }
+    let mut at: std::collections::HashMap<std::path::PathBuf, usize> =
+        files.iter().enumerate().map(|(i, (facts, _))| (facts.path.clone(), i)).collect();
+    let mut paths: Vec<_> = by_path.into_iter().collect();
+    paths.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, lines) in paths {
+        let Some(text) = crate::files::read_source(&path) else { continue };
+        let i = match at.get(&path) {
+            Some(&i) => i,
+            None => {
+                // A file the compiler reads and Switchyard does not index: its lines are placed all the same.
+                let relative = project::owning_app(&path, apps)
+                    .map_or_else(|| path.to_string_lossy().into_owned(), |app| project::relative_path(&path, &app.root));
+                let language = project::language_of(&path).unwrap_or(crate::syntax::Language::Ruby);
+                let mut facts = FileFacts::empty(path.clone(), relative, None, language);
+                facts.line_index = crate::syntax::LineIndex::new(&text);
+                facts.text_hash = crate::rails::text_hash(&text);
+                files.push((std::sync::Arc::new(facts), Vec::new()));
+                at.insert(path.clone(), files.len() - 1);
+                files.len() - 1
+            }
+        };
+        let (facts, own) = &files[i];
+        let line_index = facts.line_index.clone();
+        let suppressions = facts.suppressions.clone();
+        let found: Vec<Diagnostic> = lines
+            .iter()
+            .filter_map(|line| line.finding(&text, &line_index, own))
+            .filter(|d| !crate::checks::silenced(&suppressions, d))
+            .collect();
+        files[i].1.extend(found);
+        files[i].1.sort_by_key(|d| (d.span.start_byte, d.span.end_byte, d.rule));
+    }
+    files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    Ok(failed)
 }
 
 /// What a check reports on: every file of the apps it found, with its diagnostics before the apps'
@@ -191,13 +312,23 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
         Some(kept) => kept,
         None => indexed(path)?,
     };
-    let Run { index, report, base, scope, apps, files, checked } = run;
+    let Run { index, report, base, scope, apps, mut files, checked } = run;
     let mut configs = std::collections::HashMap::new();
     for app in &apps {
         configs.insert(app.root.clone(), Config::load(&app.root)?.unwrap_or_default());
     }
+    let compile_failed = match &options.exact {
+        Some(exact) => add_compiler_lines(&mut files, &apps, &configs, options, exact, &scope)?,
+        None => false,
+    };
     let no_config = Config::default();
-    let no_levels = BTreeMap::new();
+    // A quiet rule `--rule` names is reported at its own level.
+    let no_levels: BTreeMap<String, crate::config::RuleLevel> = options
+        .rules
+        .iter()
+        .filter(|r| catalogue::QUIET.contains(&r.as_str()))
+        .filter_map(|r| Some((r.clone(), crate::config::RuleLevel::Severity(catalogue::rule(r)?.severity))))
+        .collect();
     let chosen = crate::config::Chosen { targets: options.targets.clone(), lanes: options.lanes.clone() };
     // The finding as the app's settings report it (`None` when they or `--rule` leave it out).
     let selected = |config: &Config, d: &Diagnostic| -> Option<Diagnostic> {
@@ -293,6 +424,7 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
                 rules: options.rules.clone(),
                 targets: options.targets.clone(),
                 lanes: options.lanes.clone(),
+                exact: None,
                 ..*options
             },
             false,
@@ -311,7 +443,7 @@ fn check_with(path: &Path, options: &CheckOptions, use_kept: bool) -> Result<Out
     // The process ends after the report: freeing every file's facts one by one would cost more than
     // a tenth of a warm run.
     std::mem::forget((index, files));
-    Ok(if failing { Outcome::Findings } else { Outcome::Clean })
+    Ok(if failing || compile_failed { Outcome::Findings } else { Outcome::Clean })
 }
 
 /// The app's root as seen from the checked folder: below it (`shop`), the folder itself (`.`), or

@@ -13,9 +13,9 @@ mod tree;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub use check::{CheckFormat, CheckOptions, check};
+pub use check::{CheckFormat, CheckOptions, ExactOptions, check};
 pub use lanes::{lanes, lanes_json};
-pub use preview::preview;
+pub use preview::{preview, preview_all};
 pub use routes::routes;
 pub use rules::{explain, rules};
 pub use tree::tree;

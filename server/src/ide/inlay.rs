@@ -68,22 +68,31 @@ pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagn
             }
         }
     }
+    // What became of each filter: the controller lowering's verdict, as the preview shows it.
     for controller in &facts.controllers {
-        for filter in &controller.filters {
-            let label = if filter.kind.contains("after_") || filter.kind.contains("around_") {
-                "never applied".to_owned()
-            } else if filter.kind.starts_with("skip_") {
-                continue;
-            } else {
-                let actions: Vec<&str> = controller
-                    .actions
-                    .iter()
-                    .filter(|a| (filter.only.is_empty() || filter.only.contains(&a.name)) && !filter.except.contains(&a.name))
-                    .map(|a| a.name.as_str())
-                    .collect();
-                if actions.is_empty() { "inlined into no action".to_owned() } else { format!("inlined into {}", actions.join(", ")) }
+        use crate::roundhouse::controller_lowering::Fate;
+        let lowered = crate::roundhouse::controller_lowering::lower(controller, context);
+        let mut seen = Vec::new();
+        for fate in &lowered.filters {
+            let label = match &fate.fate {
+                Fate::NeverApplied => "never applied".to_owned(),
+                Fate::Skip | Fate::Dropped => continue,
+                Fate::Inlined(actions) if actions.is_empty() => "inlined into no action".to_owned(),
+                Fate::Inlined(actions) => format!("inlined into {}", actions.join(", ")),
+                Fate::Dispatched => "runs in process_action".to_owned(),
+                Fate::Unresolved => "dropped: no such method".to_owned(),
             };
-            hints.push(Hint { position: at_line_end(facts, filter.span), label, kind: HintKind::Filter });
+            // One hint per call: `before_action :a, :b` says each target's fate in one label.
+            let label = if lowered.filters.iter().filter(|f| f.span == fate.span).count() > 1 {
+                format!(":{} {label}", fate.target)
+            } else {
+                label
+            };
+            if seen.contains(&(fate.span, label.clone())) {
+                continue;
+            }
+            seen.push((fate.span, label.clone()));
+            hints.push(Hint { position: at_line_end(facts, fate.span), label, kind: HintKind::Filter });
         }
     }
     if let Some(routes) = &facts.routes {
@@ -353,7 +362,7 @@ mod tests {
               # before_action :set_post (PostsController), inlined
               @post = Post.find(params[:id])
               # implicit render, made explicit
-              render(Views::Layouts.application(Views::Posts.show()))
+              head(:no_content) # no template: what Rails answers
             end
             ```"#]]
         .assert_eq(&hover.markdown);

@@ -113,18 +113,25 @@ pub fn diagnostic(line_index: &LineIndex, d: &Diagnostic, doc: Option<lsp::Uri>)
 
 /// A compiler diagnostic (exact previews) where it is in `text` now (`roundhouse::exact::locate`);
 /// `None` once its line has changed.
-pub fn exact_diagnostic(d: &crate::roundhouse::exact::ExactDiagnostic, text: Option<&str>) -> Option<lsp::Diagnostic> {
+pub fn exact_diagnostic(
+    d: &crate::roundhouse::exact::ExactDiagnostic,
+    text: Option<&str>,
+    own: &[crate::diagnostic::Diagnostic],
+) -> Option<lsp::Diagnostic> {
     let (line, start, end) = crate::roundhouse::exact::locate(d, text)?;
+    if d.said_by(line, own) {
+        return None;
+    }
     // Byte columns to UTF-16 ones, on the line as the compiler read it.
     let utf16 = |bytes: usize| -> u32 {
         d.line_text.as_deref().map_or(bytes, |t| t.get(..bytes.min(t.len())).map_or(bytes, |p| p.encode_utf16().count())) as u32
     };
     Some(lsp::Diagnostic {
         range: lsp::Range { start: Position { line, character: utf16(start) }, end: Position { line, character: utf16(end) } },
-        severity: Some(severity(d.severity)),
-        code: d.code.clone().map(lsp::NumberOrString::String),
+        severity: Some(severity(d.reported_severity())),
+        code: Some(lsp::NumberOrString::String(d.rule().to_string())),
         source: Some("roundhouse".to_owned()),
-        message: d.message.clone(),
+        message: d.reported_message(),
         ..lsp::Diagnostic::default()
     })
 }

@@ -32,6 +32,13 @@ pub struct Controller {
     /// responds itself (`render`, `redirect_to`, `head`…) or relies on the implicit render.
     #[serde(skip)]
     pub action_calls: Vec<(String, Vec<String>)>,
+    /// The same for each private or protected method (whether a filter it is the target of can
+    /// answer the request, and so halt the chain).
+    #[serde(skip)]
+    pub method_calls: Vec<(String, Vec<String>)>,
+    /// The actions whose body surely ends in a response (`ends_in_response`).
+    #[serde(skip)]
+    pub responding_actions: Vec<String>,
     pub span: Span,
     #[serde(skip)]
     pub name_span: Span,
@@ -55,6 +62,9 @@ pub struct Filter {
     /// Each target's span, parallel to `targets` (a block has none).
     #[serde(skip)]
     pub target_spans: Vec<Span>,
+    /// A block-form filter's receiver-less calls (`before_action { redirect_to root_path }`).
+    #[serde(skip)]
+    pub block_calls: Vec<String>,
 }
 
 pub fn is_filter(method: &str) -> bool {
@@ -78,6 +88,8 @@ pub fn extract(namespace: &Namespace) -> Controller {
         concerns: Vec::new(),
         macros: Vec::new(),
         action_calls: Vec::new(),
+        method_calls: Vec::new(),
+        responding_actions: Vec::new(),
         span: namespace.span,
         name_span: namespace.name_span,
     };
@@ -125,6 +137,62 @@ pub fn filter_of(call: &crate::syntax::outline::Call) -> Filter {
         unless: call.option("unless").cloned(),
         span: call.span,
         target_spans: call.argument_spans.to_vec(),
+        block_calls: call.block.as_ref().map(|b| receiverless_calls(&b.items)).unwrap_or_default(),
+    }
+}
+
+/// The receiver-less calls among `items`, at any depth of their blocks.
+fn receiverless_calls(items: &[Item]) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in items {
+        if let Item::Call(call) = item {
+            if call.receiver.is_none() {
+                out.push(call.method.clone());
+            }
+            if let Some(block) = &call.block {
+                out.extend(receiverless_calls(&block.items));
+            }
+        }
+    }
+    out
+}
+
+/// Whether a method's body surely ends in a response, as the compiler decides whether to add the
+/// implicit render: its last statement is a receiver-less `render`, `redirect_to` or `head` (or a
+/// `respond_to` with a block), or an `if`/`unless`/ternary whose branches all do. A body with a
+/// `rescue` or `ensure` clause does not.
+pub fn ends_in_response(tree: &tree_sitter::Tree, text: &str, span: Span) -> bool {
+    let Some(method) = crate::syntax::enclosing(tree, span, &["method"]) else { return false };
+    let Some(body) = method.field("body") else { return false };
+    let mut cursor = body.walk();
+    if body.named_children(&mut cursor).any(|c| matches!(c.kind_name(), "rescue" | "ensure" | "else")) {
+        return false;
+    }
+    last_statement(body).is_some_and(|last| responds(last, text))
+}
+
+fn last_statement(node: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).filter(|c| !matches!(c.kind_name(), "comment" | "heredoc_body")).last()
+}
+
+fn responds(node: tree_sitter::Node<'_>, text: &str) -> bool {
+    match node.kind_name() {
+        "call" if node.field("receiver").is_none() => {
+            let method = node.field("method").and_then(|m| text.get(m.byte_range())).unwrap_or("");
+            matches!(method, "render" | "redirect_to" | "head") || (method == "respond_to" && node.field("block").is_some())
+        }
+        "if" | "unless" | "elsif" | "conditional" => {
+            let branch = |field: &str| -> bool {
+                let Some(branch) = node.field(field) else { return false };
+                match branch.kind_name() {
+                    "then" | "else" => last_statement(branch).is_some_and(|last| responds(last, text)),
+                    _ => responds(branch, text),
+                }
+            };
+            branch("consequence") && branch("alternative")
+        }
+        _ => false,
     }
 }
 

@@ -670,6 +670,14 @@ pub fn extract(path: PathBuf, relative_path: String, kind: Option<FileKind>, tex
             for controller in &mut facts.controllers {
                 controller.action_calls =
                     controller.actions.iter().map(|a| (a.name.clone(), controller::calls_in(tree, ruby_text, a.span))).collect();
+                controller.method_calls =
+                    controller.private_methods.iter().map(|m| (m.name.clone(), controller::calls_in(tree, ruby_text, m.span))).collect();
+                controller.responding_actions = controller
+                    .actions
+                    .iter()
+                    .filter(|a| controller::ends_in_response(tree, ruby_text, a.span))
+                    .map(|a| a.name.clone())
+                    .collect();
             }
             let ranges: Vec<(String, std::ops::Range<usize>)> =
                 facts.controllers.iter().map(|c| (c.class_name.clone(), c.span.range())).collect();

@@ -960,10 +960,152 @@ pub const RULES: &[Rule] = &[
         implemented: true,
         lanes: THREADED,
     },
+    Rule {
+        id: "roundhouse.unsupported",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[unsupported]`: a construct its lowering does not support, named at its line (reported by `--check --exact` where no finding of Switchyard's own says it within a line)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.lower_residue",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[lower_residue]`: what its lowering left behind — a statement dropped, an option ignored, a chain left to run dynamically (reported by `--check --exact` where no finding of Switchyard's own says it within a line)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.blank_unlowered",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[blank_unlowered]`: a `blank?`/`present?` its lowering did not rewrite (reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.missing_preload",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[missing_preload]`: a loop reads an association its query did not preload, an N+1 (reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.ivar_unresolved",
+        severity: Severity::Info,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[ivar_unresolved]`: an instance variable its type analysis cannot type (`roundhouse-check` counts it an error; reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.send_dispatch_failed",
+        severity: Severity::Info,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[send_dispatch_failed]`: a call its type analysis finds no method for on the receiver's type (`roundhouse-check` counts it an error; reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.incompatible_binop",
+        severity: Severity::Info,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[incompatible_binop]`: an operator its type analysis finds applied to types that do not take it (reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.parse",
+        severity: Severity::Error,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[parse]`: a file its parser does not read (reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.unresolved_type",
+        severity: Severity::Info,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[unresolved_type]`: an expression its type analysis leaves untyped; thousands in a real app, so off unless `--rule` names it or `switchyard.toml` gives it a level (reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.gradual_untyped",
+        severity: Severity::Info,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "the compiler's `warning[gradual_untyped]`: an expression typed `untyped` through a signature (a gradual escape); off unless `--rule` names it or `switchyard.toml` gives it a level (reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "roundhouse.other",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "roundhouse",
+        trigger: "any other line of the compiler's with a file and a line (a kind this version does not know, or none); its message starts with the compiler's own kind (reported by `--check --exact`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
 ];
 
 pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
+}
+
+/// The rule a line of the compiler's of `kind` (`lower_residue`; `None` for a line without one) is
+/// reported under: `roundhouse.<kind>`, or `roundhouse.other` for a kind this version does not know.
+pub fn compiler_rule(kind: Option<&str>) -> RuleId {
+    let known = kind.and_then(|kind| RULES.iter().find(|r| r.family == "roundhouse" && r.id.strip_prefix("roundhouse.") == Some(kind)));
+    known.map_or(rule!("roundhouse.other"), |r| RuleId::from_catalogue(r.id))
+}
+
+/// Rules reported only when asked for by name (`--rule`) or given a level in `switchyard.toml`: the
+/// compiler's type notes, tens of thousands in a real app.
+pub const QUIET: &[&str] = &["roundhouse.unresolved_type", "roundhouse.gradual_untyped"];
+
+/// Which of Switchyard's findings already say what a compiler line says, when within a line of it:
+/// the line is then not repeated. Every `warning[unsupported]` is what one of the compiler's own
+/// rules reports (measured: FIDELITY.md, "Warnings covered"); a `warning[lower_residue]` is, for
+/// the lowering whose message it carries.
+struct Echo {
+    kind: &'static str,
+    /// A part of the compiler's message; empty for any.
+    message: &'static str,
+    /// The rules that say it; empty for every rule about the compiler (not `rails.*`, `lanes.*`,
+    /// `roundhouse.*` or Switchyard's own).
+    rules: &'static [&'static str],
+}
+
+const ECHOES: &[Echo] = &[
+    Echo { kind: "unsupported", message: "", rules: &[] },
+    Echo { kind: "lower_residue", message: "template statement dropped", rules: &["views.statement-dropped"] },
+    Echo { kind: "lower_residue", message: "is not modelled and is dropped", rules: &["model.unsupported-macro"] },
+    Echo { kind: "lower_residue", message: "arm `format.json` dropped", rules: &["controller.json-format-dropped"] },
+    Echo { kind: "parse", message: "", rules: &["syntax.parse-error", "views.template-parse-error"] },
+];
+
+/// Whether a finding of `rule` says what the compiler's line of `kind` with `message` says.
+pub fn echoes(rule: RuleId, kind: Option<&str>, message: &str) -> bool {
+    let Some(kind) = kind else { return false };
+    let about_the_compiler = |id: &str| self::rule(id).is_some_and(|r| !matches!(r.family, "rails" | "lanes" | "roundhouse"));
+    ECHOES.iter().any(|echo| {
+        echo.kind == kind
+            && message.contains(echo.message)
+            && if echo.rules.is_empty() { about_the_compiler(&rule) } else { echo.rules.contains(&rule.as_str()) }
+    })
 }
 
 /// Switchyard's own diagnostics: about its settings and comments, not about Roundhouse (their pages are

@@ -15,7 +15,7 @@ use std::process::Stdio;
 use tokio::io::AsyncReadExt;
 
 use super::tree::Target;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExactConfig {
@@ -51,11 +51,113 @@ pub struct RunOutput {
 /// folders only this user can open (another user could otherwise read it, or plant the folder and
 /// have the compiler write where they chose, then serve a doctored "exact" preview).
 pub fn cache_dir(app_root: &Path, target: Target) -> Result<PathBuf, String> {
+    tree_dir("roundhouse", app_root, target)
+}
+
+/// Where `--check --exact` has the compiler write its tree: apart from the editor's, which a server
+/// running at the same time may be serving.
+pub fn check_dir(app_root: &Path, target: Target) -> Result<PathBuf, String> {
+    tree_dir("roundhouse-check", app_root, target)
+}
+
+fn tree_dir(purpose: &str, app_root: &Path, target: Target) -> Result<PathBuf, String> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     app_root.hash(&mut hasher);
-    let relative = Path::new("roundhouse").join(format!("{:016x}", hasher.finish())).join(target.as_str());
+    let relative = Path::new(purpose).join(format!("{:016x}", hasher.finish())).join(target.as_str());
     crate::files::switchyard_cache_dir(&relative)
+}
+
+/// Empties the folder the compiler writes into, so a failed or cancelled run leaves nothing that
+/// could pass for its output.
+fn clear(out: &Path) -> Result<(), String> {
+    if let Ok(entries) = std::fs::read_dir(out) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let removed =
+                if entry.file_type().is_ok_and(|t| t.is_dir()) { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            removed.map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The compiler's command line: `BINARY --target T --allow-unsupported APP -o OUT`, run in the
+/// checkout (it reads `runtime/` from its working folder), its stderr read.
+fn command(config: &ExactConfig, app_root: &Path, out: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(&config.binary);
+    command
+        .current_dir(&config.checkout)
+        .arg("--target")
+        .arg(config.target.as_str())
+        .arg("--allow-unsupported")
+        .arg(app_root)
+        .arg("-o")
+        .arg(out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs the compiler once and waits for it (`--check --exact`), writing its tree into `out`.
+pub fn run_blocking(config: &ExactConfig, app_root: &Path, out: &Path) -> Result<RunOutput, String> {
+    check_config_named(config, CHECK_SETTINGS)?;
+    clear(out)?;
+    let output = command(config, app_root, out).output().map_err(|e| format!("cannot run {}: {e}", config.binary.display()))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut diagnostics = parse_diagnostics(&stderr, app_root);
+    anchor(&mut diagnostics);
+    Ok(RunOutput { success: output.status.success(), diagnostics, cause: failure_cause(&stderr, app_root) })
+}
+
+impl ExactDiagnostic {
+    /// The rule it is reported under: the compiler's kind (`roundhouse.lower_residue`).
+    pub fn rule(&self) -> crate::diagnostic::RuleId {
+        super::catalogue::compiler_rule(self.code.as_deref())
+    }
+
+    /// Its message as reported: a kind this version does not know is named first.
+    pub fn reported_message(&self) -> String {
+        match &self.code {
+            Some(code) if self.rule() == rule!("roundhouse.other") => format!("[{code}] {}", self.message),
+            _ => self.message.clone(),
+        }
+    }
+
+    /// Its severity as reported: the rule's, or an error when the compiler says error.
+    pub fn reported_severity(&self) -> Severity {
+        let default = super::catalogue::rule(&self.rule()).map_or(Severity::Warning, |r| r.severity);
+        if self.severity == Severity::Error { Severity::Error } else { default }
+    }
+
+    /// Whether one of Switchyard's own findings (`own`, of the file) already says it: a finding of a
+    /// rule that echoes its kind (`catalogue::echoes`) within a line of `line` (0-based, where it is
+    /// now).
+    pub fn said_by(&self, line: u32, own: &[Diagnostic]) -> bool {
+        own.iter().any(|d| {
+            d.span.start.line.saturating_sub(1) <= line
+                && line <= d.span.end.line + 1
+                && super::catalogue::echoes(d.rule, self.code.as_deref(), &self.message)
+        })
+    }
+
+    /// As a finding of the file whose text is `text`, unless its line is gone or `own` already says
+    /// it.
+    pub fn finding(&self, text: &str, line_index: &crate::syntax::LineIndex, own: &[Diagnostic]) -> Option<Diagnostic> {
+        let (line, start, end) = locate(self, Some(text))?;
+        if self.said_by(line, own) {
+            return None;
+        }
+        let at = |col: usize| line_index.offset(crate::syntax::LineCol { line, col: col as u32 });
+        let (start, end) = (at(start)?, at(end).unwrap_or(text.len()));
+        Some(Diagnostic {
+            span: line_index.span(start..end.max(start)),
+            severity: self.reported_severity(),
+            rule: self.rule(),
+            message: self.reported_message(),
+        })
+    }
 }
 
 /// The diagnostics of the compiler's stderr (`[roundhouse: ]path:line:col: severity[code]: message`),
@@ -108,20 +210,35 @@ fn failure_cause(stderr: &str, app_root: &Path) -> String {
     cause.strip_prefix(PREFIX).unwrap_or(cause).to_owned()
 }
 
+/// The checkout of a binary no checkout was named for: the nearest folder above it that holds
+/// `runtime/` (a build's `target/release/roundhouse` sits two below), else its own folder.
+pub fn default_checkout(binary: &Path) -> PathBuf {
+    let folder = binary.parent().unwrap_or(Path::new(""));
+    folder.ancestors().find(|dir| dir.join("runtime").is_dir()).unwrap_or(folder).to_path_buf()
+}
+
 /// Why the compiler cannot be run as configured, before trying: a missing binary, a missing
 /// checkout, a checkout without `runtime/` (the compiler reads it from its working folder).
 pub fn check_config(config: &ExactConfig) -> Result<(), String> {
+    check_config_named(config, EDITOR_SETTINGS)
+}
+
+/// Where the editor's settings name the compiler and its checkout.
+const EDITOR_SETTINGS: [&str; 2] = ["switchyard.roundhouse.binary", "switchyard.roundhouse.checkout"];
+/// Where `--check --exact` is told them.
+pub const CHECK_SETTINGS: [&str; 2] =
+    ["--roundhouse, or `binary` under [roundhouse] in switchyard.toml", "--roundhouse-checkout, or `checkout` under [roundhouse]"];
+
+/// As `check_config`, naming the settings the user gave them in.
+fn check_config_named(config: &ExactConfig, [binary, checkout]: [&str; 2]) -> Result<(), String> {
     if !config.binary.is_file() {
-        return Err(format!("the Roundhouse binary {} does not exist (switchyard.roundhouse.binary)", config.binary.display()));
+        return Err(format!("the Roundhouse binary {} does not exist ({binary})", config.binary.display()));
     }
     if !config.checkout.is_dir() {
-        return Err(format!("the Roundhouse checkout {} does not exist (switchyard.roundhouse.checkout)", config.checkout.display()));
+        return Err(format!("the Roundhouse checkout {} does not exist ({checkout})", config.checkout.display()));
     }
     if !config.checkout.join("runtime").is_dir() {
-        return Err(format!(
-            "{} has no runtime/ folder: it is not a Roundhouse checkout (switchyard.roundhouse.checkout)",
-            config.checkout.display()
-        ));
+        return Err(format!("{} has no runtime/ folder: it is not a Roundhouse checkout ({checkout})", config.checkout.display()));
     }
     Ok(())
 }
@@ -131,14 +248,7 @@ pub fn check_config(config: &ExactConfig) -> Result<(), String> {
 pub async fn run(config: &ExactConfig, app_root: &Path, cancel: impl std::future::Future<Output = ()>) -> Result<RunOutput, String> {
     check_config(config)?;
     let out = cache_dir(app_root, config.target)?;
-    if let Ok(entries) = std::fs::read_dir(&out) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let removed =
-                if entry.file_type().is_ok_and(|t| t.is_dir()) { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
-            removed.map_err(|e| format!("cannot clear {}: {e}", path.display()))?;
-        }
-    }
+    clear(&out)?;
     let started = std::time::Instant::now();
     tracing::debug!(
         "exact previews: running {} --target {} --allow-unsupported {} -o {} in {}",
@@ -148,17 +258,7 @@ pub async fn run(config: &ExactConfig, app_root: &Path, cancel: impl std::future
         out.display(),
         config.checkout.display()
     );
-    let mut child = tokio::process::Command::new(&config.binary)
-        .current_dir(&config.checkout)
-        .arg("--target")
-        .arg(config.target.as_str())
-        .arg("--allow-unsupported")
-        .arg(app_root)
-        .arg("-o")
-        .arg(&out)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+    let mut child = tokio::process::Command::from(command(config, app_root, &out))
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", config.binary.display()))?;
@@ -264,6 +364,60 @@ mod tests {
         assert_eq!(found[0].path, Path::new("/w/blog/app/models/post.rb"));
         assert_eq!((found[0].line, found[0].column, found[0].code.as_deref()), (2, 3, Some("unsupported")));
         assert_eq!(failure_cause(REAL, Path::new("/w/blog")), "missing runtime/spinel/scaffold/");
+    }
+
+    fn own(rule: crate::diagnostic::RuleId, line: u32) -> Diagnostic {
+        let at = crate::syntax::LineCol { line, col: 2 };
+        Diagnostic {
+            span: crate::syntax::Span { start: at, end: at, ..Default::default() },
+            severity: Severity::Warning,
+            rule,
+            message: String::new(),
+        }
+    }
+
+    fn line(code: &str, line: u32, message: &str) -> ExactDiagnostic {
+        ExactDiagnostic {
+            path: PathBuf::from("/app/x.rb"),
+            line,
+            column: 3,
+            severity: Severity::Warning,
+            code: Some(code.to_owned()),
+            message: message.to_owned(),
+            line_text: None,
+        }
+    }
+
+    #[test]
+    fn a_compiler_line_is_not_repeated_where_switchyard_says_it() {
+        let unsupported = line("unsupported", 5, "delegate not supported (all targets)");
+        // Any rule about the compiler within a line says an `unsupported` line; a wiring check does not.
+        assert!(unsupported.said_by(4, &[own(rule!("model.unsupported-macro"), 5)]));
+        assert!(unsupported.said_by(4, &[own(rule!("syntax.for-loop"), 3)]));
+        assert!(!unsupported.said_by(4, &[own(rule!("model.unsupported-macro"), 2)]), "two lines away");
+        assert!(!unsupported.said_by(4, &[own(rule!("rails.unknown-column"), 4)]));
+        // A `lower_residue` line only by the rule that reports that lowering.
+        let dropped = line("lower_residue", 3, "template statement dropped (unknown stmt) — it contributes no output");
+        assert!(dropped.said_by(2, &[own(rule!("views.statement-dropped"), 2)]));
+        assert!(!dropped.said_by(2, &[own(rule!("views.literal-tag"), 2)]));
+        let chain = line("lower_residue", 3, "relation chain stays dynamic (`where` returns Relation[Post])");
+        assert!(!chain.said_by(2, &[own(rule!("views.statement-dropped"), 2), own(rule!("model.scope-body"), 2)]));
+        assert_eq!(chain.rule(), rule!("roundhouse.lower_residue"));
+        // A kind this version does not know keeps its name in the message.
+        let new = line("brand_new", 1, "something");
+        assert_eq!((new.rule(), new.reported_message().as_str()), (rule!("roundhouse.other"), "[brand_new] something"));
+        assert_eq!(ExactDiagnostic { code: None, ..new.clone() }.rule(), rule!("roundhouse.other"));
+        assert_eq!(ExactDiagnostic { severity: Severity::Error, ..new }.reported_severity(), Severity::Error);
+    }
+
+    #[test]
+    fn a_binary_without_a_checkout_runs_in_the_folder_above_it_that_has_runtime() {
+        let root = std::env::temp_dir().join(format!("switchyard-default-checkout-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("runtime")).unwrap();
+        std::fs::create_dir_all(root.join("target/release")).unwrap();
+        assert_eq!(default_checkout(&root.join("target/release/roundhouse")), root);
+        assert_eq!(default_checkout(Path::new("/nowhere/bin/roundhouse")), Path::new("/nowhere/bin"));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -1006,7 +1006,10 @@ fn attribute_item(model: &Model, attribute: &crate::rails::model::Attribute) -> 
                     emitted.push(format!("  def {name} = @{name}"));
                 }
                 if kind != "attr_reader" {
-                    emitted.push(format!("  def {name}=(value) = @{name} = value"));
+                    // A setter cannot be an endless method.
+                    emitted.push(format!("  def {name}=(value)"));
+                    emitted.push(format!("    @{name} = value"));
+                    emitted.push("  end".to_owned());
                 }
             }
             Lowered {

@@ -36,9 +36,19 @@ impl Out {
         self.lines.push(text.into());
     }
 
+    /// A line from `source_line`; text of several lines (a tag's code over lines) is as many lines,
+    /// each from the source line it continues, so that a line of the preview is one line of text.
     fn from(&mut self, source_line: u32, text: impl Into<String>) {
-        self.mapping.push((self.lines.len() as u32, source_line));
-        self.lines.push(text.into());
+        let text = text.into();
+        if !text.contains('\n') {
+            self.mapping.push((self.lines.len() as u32, source_line));
+            self.lines.push(text);
+            return;
+        }
+        for (i, line) in text.split('\n').enumerate() {
+            self.mapping.push((self.lines.len() as u32, source_line + i as u32));
+            self.lines.push(line.to_owned());
+        }
     }
 
     fn finish(self) -> Preview {
@@ -594,84 +604,88 @@ fn controller_class(
     text: Option<&str>,
     context: &AppContext,
 ) {
-    use crate::rails::controller::Filter;
+    use super::controller_lowering::{Fate, StepKind};
+    let lowered = super::controller_lowering::lower(controller, context);
     let line = controller.span.start.line;
     out.from(line, format!("class {} < {}", controller.class_name, controller.superclass.as_deref().unwrap_or("ApplicationController")));
-    // Filters in the order Rails runs them: the ancestors' first.
-    let mut chain: Vec<(&str, &Filter)> = Vec::new();
-    let mut ancestors = Vec::new();
-    let mut current = controller.superclass.clone();
-    while let Some(name) = current.take() {
-        let Some(parent) = context.controller(&name) else { break };
-        ancestors.push(parent);
-        current = parent.superclass.clone();
-        if ancestors.len() > 16 {
-            break;
+    if let Some(dispatcher) = &lowered.dispatcher {
+        out.line("  def process_action(action_name)");
+        for step in &dispatcher.preamble {
+            let from = |out: &mut Out, text: String| match step.span {
+                Some(span) => out.from(span.start.line, text),
+                None => out.line(text),
+            };
+            match &step.what {
+                StepKind::Call(target) => {
+                    // A method of this controller's own is called on `self`, as the compiler writes it.
+                    let own = controller.actions.iter().chain(&controller.private_methods).any(|m| &m.name == target)
+                        || lowered.spliced.iter().any(|m| &m.name == target);
+                    let target = if own { format!("self.{target}") } else { target.clone() };
+                    let call = match &step.condition {
+                        Some(condition) => format!("    {target} if {condition}"),
+                        None => format!("    {target}"),
+                    };
+                    from(out, format!("{call} # before_action ({})", step.owner));
+                }
+                StepKind::Block(span) => {
+                    let body = text.and_then(|t| block_body(t, *span)).unwrap_or_default();
+                    match &step.condition {
+                        Some(condition) => {
+                            from(out, format!("    if {condition} # before_action {{ … }} ({})", step.owner));
+                            body.iter().for_each(|l| from(out, format!("      {l}")));
+                            from(out, "    end".to_owned());
+                        }
+                        None => {
+                            from(out, format!("    # before_action {{ … }} ({})", step.owner));
+                            body.iter().for_each(|l| from(out, format!("    {l}")));
+                        }
+                    }
+                }
+            }
+            if step.halts {
+                from(out, "    return if self.performed?".to_owned());
+            }
         }
-    }
-    for parent in ancestors.iter().rev() {
-        chain.extend(parent.filters.iter().map(|f| (parent.class_name.as_str(), f)));
-    }
-    chain.extend(controller.filters.iter().map(|f| (controller.class_name.as_str(), f)));
-    let applies = |filter: &Filter, action: &str| {
-        (filter.only.is_empty() || filter.only.iter().any(|a| a == action)) && !filter.except.iter().any(|a| a == action)
-    };
-
-    out.line("  def process_action(action_name)");
-    out.line("    case action_name");
-    for action in &controller.actions {
-        let method = if action.name == "new" { "new_action".to_owned() } else { action.name.clone() };
-        out.from(action.span.start.line, format!("    when :{} then {method}", action.name));
-    }
-    out.line("    end");
-    out.line("  end");
-    for (owner, filter) in &chain {
-        if filter.kind.contains("after_") || filter.kind.contains("around_") {
-            out.from(
-                filter.span.start.line,
-                format!("  # controller.after-around-filter: {} {} ({owner}) is never applied", filter.kind, filter.targets.join(", ")),
-            );
-        }
-    }
-    let controller_path = inflect::underscore(controller.class_name.strip_suffix("Controller").unwrap_or(&controller.class_name));
-    for action in &controller.actions {
-        out.line("");
-        let name = if action.name == "new" { "new_action" } else { action.name.as_str() };
-        out.from(action.span.start.line, format!("  def {name}"));
-        for target in &controller
-            .filters
-            .iter()
-            .chain(ancestors.iter().flat_map(|a| a.filters.iter()))
-            .filter(|f| f.kind.starts_with("skip_before"))
-            .filter(|f| applies(f, &action.name))
-            .flat_map(|f| f.targets.clone())
-            .collect::<Vec<_>>()
-        {
-            out.line(format!("    # skip_before_action :{target}"));
-        }
-        let skipped: Vec<String> = chain
-            .iter()
-            .filter(|(_, f)| f.kind.starts_with("skip_before") && applies(f, &action.name))
-            .flat_map(|(_, f)| f.targets.clone())
-            .collect();
-        for (owner, filter) in
-            chain.iter().filter(|(_, f)| f.kind.ends_with("before_action") && !f.kind.starts_with("skip") && applies(f, &action.name))
-        {
-            for target in filter.targets.iter().filter(|t| !skipped.contains(t)) {
-                let inlined = (*owner == controller.class_name)
-                    .then(|| controller.private_methods.iter().chain(controller.actions.iter()).find(|m| m.name == *target))
-                    .flatten()
-                    .and_then(|m| text.and_then(|t| body_lines(t, m.span, 4)));
-                out.from(filter.span.start.line, format!("    # before_action :{target} ({owner}), inlined"));
-                match inlined {
-                    Some(lines) => lines.into_iter().for_each(|l| out.from(filter.span.start.line, l)),
-                    None => out.from(filter.span.start.line, format!("    {target}")),
+        out.line("    case action_name");
+        for (action, method) in &dispatcher.arms {
+            match lowered.actions.iter().find(|a| &a.name == action) {
+                Some(own) => {
+                    out.from(own.span.start.line, format!("    when :{action}"));
+                    out.line(format!("      self.{method}"));
+                }
+                None => {
+                    out.line(format!("    when :{action} # inherited"));
+                    out.line(format!("      {method}"));
                 }
             }
         }
-        let body = text.and_then(|t| body_lines(t, action.span, 4));
-        let body_text = body.as_ref().map(|b| b.join("\n")).unwrap_or_default();
-        match body {
+        out.line("    end");
+        out.line("  end");
+    }
+    for fate in &lowered.filters {
+        let said = match &fate.fate {
+            Fate::NeverApplied => format!("controller.after-around-filter: {} is never applied", fate.target),
+            Fate::Unresolved => format!("before_action :{}: no method of that name in the chain, so it is dropped", fate.target),
+            _ => continue,
+        };
+        out.from(fate.span.start.line, format!("  # {said}"));
+    }
+    let controller_path = inflect::underscore(controller.class_name.strip_suffix("Controller").unwrap_or(&controller.class_name));
+    for action in &lowered.actions {
+        out.line("");
+        out.from(action.span.start.line, format!("  def {}", action.method));
+        for inlined in &action.inlined {
+            out.from(inlined.filter.start.line, format!("    # before_action :{} ({}), inlined", inlined.target, controller.class_name));
+            let lines = text.and_then(|t| body_lines(t, inlined.method, 4));
+            match lines {
+                Some(lines) => lines.into_iter().for_each(|l| out.from(inlined.filter.start.line, l)),
+                None => out.from(inlined.filter.start.line, format!("    {}", inlined.target)),
+            }
+            if inlined.halts {
+                out.from(inlined.filter.start.line, "    return if self.performed?");
+            }
+        }
+        match text.and_then(|t| body_lines(t, action.span, 4)) {
             Some(lines) => {
                 for (i, l) in lines.into_iter().enumerate() {
                     out.from(action.span.start.line + 1 + i as u32, l);
@@ -680,8 +694,7 @@ fn controller_class(
             None if text.is_none() => out.line("    # body not shown: the file does not parse"),
             None => {}
         }
-        let responds = ["render", "redirect_to", "head", "respond_to", "send_data", "send_file"].iter().any(|w| body_text.contains(w));
-        if !responds {
+        if let Some(implicit) = action.implicit {
             let template = format!("{controller_path}/{}", action.name);
             let ivars: Vec<String> = context
                 .files
@@ -695,17 +708,30 @@ fn controller_class(
                 _ => "application".to_owned(),
             };
             let module = inflect::camelize(&controller_path).replace("::", "");
+            let render = if implicit.template {
+                format!(
+                    "render(Views::Layouts.{layout}(Views::{module}.{}({})))",
+                    if action.name == "new" { "_new" } else { action.name.as_str() },
+                    ivars.join(", ")
+                )
+            } else {
+                "head(:no_content) # no template: what Rails answers".to_owned()
+            };
             out.line("    # implicit render, made explicit");
-            out.line(format!(
-                "    render(Views::Layouts.{layout}(Views::{module}.{}({})))",
-                if action.name == "new" { "_new" } else { action.name.as_str() },
-                ivars.join(", ")
-            ));
+            if implicit.guarded {
+                out.line("    unless self.performed?");
+                out.line(format!("      {render}"));
+                out.line("    end");
+            } else {
+                out.line(format!("    {render}"));
+            }
         }
         out.line("  end");
     }
     if let Some(text) = text {
-        for method in &controller.private_methods {
+        // Public methods no route reaches, then the private ones: as written.
+        let helpers = controller.actions.iter().filter(|a| !lowered.actions.iter().any(|l| l.name == a.name));
+        for method in helpers.chain(controller.private_methods.iter().filter(|m| !lowered.dead.contains(&m.name))) {
             out.line("");
             if let Some(lines) = method_lines(text, method.span, 2) {
                 for (i, l) in lines.into_iter().enumerate() {
@@ -714,8 +740,31 @@ fn controller_class(
             }
         }
     }
+    // What its modules bring it, as written there.
+    for method in &lowered.spliced {
+        let Some(source) = crate::files::read_source(&method.path) else { continue };
+        out.line("");
+        out.line(format!("  # from {}", crate::rails::project::relative_path(&method.path, &context.root)));
+        for line in method_lines(&source, method.span, 2).unwrap_or_default() {
+            out.line(line);
+        }
+    }
     let _ = facts;
     out.line("end");
+}
+
+/// The body of a block-form call (`before_action { @page = page }`, or `do … end`), one line each.
+fn block_body(text: &str, span: crate::syntax::Span) -> Option<Vec<String>> {
+    let source = text.get(span.range())?;
+    let (open, close) = match (source.find('{'), source.find(" do")) {
+        (Some(brace), Some(keyword)) if keyword < brace => (keyword + 3, source.rfind("end")?),
+        (Some(brace), _) => (brace + 1, source.rfind('}')?),
+        (None, Some(keyword)) => (keyword + 3, source.rfind("end")?),
+        (None, None) => return None,
+    };
+    let inner = source.get(open..close)?.trim();
+    let inner = inner.strip_prefix('|').and_then(|rest| rest.split_once('|')).map_or(inner, |(_, rest)| rest.trim());
+    Some(inner.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect())
 }
 
 #[cfg(test)]

@@ -58,7 +58,8 @@ impl Value {
             "false" => Value::Bool(false),
             "nil" => Value::Nil,
             "constant" | "scope_resolution" => Value::Constant(source()),
-            "array" | "string_array" | "symbol_array" => {
+            // `config.x = a, b`: Ruby assigns the array `[a, b]`.
+            "array" | "string_array" | "symbol_array" | "right_assignment_list" => {
                 let mut cursor = node.walk();
                 let mut items: Vec<Value> =
                     node.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").map(|c| Value::from_node(c, text)).collect();

@@ -48,12 +48,11 @@ impl Publish {
         text: Option<&str>,
     ) -> Option<Publish> {
         let uri = convert::uri_of(&facts.path)?;
-        let mut diagnostics: Vec<_> = session
-            .shown(&facts.path, diagnostics)
-            .iter()
-            .map(|d| convert::diagnostic(&facts.line_index, d, session.rule_doc(&d.rule)))
-            .collect();
-        diagnostics.extend(session.exact_for(&facts.path).iter().filter_map(|d| convert::exact_diagnostic(d, text)));
+        let own = diagnostics;
+        let mut diagnostics: Vec<_> =
+            session.shown(&facts.path, own).iter().map(|d| convert::diagnostic(&facts.line_index, d, session.rule_doc(&d.rule))).collect();
+        // The compiler's lines that none of Switchyard's own findings already says (`said_by`).
+        diagnostics.extend(session.exact_for(&facts.path).iter().filter_map(|d| convert::exact_diagnostic(d, text, own)));
         Some(Publish { uri, diagnostics, version })
     }
 

@@ -31,7 +31,7 @@ pub fn config_from(options: Option<&serde_json::Value>) -> Option<ExactConfig> {
     let checkout = options.pointer("/roundhouse/checkout").and_then(|v| v.as_str()).filter(|s| !s.trim().is_empty());
     let target = options.pointer("/targets/0").and_then(|v| v.as_str()).and_then(Target::parse).unwrap_or(Target::Ruby);
     let binary = PathBuf::from(binary.trim());
-    let checkout = checkout.map(|c| PathBuf::from(c.trim())).or_else(|| binary.parent().map(PathBuf::from)).unwrap_or_default();
+    let checkout = checkout.map(|c| PathBuf::from(c.trim())).unwrap_or_else(|| exact::default_checkout(&binary));
     Some(ExactConfig { binary, checkout, target })
 }
 
