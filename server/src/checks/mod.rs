@@ -41,6 +41,28 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
         .filter_map(|d| roundhouse::ingest::apply(&reading, &facts.relative_path, d))
         .collect();
     if let Some(app) = app {
+        // A library class's body calls are replayed on a gem's base, and a model's subclass is the
+        // model rules' to judge: what the class's base is decides, once the app is known.
+        // A document store's class is said once, by `model.document-not-compiled`.
+        let namespaces = facts.outline.namespaces();
+        let documents: Vec<crate::syntax::Span> =
+            diagnostics.iter().filter(|d| d.rule == rule!("model.document-not-compiled")).map(|d| d.span).collect();
+        diagnostics.retain(|d| {
+            if d.rule != rule!("library.class-body-call-dropped") {
+                return true;
+            }
+            let owner = namespaces.iter().filter(|n| n.span.start_byte <= d.span.start_byte && d.span.end_byte <= n.span.end_byte).last();
+            if owner.is_some_and(|n| documents.iter().any(|s| n.span.start_byte <= s.start_byte && s.end_byte <= n.span.end_byte)) {
+                return false;
+            }
+            match owner {
+                Some(n) if n.kind == crate::syntax::outline::NamespaceKind::Class => {
+                    let base = n.superclass.as_deref().map(|s| s.trim_start_matches("::"));
+                    !roundhouse::ingest::replays_class_body(app, base) && !base.is_some_and(|b| app.models.contains(b))
+                }
+                _ => true,
+            }
+        });
         // A class in a gem's namespace (`Doorkeeper::AccessToken`) reopens the gem's: its associations
         // are the gem's too, which the app's files do not list.
         for model in facts.models.iter().filter(|m| reopens_gem_class(app, &m.class_name)) {

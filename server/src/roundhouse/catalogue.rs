@@ -646,6 +646,15 @@ pub const RULES: &[Rule] = &[
         lanes: NO_LANES,
     },
     Rule {
+        id: "controller.format-arm-dropped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "controller",
+        trigger: "a `format.<x>` arm of a `respond_to` block the compiler flattens, for a format other than html, json and rss (`format.csv`, `format.xml`, `format.js`, `format.turbo_stream`, `format.any`, a custom MIME type): every tree drops it, and the action answers that format with its html branch (the compiler warns `` `respond_to` arm `format.x` dropped (format not modeled) ``)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
         id: "controller.format-arms-unread",
         severity: Severity::Warning,
         targets: ALL,
@@ -660,6 +669,15 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: "model",
         trigger: "`has_many :x` without `foreign_key:` on a model in a namespace (`module Shop; class Order`), where the target is one of the app's models, in an app with scopes that calls `includes`/`preload`/`eager_load` on a relation: Roundhouse writes preload methods keyed by `shop::order_id`, which does not parse, and panics before it writes any tree",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "library.class-body-call-dropped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "library",
+        trigger: "a receiver-less call in the body of a class or module the compiler reads as a library class (a job, a mailer, a service, a policy, a form object, a concern's own body), other than `include`, `attr_*`/`cattr_*`/`mattr_*`, `extend self`, `module_function`, `private` and the like, `included`/`class_methods` and `extend ActiveSupport::Concern`: `queue_as`, `retry_on`, `sidekiq_options`, `alias_method`, `attribute`, `validates`, `helper`, `layout`, gems' macros. The compiler keeps them only in a class whose base is a gem's (`< Parslet::Parser`); elsewhere it drops them (`` `x` in the body of `Y` is not modelled and is dropped ``). A model's subclass is `model.unsupported-macro`'s",
         implemented: true,
         lanes: NO_LANES,
     },
@@ -1092,8 +1110,9 @@ struct Echo {
 const ECHOES: &[Echo] = &[
     Echo { kind: "unsupported", message: "", rules: &[] },
     Echo { kind: "lower_residue", message: "template statement dropped", rules: &["views.statement-dropped"] },
-    Echo { kind: "lower_residue", message: "is not modelled and is dropped", rules: &["model.unsupported-macro"] },
+    Echo { kind: "lower_residue", message: "is not modelled and is dropped", rules: &["model.unsupported-macro", "library.class-body-call-dropped"] },
     Echo { kind: "lower_residue", message: "arm `format.json` dropped", rules: &["controller.json-format-dropped"] },
+    Echo { kind: "lower_residue", message: "(format not modeled)", rules: &["controller.format-arm-dropped"] },
     Echo { kind: "parse", message: "", rules: &["syntax.parse-error", "views.template-parse-error"] },
 ];
 

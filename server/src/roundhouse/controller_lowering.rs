@@ -111,10 +111,10 @@ pub struct ImplicitRender {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inlined {
     pub target: String,
-    /// The filter call.
-    pub filter: Span,
-    /// The method whose body is inlined.
-    pub method: Span,
+    /// The filter call, when it is in this controller's file (a module's is in the module's).
+    pub filter: Option<Span>,
+    /// The method whose body is inlined: in this controller's file (`None`), or a module's file.
+    pub method: (Option<std::path::PathBuf>, Span),
     pub halts: bool,
 }
 
@@ -228,18 +228,20 @@ pub fn lower<'a>(controller: &'a Controller, context: &'a AppContext) -> Control
     for action in controller.actions.iter().filter(|a| !a.singleton && reached(&a.name)) {
         let mut inlined = Vec::new();
         for f in before.iter().filter(|f| inlining && own_private(&f.target) && applies(f.filter, &action.name)) {
-            let Some(method) = controller.private_methods.iter().find(|m| m.name == f.target) else {
-                // A module's method: inlined too, from its module.
-                inlined.push(Inlined {
-                    target: f.target.clone(),
-                    filter: f.filter.span,
-                    method: f.filter.span,
-                    halts: own_calls_only(&f.target).is_some_and(|m| can_answer(&m.calls, &own_calls_only, &mut BTreeSet::new())),
-                });
-                continue;
-            };
             let halts = own_calls_only(&f.target).is_some_and(|m| can_answer(&m.calls, &own_calls_only, &mut BTreeSet::new()));
-            inlined.push(Inlined { target: f.target.clone(), filter: f.filter.span, method: method.span, halts });
+            // Its own private method, or one a module brings it (inlined from the module's file).
+            let method = match controller.private_methods.iter().find(|m| m.name == f.target) {
+                Some(method) => (None, method.span),
+                None => match modules_of(controller)
+                    .iter()
+                    .find_map(|m| context.memo_module_methods(m).iter().find(|method| method.name == f.target))
+                {
+                    Some(method) => (Some(method.path.clone()), method.span),
+                    None => continue,
+                },
+            };
+            let filter = (!f.from_module).then_some(f.filter.span);
+            inlined.push(Inlined { target: f.target.clone(), filter, method, halts });
         }
         let calls = controller.action_calls.iter().find(|(name, _)| name == &action.name).map(|(_, c)| c.as_slice()).unwrap_or(&[]);
         let answers_somewhere = calls.iter().any(|c| TERMINALS.contains(&c.as_str()))
@@ -437,17 +439,24 @@ fn body_filters<'a>(controller: &'a Controller, context: &'a AppContext) -> Vec<
     let mut out = Vec::new();
     for module in included_modules(controller) {
         for filter in module_filters(context, &module) {
-            for target in &filter.targets {
+            // A module's filters join as calls of a method: a block in its `included` block does not.
+            for target in filter.targets.iter().filter(|t| is_method_name(t)) {
                 out.push(OneFilter { filter, target: target.clone(), owner: module.clone(), from_module: true });
             }
         }
     }
     for filter in &controller.filters {
-        for target in &filter.targets {
+        for target in filter.targets.iter().filter(|t| *t == BLOCK || is_method_name(t)) {
             out.push(OneFilter { filter, target: target.clone(), owner: controller.class_name.clone(), from_module: false });
         }
     }
     out
+}
+
+/// A filter's target the compiler reads: a method's name (`:set_post`, `"set_post"`), not a lambda
+/// or an object (`-> { … }`, `Guard.new`), which make no filter of it.
+fn is_method_name(target: &str) -> bool {
+    !target.is_empty() && target.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '?' | '!'))
 }
 
 /// The modules a controller includes, by name.

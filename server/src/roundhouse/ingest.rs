@@ -78,6 +78,9 @@ pub struct AppReading {
     pub modules: std::collections::HashSet<String>,
     /// The gems of the bundle (the lockfile's and the Gemfile's), `-` read as `_`.
     pub gems: std::collections::HashSet<String>,
+    /// The classes the app defines, by full name, and those of them that are models.
+    pub classes: std::collections::HashSet<String>,
+    pub models: std::collections::HashSet<String>,
 }
 
 impl AppReading {
@@ -122,13 +125,14 @@ impl AppReading {
                 }
                 _ => {}
             }
-            reading.modules.extend(
-                file.outline
-                    .namespaces()
-                    .into_iter()
-                    .filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Module)
-                    .map(|n| n.name.clone()),
-            );
+            for namespace in file.outline.namespaces() {
+                let names = match namespace.kind {
+                    crate::syntax::outline::NamespaceKind::Module => &mut reading.modules,
+                    _ => &mut reading.classes,
+                };
+                names.insert(namespace.name.clone());
+            }
+            reading.models.extend(file.models.iter().map(|m| m.class_name.clone()));
             if let Some(config) = file.config.as_ref().filter(|_| file.kind == Some(FileKind::Initializer)) {
                 required.extend(config.requires.iter().map(String::as_str));
             }
@@ -506,6 +510,25 @@ pub fn apply(reading: &Reading, relative_path: &str, finding: Diagnostic) -> Opt
         }),
         Reading::FileByFile => Some(finding),
     }
+}
+
+/// Whether the compiler replays the calls of a library class's body written with `superclass`: only
+/// on a base that is neither the app's own class, nor a framework base it models, nor a core class —
+/// a gem's, whose DSL is the class. (The base is looked up as written, without the class's modules.)
+pub fn replays_class_body(reading: &AppReading, superclass: Option<&str>) -> bool {
+    let Some(base) = superclass.map(|s| s.trim_start_matches("::")) else { return false };
+    const FRAMEWORK: &[&str] = &[
+        "ActiveRecord::Base",
+        "ActionController::Base",
+        "ActionController::API",
+        "ActionMailer::Base",
+        "ActiveJob::Base",
+        "ActionCable::Channel::Base",
+        "ActionCable::Connection::Base",
+    ];
+    const CORE: &[&str] =
+        &["Integer", "Float", "String", "Symbol", "TrueClass", "FalseClass", "NilClass", "Array", "Hash", "Object", "Numeric", "Comparable", "Enumerable", "Kernel"];
+    !(FRAMEWORK.contains(&base) || CORE.contains(&base) || reading.classes.contains(base) || reading.models.contains(base))
 }
 
 /// The finding that makes Roundhouse drop a file it reads on its own (`Reading::FileByFile`): the first

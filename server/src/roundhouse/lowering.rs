@@ -900,7 +900,8 @@ fn enum_item(enumeration: &crate::rails::model::Enum, rejected: bool) -> Lowered
     };
     let emitted = labels
         .iter()
-        .filter(|(l, _)| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        // A label that is no method name (`1_to_100`) gets no predicate Ruby could call.
+        .filter(|(l, _)| !l.is_empty() && !l.starts_with(|c: char| c.is_ascii_digit()) && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         .map(|(label, value)| {
             let value = if value.chars().all(|c| c.is_ascii_digit()) { value.clone() } else { ruby_string(value.trim_matches('"')) };
             format!("  def {label}? = @{} == {value}", enumeration.name)
@@ -1001,7 +1002,8 @@ fn attribute_item(model: &Model, attribute: &crate::rails::model::Attribute) -> 
             );
             f.severity = Severity::Info;
             let mut emitted = Vec::new();
-            for name in &attribute.names {
+            // `attr_accessor :ready?` raises NameError in Ruby: no method of it.
+            for name in attribute.names.iter().filter(|n| n.chars().all(|c| c.is_alphanumeric() || c == '_')) {
                 if kind != "attr_writer" {
                     emitted.push(format!("  def {name} = @{name}"));
                 }

@@ -31,15 +31,27 @@ struct Out {
     mapping: Vec<(u32, u32)>,
 }
 
+/// A comment whose text runs over lines (a mount's source, a filter's lambda) as one line.
+fn one_comment_line(text: String) -> String {
+    if text.trim_start().starts_with('#') && text.contains('\n') {
+        text.split('\n').map(str::trim).collect::<Vec<_>>().join(" ")
+    } else {
+        text
+    }
+}
+
 impl Out {
     fn line(&mut self, text: impl Into<String>) {
-        self.lines.push(text.into());
+        let text = one_comment_line(text.into());
+        for line in text.split('\n') {
+            self.lines.push(line.to_owned());
+        }
     }
 
     /// A line from `source_line`; text of several lines (a tag's code over lines) is as many lines,
     /// each from the source line it continues, so that a line of the preview is one line of text.
     fn from(&mut self, source_line: u32, text: impl Into<String>) {
-        let text = text.into();
+        let text = one_comment_line(text.into());
         if !text.contains('\n') {
             self.mapping.push((self.lines.len() as u32, source_line));
             self.lines.push(text);
@@ -54,6 +66,16 @@ impl Out {
     fn finish(self) -> Preview {
         Preview { text: self.lines.join("\n") + "\n", mapping: self.mapping }
     }
+}
+
+/// Whether `name` is a Ruby keyword, which cannot name a parameter or a local.
+fn is_keyword(name: &str) -> bool {
+    matches!(
+        name,
+        "BEGIN" | "END" | "alias" | "and" | "begin" | "break" | "case" | "class" | "def" | "defined?" | "do" | "else" | "elsif" | "end"
+            | "ensure" | "false" | "for" | "if" | "in" | "module" | "next" | "nil" | "not" | "or" | "redo" | "rescue" | "retry"
+            | "return" | "self" | "super" | "then" | "true" | "undef" | "unless" | "until" | "when" | "while" | "yield"
+    )
 }
 
 /// A Ruby string literal for `text`.
@@ -146,7 +168,11 @@ pub fn preview(
 }
 
 fn controller_symbol(controller: &str) -> String {
-    if controller.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    // A bare symbol is a name: not empty, not starting with a digit (`:2257` is not Ruby).
+    if !controller.is_empty()
+        && !controller.starts_with(|c: char| c.is_ascii_digit())
+        && controller.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
         format!(":{controller}")
     } else {
         format!(":{}", ruby_string(controller))
@@ -181,11 +207,11 @@ fn routes(out: &mut Out, context: &AppContext, file: &str) {
                 let controller = route.controller.as_deref().unwrap_or("");
                 let action = route.action.as_deref().unwrap_or("");
                 format!(
-                    "      ActionDispatch::Router::Route.new({}, {}, {}, :{}),",
+                    "      ActionDispatch::Router::Route.new({}, {}, {}, {}),",
                     ruby_string(if route.verb.is_empty() { "GET" } else { route.verb.split('|').next().unwrap_or("GET") }),
                     ruby_string(&path),
                     controller_symbol(controller),
-                    action
+                    controller_symbol(action)
                 )
             }
             RouteKind::Redirect => format!("      # routes.redirect: {} {} → {} is dropped", route.verb, route.path, route.endpoint),
@@ -202,9 +228,9 @@ fn routes(out: &mut Out, context: &AppContext, file: &str) {
         out.line("");
         out.line("  def self.root");
         out.line(format!(
-            "    ActionDispatch::Router::Route.new(\"GET\", \"/\", {}, :{})",
+            "    ActionDispatch::Router::Route.new(\"GET\", \"/\", {}, {})",
             controller_symbol(root.controller.as_deref().unwrap_or("")),
-            root.action.as_deref().unwrap_or("")
+            controller_symbol(root.action.as_deref().unwrap_or(""))
         ));
         out.line("  end");
     }
@@ -471,18 +497,24 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
         }
         result
     };
-    let mut parameters: Vec<String> = template.ivars_read.iter().map(|v| v.trim_start_matches('@').to_owned()).collect();
+    // A parameter cannot be named like a keyword (`@end` read, a partial named `_return`).
+    let parameter = |name: &str| if is_keyword(name) { format!("{name}_") } else { name.to_owned() };
+    let mut parameters: Vec<String> = template.ivars_read.iter().map(|v| parameter(v.trim_start_matches('@'))).collect();
     if template.partial {
-        let local = file.trim_start_matches('_').to_owned();
-        if !parameters.contains(&local) && local.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        let local = parameter(file.trim_start_matches('_'));
+        if !parameters.contains(&local) && local.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !local.starts_with(|c: char| c.is_ascii_digit()) {
             parameters.insert(0, format!("{local} = nil"));
         }
         parameters.push("**locals".to_owned());
     } else {
         parameters.extend(["notice = nil".to_owned(), "alert = nil".to_owned()]);
     }
-    let modules: Vec<String> =
-        if dir.is_empty() { Vec::new() } else { dir.split('/').map(|d| inflect::camelize(d).replace("::", "")).collect() };
+    // A module is named by a constant: a folder like `ta-in` is `TaIn`.
+    let modules: Vec<String> = if dir.is_empty() {
+        Vec::new()
+    } else {
+        dir.split('/').map(|d| inflect::camelize(&d.replace(['-', '.'], "_")).chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect()).collect()
+    };
     let mut body = Out::default();
     body.line("io = String.new");
     let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Erb, text);
@@ -572,20 +604,43 @@ fn method_lines(text: &str, span: crate::syntax::Span, indent: usize) -> Option<
     let source = text.get(span.range())?;
     let lines: Vec<&str> = source.lines().collect();
     let first_indent = span.start.col as usize;
-    Some(
-        lines
-            .iter()
-            .enumerate()
-            .map(|(i, line)| {
-                let trimmed = if i == 0 {
-                    line.trim_start()
-                } else {
-                    line.get(first_indent.min(line.len() - line.trim_start().len())..).unwrap_or(line.trim_start())
-                };
-                format!("{}{}", " ".repeat(indent), trimmed)
-            })
-            .collect(),
-    )
+    // A plain heredoc (`<<SQL`, not `<<~` or `<<-`) ends at a terminator in the first column, and
+    // its body is text: those lines are kept as they are.
+    let mut open: Vec<String> = Vec::new();
+    let mut out = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(terminator) = open.first() {
+            if line.trim_end() == terminator {
+                open.remove(0);
+            }
+            out.push((*line).to_owned());
+            continue;
+        }
+        let trimmed = if i == 0 {
+            line.trim_start()
+        } else {
+            line.get(first_indent.min(line.len() - line.trim_start().len())..).unwrap_or(line.trim_start())
+        };
+        out.push(format!("{}{}", " ".repeat(indent), trimmed));
+        open.extend(plain_heredocs(line));
+    }
+    Some(out)
+}
+
+/// The terminators of the plain heredocs a line opens (`<<SQL`, `<<'SQL'`).
+fn plain_heredocs(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("<<") {
+        let after = &rest[at + 2..];
+        let quoted = after.strip_prefix(['\'', '"']);
+        let name: String = quoted.unwrap_or(after).chars().take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_').collect();
+        if !name.is_empty() && name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            out.push(name);
+        }
+        rest = after;
+    }
+    out
 }
 
 /// The body lines of a multi-line `def … end`, re-indented to `indent`.
@@ -675,14 +730,26 @@ fn controller_class(
         out.line("");
         out.from(action.span.start.line, format!("  def {}", action.method));
         for inlined in &action.inlined {
-            out.from(inlined.filter.start.line, format!("    # before_action :{} ({}), inlined", inlined.target, controller.class_name));
-            let lines = text.and_then(|t| body_lines(t, inlined.method, 4));
-            match lines {
-                Some(lines) => lines.into_iter().for_each(|l| out.from(inlined.filter.start.line, l)),
-                None => out.from(inlined.filter.start.line, format!("    {}", inlined.target)),
+            // Mapped to the filter call when it is in this file.
+            let from = |out: &mut Out, line: String| match inlined.filter {
+                Some(filter) => out.from(filter.start.line, line),
+                None => out.line(line),
+            };
+            let owner = match &inlined.method.0 {
+                None => controller.class_name.clone(),
+                Some(path) => crate::rails::project::relative_path(path, &context.root),
+            };
+            from(out, format!("    # before_action :{} ({owner}), inlined", inlined.target));
+            let source = match &inlined.method.0 {
+                None => text.map(str::to_owned),
+                Some(path) => crate::files::read_source(path),
+            };
+            match source.as_deref().and_then(|t| body_lines(t, inlined.method.1, 4)) {
+                Some(lines) => lines.into_iter().for_each(|l| from(out, l)),
+                None => from(out, format!("    {}", inlined.target)),
             }
             if inlined.halts {
-                out.from(inlined.filter.start.line, "    return if self.performed?");
+                from(out, "    return if self.performed?".to_owned());
             }
         }
         match text.and_then(|t| body_lines(t, action.span, 4)) {

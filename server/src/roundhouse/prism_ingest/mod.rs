@@ -478,6 +478,27 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
             ),
         });
     }
+    for (start, end, name) in notes.library_calls {
+        out.push(Diagnostic {
+            span: line_index.span(start..end),
+            severity: Severity::Warning,
+            rule: rule!("library.class-body-call-dropped"),
+            message: format!(
+                "Roundhouse drops this `{name}` call from the class body: it replays the calls of a class body only for a class whose base is a gem's, so the compiled class has no effect of it (every target). Instead, do what it does in plain Ruby (a method, a constant), or leave it out knowingly."
+            ),
+        });
+    }
+    for (start, end, format) in notes.other_arms {
+        let arm = text.get(start..end).unwrap_or("format");
+        out.push(Diagnostic {
+            span: line_index.span(start..end),
+            severity: Severity::Warning,
+            rule: rule!("controller.format-arm-dropped"),
+            message: format!(
+                "Roundhouse drops this `{arm}` arm: its format dispatch has html, json and rss only, so every tree answers a request for {format} with this action's html branch (Rails would answer with {format}). Instead, serve {format} from an action or route of its own that renders it, or leave it to the html branch knowingly."
+            ),
+        });
+    }
     for (start, end, arms) in notes.unread_arms {
         let head = text.get(start..end).unwrap_or("if").lines().next().unwrap_or("if").trim_end();
         let plural = if arms == 1 { "arm" } else { "arms" };
@@ -542,9 +563,16 @@ struct Notes {
     class_variables: Vec<(usize, usize, String)>,
     /// A controller action's `format.json` arm the Spinel tree drops (`controller.json-format-dropped`).
     json_arms: Vec<(usize, usize)>,
+    /// A `format.<x>` arm for a format the compiler does not model (not html, json or rss), which
+    /// every tree drops (`controller.format-arm-dropped`): its span and the format.
+    other_arms: Vec<(usize, usize, String)>,
     /// An `if` beside other statements in a `respond_to` block, whose `format.<x>` arms the compiler
     /// copies as written: the statement's start, the end of its first line, how many arms.
     unread_arms: Vec<(usize, usize, usize)>,
+    /// A call in a library class's or module's body that the ingest keeps to replay and the emit
+    /// drops unless the class's base is a gem's (`library.class-body-call-dropped`): its first line
+    /// and the method.
+    library_calls: Vec<(usize, usize, String)>,
     /// `def`s inside a concern's `included` block: another rule says what becomes of them.
     included_blocks: Vec<(usize, usize)>,
     /// Whether the file is under `app/models`, where a concern's `included` block is read for the
@@ -1073,15 +1101,23 @@ fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
             respond_to_arms(&statement, notes);
             continue;
         };
+        // The compiler knows an arm by its receiver's name, `format`: the arms of `respond_to do |f|`
+        // are copied as written.
         let on_binding = call
             .receiver()
             .and_then(|r| r.as_local_variable_read_node().map(|l| name_of(l.name())))
-            .is_some_and(|name| binding.is_none_or(|b| b == name));
+            .is_some_and(|name| name == "format" && binding.is_none_or(|b| b == name));
         if !on_binding {
             respond_to_arms(&statement, notes);
             continue;
         }
-        if call_name(&call) != "json" {
+        let format = call_name(&call);
+        if !matches!(format.as_str(), "html" | "json" | "rss") {
+            let location = call.message_loc().unwrap_or_else(|| call.location());
+            notes.other_arms.push((call.location().start_offset(), location.end_offset(), format));
+            continue;
+        }
+        if format != "json" {
             continue;
         }
         let arm: Vec<Node<'_>> =
@@ -1285,7 +1321,16 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
             declaration_body(block.body(), converter, notes);
             continue;
         }
-        if name == "include" || ATTRIBUTES.contains(&name.as_str()) || name == "extend" || name == "module_function" {
+        if name == "include" || ATTRIBUTES.contains(&name.as_str()) || name == "module_function" {
+            continue;
+        }
+        // `extend self` reads as `module_function`; a concern's `extend ActiveSupport::Concern` is
+        // dropped from the module's own body, and its includers lose nothing by it.
+        if name == "extend"
+            && arguments(&call).iter().all(|a| {
+                a.as_self_node().is_some() || constant_path(a).is_some_and(|p| p == ["ActiveSupport", "Concern"])
+            })
+        {
             continue;
         }
         if POSITION_SENSITIVE.contains(&name.as_str()) {
@@ -1317,6 +1362,17 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
         let before = converter.found.len();
         converter.expression(&statement);
         converter.cost = saved;
+        // Read, it is kept to be replayed in the class body; which only a class on a gem's base
+        // does (the app decides that: `checks`). A concern's `included` and `class_methods` blocks
+        // reach its includers.
+        // `delegate`s are written as methods where they can be (`library.delegates-lost` says where
+        // they cannot).
+        if converter.found.len() == before && !matches!(name.as_str(), "included" | "class_methods" | "delegate") {
+            let location = statement.location();
+            let slice = location.as_slice();
+            let first_line = slice.iter().position(|&b| b == b'\n').unwrap_or(slice.len());
+            notes.library_calls.push((location.start_offset(), location.start_offset() + first_line, name.clone()));
+        }
         // A model concern's `included` block lands in its includers as they read it (above), and in
         // no tree as the module's own call: of this reading, only its rejections are the compiler's
         // (a scope's keyword parameters, for one, are kept by the includer).
