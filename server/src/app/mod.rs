@@ -76,6 +76,8 @@ pub struct AppContext {
     view_sources: std::sync::OnceLock<ViewSources>,
     /// What the modules controllers include bring them (`controller_modules`).
     controller_modules: std::sync::OnceLock<ControllerModules>,
+    /// The app's Active Job classes (`job_classes`).
+    job_classes: std::sync::OnceLock<HashSet<String>>,
 }
 
 /// For each module a controller of the app includes: the filters of its `included` block, and each
@@ -389,6 +391,7 @@ impl AppContext {
             model_definitions: std::sync::OnceLock::new(),
             view_sources: std::sync::OnceLock::new(),
             controller_modules: std::sync::OnceLock::new(),
+            job_classes: std::sync::OnceLock::new(),
             preload_lowering: std::sync::OnceLock::new(),
             lanes: std::sync::OnceLock::new(),
         }
@@ -481,6 +484,32 @@ impl AppContext {
 
     pub fn model(&self, class_name: &str) -> Option<&crate::rails::model::Model> {
         self.models.get(class_name).map(|(file, i)| &file.models[*i])
+    }
+
+    /// The app's Active Job classes, as the compiler finds them: those whose superclass, as written,
+    /// is `ActiveJob::Base` or another of them.
+    pub fn job_classes(&self) -> &HashSet<String> {
+        self.job_classes.get_or_init(|| {
+            let parents: Vec<(&str, &str)> = self
+                .files
+                .iter()
+                .flat_map(|f| f.outline.namespaces())
+                .filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Class)
+                .filter_map(|n| Some((n.name.as_str(), n.superclass.as_deref()?.trim_start_matches("::"))))
+                .collect();
+            let mut jobs: HashSet<String> = HashSet::new();
+            loop {
+                let before = jobs.len();
+                for (name, parent) in &parents {
+                    if *parent == "ActiveJob::Base" || jobs.contains(*parent) {
+                        jobs.insert((*name).to_owned());
+                    }
+                }
+                if jobs.len() == before {
+                    break jobs;
+                }
+            }
+        })
     }
 
     /// The filters of the `included` block of a module a controller includes.

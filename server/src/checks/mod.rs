@@ -199,6 +199,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let mut found = unexpanded_macros(file, context);
     found.extend(unknown_association_loads(file, context));
     found.extend(model_subclass_statements(file, context));
+    found.extend(job_entry_points(file, context));
     found.extend(model_reopenings(file, context));
     found.extend(preload_crashes(file, context));
     found.extend(concern_statements(file, context));
@@ -496,6 +497,75 @@ fn preload_crash(
             "Roundhouse crashes on this association, and writes no tree for any target: the app has scopes and loads associations ({site}:{line}), so it writes preload methods for every model, and for {whose} it takes the foreign key from the class's full name, `{written}_id`, which is not Ruby. Instead, {advice}."
         ),
     ))
+}
+
+/// Each Active Job class's `perform`, as the compiler gives the class its entry points: a class-side
+/// `perform_later` and `perform_now` that run it at once (`job.runs-inline`), or none at all for a
+/// `perform` with keyword parameters or a block parameter (`job.perform-not-wrapped`). A `perform`
+/// with `**options` is left undecided.
+fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    use crate::syntax::outline::Item;
+    let mut out = Vec::new();
+    if !(file.relative_path.starts_with("app/") || file.relative_path.starts_with("lib/")) {
+        return out;
+    }
+    for namespace in file.outline.namespaces().into_iter().filter(|n| context.job_classes().contains(&n.name)) {
+        let Some(perform) = namespace.items.iter().find_map(|item| match item {
+            Item::Method(def) if def.name == "perform" && !def.singleton => Some(def),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let parameters: Vec<&str> = top_level_parameters(&perform.parameters);
+        if parameters.iter().any(|p| p.starts_with("**")) {
+            continue;
+        }
+        let keyword = parameters.iter().any(|p| p.split(['=', ' ']).next().is_some_and(|name| name.ends_with(':')));
+        let block = parameters.iter().any(|p| p.starts_with('&'));
+        let span = perform.name_span;
+        let class = &namespace.name;
+        if keyword || block {
+            let what = if keyword { "keyword parameters" } else { "a block parameter" };
+            out.push(roundhouse::catalogue::finding(
+                rule!("job.perform-not-wrapped"),
+                span,
+                format!(
+                    "Roundhouse writes no `{class}.perform_later` or `perform_now` for a `perform` with {what} (it forwards arguments by position), and its runtime's job base defines neither: a call to either raises NoMethodError, in every tree. Instead, take positional parameters: `def perform(record_id, notify)`."
+                ),
+            ));
+        } else {
+            out.push(roundhouse::catalogue::finding(
+                rule!("job.runs-inline"),
+                span,
+                format!(
+                    "Roundhouse runs jobs inline: `{class}.perform_later(…)` performs this job at once, in the process that enqueues it (the request waits for it, and what it raises reaches the caller), and `set(wait:, queue:, priority:)` options are ignored."
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// A method's parameter list split at its top-level commas (`a, b = f(1, 2), c:` → three).
+fn top_level_parameters(parameters: &str) -> Vec<&str> {
+    let inner = parameters.trim().trim_start_matches('(').trim_end_matches(')');
+    let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = inner[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
 }
 
 /// A class of a model file whose superclass is one of the app's models (single-table inheritance, a

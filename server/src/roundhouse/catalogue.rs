@@ -673,6 +673,24 @@ pub const RULES: &[Rule] = &[
         lanes: NO_LANES,
     },
     Rule {
+        id: "job.runs-inline",
+        severity: Severity::Info,
+        targets: ALL,
+        family: "job",
+        trigger: "an Active Job class's `perform` with positional parameters: Roundhouse gives the class a `perform_later` and `perform_now` that run it at once, in the caller (every tree's job adapter is inline), and drops `set(wait:/queue:/priority:)` options (the compiler: `job_class_side: `perform` — set(wait:/queue:/priority:) options are dropped under inline job semantics`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
+        id: "job.perform-not-wrapped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "job",
+        trigger: "an Active Job class's `perform` with keyword parameters or a block parameter: Roundhouse writes no class-side `perform_later`/`perform_now` for it (it forwards arguments by position), so calling either raises NoMethodError (the compiler: `job_class_side: `perform` — keyword parameters do not forward positionally`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
         id: "library.class-body-call-dropped",
         severity: Severity::Warning,
         targets: ALL,
@@ -1108,9 +1126,16 @@ struct Echo {
 }
 
 const ECHOES: &[Echo] = &[
+    Echo { kind: "lower_residue", message: "options are dropped under inline job semantics", rules: &["job.runs-inline"] },
+    Echo { kind: "lower_residue", message: "do not forward positionally", rules: &["job.perform-not-wrapped"] },
+    Echo { kind: "lower_residue", message: "the wrapper cannot forward a block", rules: &["job.perform-not-wrapped"] },
     Echo { kind: "unsupported", message: "", rules: &[] },
     Echo { kind: "lower_residue", message: "template statement dropped", rules: &["views.statement-dropped"] },
-    Echo { kind: "lower_residue", message: "is not modelled and is dropped", rules: &["model.unsupported-macro", "library.class-body-call-dropped"] },
+    Echo {
+        kind: "lower_residue",
+        message: "is not modelled and is dropped",
+        rules: &["model.unsupported-macro", "library.class-body-call-dropped"],
+    },
     Echo { kind: "lower_residue", message: "arm `format.json` dropped", rules: &["controller.json-format-dropped"] },
     Echo { kind: "lower_residue", message: "(format not modeled)", rules: &["controller.format-arm-dropped"] },
     Echo { kind: "parse", message: "", rules: &["syntax.parse-error", "views.template-parse-error"] },

@@ -526,8 +526,22 @@ pub fn replays_class_body(reading: &AppReading, superclass: Option<&str>) -> boo
         "ActionCable::Channel::Base",
         "ActionCable::Connection::Base",
     ];
-    const CORE: &[&str] =
-        &["Integer", "Float", "String", "Symbol", "TrueClass", "FalseClass", "NilClass", "Array", "Hash", "Object", "Numeric", "Comparable", "Enumerable", "Kernel"];
+    const CORE: &[&str] = &[
+        "Integer",
+        "Float",
+        "String",
+        "Symbol",
+        "TrueClass",
+        "FalseClass",
+        "NilClass",
+        "Array",
+        "Hash",
+        "Object",
+        "Numeric",
+        "Comparable",
+        "Enumerable",
+        "Kernel",
+    ];
     !(FRAMEWORK.contains(&base) || CORE.contains(&base) || reading.classes.contains(base) || reading.models.contains(base))
 }
 

@@ -901,7 +901,9 @@ fn enum_item(enumeration: &crate::rails::model::Enum, rejected: bool) -> Lowered
     let emitted = labels
         .iter()
         // A label that is no method name (`1_to_100`) gets no predicate Ruby could call.
-        .filter(|(l, _)| !l.is_empty() && !l.starts_with(|c: char| c.is_ascii_digit()) && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|(l, _)| {
+            !l.is_empty() && !l.starts_with(|c: char| c.is_ascii_digit()) && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
         .map(|(label, value)| {
             let value = if value.chars().all(|c| c.is_ascii_digit()) { value.clone() } else { ruby_string(value.trim_matches('"')) };
             format!("  def {label}? = @{} == {value}", enumeration.name)

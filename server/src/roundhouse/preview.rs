@@ -72,9 +72,44 @@ impl Out {
 fn is_keyword(name: &str) -> bool {
     matches!(
         name,
-        "BEGIN" | "END" | "alias" | "and" | "begin" | "break" | "case" | "class" | "def" | "defined?" | "do" | "else" | "elsif" | "end"
-            | "ensure" | "false" | "for" | "if" | "in" | "module" | "next" | "nil" | "not" | "or" | "redo" | "rescue" | "retry"
-            | "return" | "self" | "super" | "then" | "true" | "undef" | "unless" | "until" | "when" | "while" | "yield"
+        "BEGIN"
+            | "END"
+            | "alias"
+            | "and"
+            | "begin"
+            | "break"
+            | "case"
+            | "class"
+            | "def"
+            | "defined?"
+            | "do"
+            | "else"
+            | "elsif"
+            | "end"
+            | "ensure"
+            | "false"
+            | "for"
+            | "if"
+            | "in"
+            | "module"
+            | "next"
+            | "nil"
+            | "not"
+            | "or"
+            | "redo"
+            | "rescue"
+            | "retry"
+            | "return"
+            | "self"
+            | "super"
+            | "then"
+            | "true"
+            | "undef"
+            | "unless"
+            | "until"
+            | "when"
+            | "while"
+            | "yield"
     )
 }
 
@@ -502,7 +537,10 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
     let mut parameters: Vec<String> = template.ivars_read.iter().map(|v| parameter(v.trim_start_matches('@'))).collect();
     if template.partial {
         let local = parameter(file.trim_start_matches('_'));
-        if !parameters.contains(&local) && local.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !local.starts_with(|c: char| c.is_ascii_digit()) {
+        if !parameters.contains(&local)
+            && local.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !local.starts_with(|c: char| c.is_ascii_digit())
+        {
             parameters.insert(0, format!("{local} = nil"));
         }
         parameters.push("**locals".to_owned());
@@ -513,7 +551,9 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
     let modules: Vec<String> = if dir.is_empty() {
         Vec::new()
     } else {
-        dir.split('/').map(|d| inflect::camelize(&d.replace(['-', '.'], "_")).chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect()).collect()
+        dir.split('/')
+            .map(|d| inflect::camelize(&d.replace(['-', '.'], "_")).chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect())
+            .collect()
     };
     let mut body = Out::default();
     body.line("io = String.new");
@@ -634,7 +674,8 @@ fn plain_heredocs(line: &str) -> Vec<String> {
     while let Some(at) = rest.find("<<") {
         let after = &rest[at + 2..];
         let quoted = after.strip_prefix(['\'', '"']);
-        let name: String = quoted.unwrap_or(after).chars().take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_').collect();
+        let name: String =
+            quoted.unwrap_or(after).chars().take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_').collect();
         if !name.is_empty() && name.starts_with(|c: char| c.is_ascii_uppercase()) {
             out.push(name);
         }

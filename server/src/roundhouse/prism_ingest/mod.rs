@@ -1327,9 +1327,9 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
         // `extend self` reads as `module_function`; a concern's `extend ActiveSupport::Concern` is
         // dropped from the module's own body, and its includers lose nothing by it.
         if name == "extend"
-            && arguments(&call).iter().all(|a| {
-                a.as_self_node().is_some() || constant_path(a).is_some_and(|p| p == ["ActiveSupport", "Concern"])
-            })
+            && arguments(&call)
+                .iter()
+                .all(|a| a.as_self_node().is_some() || constant_path(a).is_some_and(|p| p == ["ActiveSupport", "Concern"]))
         {
             continue;
         }
