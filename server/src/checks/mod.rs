@@ -51,7 +51,7 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
             if d.rule != rule!("library.class-body-call-dropped") {
                 return true;
             }
-            let owner = namespaces.iter().filter(|n| n.span.start_byte <= d.span.start_byte && d.span.end_byte <= n.span.end_byte).last();
+            let owner = namespaces.iter().rfind(|n| n.span.start_byte <= d.span.start_byte && d.span.end_byte <= n.span.end_byte);
             if owner.is_some_and(|n| documents.iter().any(|s| n.span.start_byte <= s.start_byte && s.end_byte <= n.span.end_byte)) {
                 return false;
             }
@@ -501,8 +501,8 @@ fn preload_crash(
 
 /// Each Active Job class's `perform`, as the compiler gives the class its entry points: a class-side
 /// `perform_later` and `perform_now` that run it at once (`job.runs-inline`), or none at all for a
-/// `perform` with keyword parameters or a block parameter (`job.perform-not-wrapped`). A `perform`
-/// with `**options` is left undecided.
+/// `perform` with required keyword parameters or a block parameter (`job.perform-not-wrapped`). A
+/// `perform` with `**options` is left undecided.
 fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     use crate::syntax::outline::Item;
     let mut out = Vec::new();
@@ -520,12 +520,14 @@ fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         if parameters.iter().any(|p| p.starts_with("**")) {
             continue;
         }
-        let keyword = parameters.iter().any(|p| p.split(['=', ' ']).next().is_some_and(|name| name.ends_with(':')));
+        // A required keyword (`account_id:`): an optional one (`full: false`) is forwarded as a
+        // positional parameter with its default.
+        let keyword = parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_')));
         let block = parameters.iter().any(|p| p.starts_with('&'));
         let span = perform.name_span;
         let class = &namespace.name;
         if keyword || block {
-            let what = if keyword { "keyword parameters" } else { "a block parameter" };
+            let what = if keyword { "required keyword parameters" } else { "a block parameter" };
             out.push(roundhouse::catalogue::finding(
                 rule!("job.perform-not-wrapped"),
                 span,

@@ -686,7 +686,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: "job",
-        trigger: "an Active Job class's `perform` with keyword parameters or a block parameter: Roundhouse writes no class-side `perform_later`/`perform_now` for it (it forwards arguments by position), so calling either raises NoMethodError (the compiler: `job_class_side: `perform` — keyword parameters do not forward positionally`)",
+        trigger: "an Active Job class's `perform` with a required keyword parameter (`account_id:`; an optional one is forwarded by position) or a block parameter: Roundhouse writes no class-side `perform_later`/`perform_now` for it (it forwards arguments by position), so calling either raises NoMethodError (the compiler: `job_class_side: `perform` — keyword parameters do not forward positionally`)",
         implemented: true,
         lanes: NO_LANES,
     },
