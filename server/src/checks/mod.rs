@@ -522,7 +522,8 @@ fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         }
         // A required keyword (`account_id:`): an optional one (`full: false`) is forwarded as a
         // positional parameter with its default.
-        let keyword = parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_')));
+        let keyword =
+            parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_')));
         let block = parameters.iter().any(|p| p.starts_with('&'));
         let span = perform.name_span;
         let class = &namespace.name;

@@ -16,6 +16,10 @@ pub struct PermitList {
     pub controller: String,
     pub resource: String,
     pub fields: Vec<String>,
+    /// Its array-valued keys (`tag_ids: []`), which the synthesized `<X>Params` (string fields only)
+    /// leaves out: each key and its pair's span.
+    #[serde(skip)]
+    pub dropped: Vec<(String, crate::syntax::Span)>,
 }
 
 /// Every permit list in the file, in source order, attributed to the controller classes given by
@@ -52,12 +56,56 @@ fn walk(node: Node<'_>, text: &str, controller: &str, out: &mut Vec<PermitList>)
         return;
     }
     if let Some((resource, fields)) = match_permit(node, text) {
-        out.push(PermitList { controller: controller.to_owned(), resource, fields });
+        let mut dropped = Vec::new();
+        array_keys(node, text, &mut dropped);
+        out.push(PermitList { controller: controller.to_owned(), resource, fields, dropped });
         return;
     }
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         walk(child, text, controller, out);
+    }
+}
+
+/// The `key: [...]` pairs among a permit call's arguments (its own and an `expect` list's), in order.
+fn array_keys(call: Node<'_>, text: &str, out: &mut Vec<(String, crate::syntax::Span)>) {
+    let method = call.field("method").map(|m| text_of(m, text)).unwrap_or("");
+    if method == "merge" {
+        if let Some(receiver) = call.field("receiver") {
+            array_keys(receiver, text, out);
+        }
+        return;
+    }
+    let mut elements: Vec<Node<'_>> = Vec::new();
+    for argument in arguments(call) {
+        match argument.kind_name() {
+            "array" if method == "permit" => {
+                let mut cursor = argument.walk();
+                elements.extend(argument.named_children(&mut cursor));
+            }
+            "pair" if method == "expect" => {
+                if let Some(value) = argument.field("value").filter(|v| v.kind_name() == "array") {
+                    let mut cursor = value.walk();
+                    elements.extend(value.named_children(&mut cursor));
+                }
+            }
+            _ => elements.push(argument),
+        }
+    }
+    for element in elements {
+        let pairs: Vec<Node<'_>> = match element.kind_name() {
+            "pair" => vec![element],
+            "hash" => {
+                let mut cursor = element.walk();
+                element.named_children(&mut cursor).filter(|p| p.kind_name() == "pair").collect()
+            }
+            _ => continue,
+        };
+        for pair in pairs {
+            if let Some(key) = pair.field("key").and_then(|k| symbol(k, text)) {
+                out.push((key, crate::syntax::Span::of(pair)));
+            }
+        }
     }
 }
 

@@ -646,6 +646,15 @@ pub const RULES: &[Rule] = &[
         lanes: NO_LANES,
     },
     Rule {
+        id: "controller.permit-key-dropped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "controller",
+        trigger: "an array-valued key of a permit list Roundhouse reads (`params.require(:card).permit(:name, assignee_ids: [])`, `params.expect(card: [:name, tag_ids: []])`): the `<X>Params` record it synthesizes holds string fields only, so it drops the key, and the compiled app never assigns it (the compiler: `permitted key … is array-valued`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
         id: "controller.format-arm-dropped",
         severity: Severity::Warning,
         targets: ALL,
@@ -1138,6 +1147,7 @@ const ECHOES: &[Echo] = &[
     },
     Echo { kind: "lower_residue", message: "arm `format.json` dropped", rules: &["controller.json-format-dropped"] },
     Echo { kind: "lower_residue", message: "(format not modeled)", rules: &["controller.format-arm-dropped"] },
+    Echo { kind: "lower_residue", message: "is array-valued", rules: &["controller.permit-key-dropped"] },
     Echo { kind: "parse", message: "", rules: &["syntax.parse-error", "views.template-parse-error"] },
 ];
 

@@ -158,6 +158,23 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
+    // The array-valued keys of a permit list: the `<X>Params` record Roundhouse synthesizes from the
+    // list has string fields only.
+    for permit in &facts.permits {
+        for (key, span) in &permit.dropped {
+            push(
+                &mut out,
+                rule!("controller.permit-key-dropped"),
+                *span,
+                format!(
+                    "Roundhouse drops `{key}` from the permitted parameters of `{}`: the `{}Params` record it writes for them holds string fields only, so an array-valued key is left out and the compiled app never assigns `{key}` (every target). Instead, assign it from `params` yourself (`record.{key} = params[:{}][:{key}]`), or leave it out knowingly.",
+                    permit.resource,
+                    crate::rails::inflect::camelize(&permit.resource),
+                    permit.resource
+                ),
+            );
+        }
+    }
     // A class another library persists (a Mongoid document): Roundhouse compiles it as a plain class.
     if facts.relative_path.starts_with("app/models/") {
         for namespace in facts.outline.namespaces().into_iter().filter(|ns| ns.kind == crate::syntax::outline::NamespaceKind::Class) {
