@@ -17,7 +17,8 @@ pub struct PermitList {
     pub resource: String,
     pub fields: Vec<String>,
     /// Its array-valued keys (`tag_ids: []`), which the synthesized `<X>Params` (string fields only)
-    /// leaves out: each key and its pair's span.
+    /// leaves out: each key, and the span of the `permit` (or `expect`) that lists it — where the
+    /// compiler says so, at the statement.
     #[serde(skip)]
     pub dropped: Vec<(String, crate::syntax::Span)>,
 }
@@ -101,9 +102,10 @@ fn array_keys(call: Node<'_>, text: &str, out: &mut Vec<(String, crate::syntax::
             }
             _ => continue,
         };
+        let at = call.field("method").map_or_else(|| crate::syntax::Span::of(call), crate::syntax::Span::of);
         for pair in pairs {
             if let Some(key) = pair.field("key").and_then(|k| symbol(k, text)) {
-                out.push((key, crate::syntax::Span::of(pair)));
+                out.push((key, at));
             }
         }
     }
