@@ -81,6 +81,7 @@ pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagn
                 Fate::Inlined(actions) => format!("inlined into {}", actions.join(", ")),
                 Fate::Dispatched => "runs in process_action".to_owned(),
                 Fate::Unresolved => "dropped: no such method".to_owned(),
+                Fate::NoRoutes => "not applied: no routes file, so no dispatcher".to_owned(),
             };
             // One hint per call: `before_action :a, :b` says each target's fate in one label.
             let label = if lowered.filters.iter().filter(|f| f.span == fate.span).count() > 1 {

@@ -21,7 +21,8 @@
 //!   `return if performed?`.
 //! - The actions are the public methods a route reaches; the others are emitted as written. An arm
 //!   is added for each action the controller only inherits. A controller with no action gets no
-//!   dispatcher. Without a routes file, no action is lowered at all: no dispatcher, no inlining.
+//!   dispatcher. Without a routes file there is no dispatcher, nothing is inlined and no render
+//!   appended, though `new` is still `new_action` and the filters' own private targets are dropped.
 //! - `after_action` and `around_action` are never applied; `prepend_before_action` and other
 //!   spellings are dropped with the class-body macros (`controller.macro-dropped`).
 
@@ -138,6 +139,9 @@ pub enum Fate {
     Skip,
     /// `after_action`, `around_action`: never applied.
     NeverApplied,
+    /// A `before_action` of an app without a routes file: the compiler writes no dispatcher, so it
+    /// never runs (and a target that is one of the controller's own private methods is dropped).
+    NoRoutes,
     /// Another spelling (`prepend_before_action`, `before_filter`): dropped with the macros.
     Dropped,
 }
@@ -204,7 +208,7 @@ pub fn lower<'a>(controller: &'a Controller, context: &'a AppContext) -> Control
 
     let before: Vec<&OneFilter<'_>> = own_filters.iter().filter(|f| is_before(f) && f.target != BLOCK).collect();
     // Inlining is all or nothing: an inlinable filter after one that is not would run late.
-    let inlining = context.has_routes_file && {
+    let ordered = {
         let mut seen_inlinable = false;
         let mut ordered = true;
         for f in &before {
@@ -216,14 +220,16 @@ pub fn lower<'a>(controller: &'a Controller, context: &'a AppContext) -> Control
         }
         ordered
     };
+    let inlining = context.has_routes_file && ordered;
 
     // The actions: public methods a route reaches.
     let path = inflect::underscore(controller.class_name.strip_suffix("Controller").unwrap_or(&controller.class_name));
     let routed: Option<BTreeSet<&str>> = context.has_routes_file.then(|| {
         context.table.routes.iter().filter(|r| r.controller.as_deref() == Some(path.as_str())).filter_map(|r| r.action.as_deref()).collect()
     });
-    // Without a routes file the compiler lowers no action: the class is emitted as written.
-    let reached = |name: &str| routed.as_ref().is_some_and(|set| set.contains(name));
+    // Without a routes file every public method is an action by name (`new` is `new_action`), but
+    // the compiler writes no dispatcher, inlines nothing and appends no render.
+    let reached = |name: &str| routed.as_ref().is_none_or(|set| set.contains(name));
     let mut actions = Vec::new();
     for action in controller.actions.iter().filter(|a| !a.singleton && reached(&a.name)) {
         let mut inlined = Vec::new();
@@ -246,7 +252,7 @@ pub fn lower<'a>(controller: &'a Controller, context: &'a AppContext) -> Control
         let calls = controller.action_calls.iter().find(|(name, _)| name == &action.name).map(|(_, c)| c.as_slice()).unwrap_or(&[]);
         let answers_somewhere = calls.iter().any(|c| TERMINALS.contains(&c.as_str()))
             || inlined.iter().any(|i| own_calls_only(&i.target).is_some_and(|m| m.calls.iter().any(|c| TERMINALS.contains(&c.as_str()))));
-        let implicit = (!controller.responding_actions.contains(&action.name))
+        let implicit = (context.has_routes_file && !controller.responding_actions.contains(&action.name))
             .then(|| ImplicitRender { template: context.has_view(&path, &action.name), guarded: answers_somewhere });
         actions.push(LoweredAction { name: action.name.clone(), method: method_for(&action.name), span: action.span, inlined, implicit });
     }
@@ -321,6 +327,8 @@ pub fn lower<'a>(controller: &'a Controller, context: &'a AppContext) -> Control
             Fate::NeverApplied
         } else if !is_before(f) {
             Fate::Dropped
+        } else if !context.has_routes_file {
+            Fate::NoRoutes
         } else if f.target == BLOCK {
             let calls = &f.filter.block_calls;
             preamble.push(Step {
@@ -361,7 +369,7 @@ pub fn lower<'a>(controller: &'a Controller, context: &'a AppContext) -> Control
         c.class_name != controller.class_name
             && c.superclass.as_deref().map(|s| s.trim_start_matches("::")) == Some(controller.class_name.as_str())
     });
-    let dead = if inherited_from || !inlining {
+    let dead = if inherited_from || !ordered {
         Vec::new()
     } else {
         before.iter().map(|f| f.target.clone()).filter(|t| own_private(t)).collect::<BTreeSet<_>>().into_iter().collect()
@@ -687,6 +695,10 @@ mod tests {
                             Fate::Unresolved => {
                                 assert!(hint.iter().any(|h| h.contains("dropped")), "{place}: hinted {hint:?}");
                                 assert!(mapped_to(line).iter().any(|(_, l)| l.contains("dropped")), "{place}: the preview does not say so");
+                            }
+                            Fate::NoRoutes => {
+                                assert!(hint.iter().any(|h| h.contains("no routes")), "{place}: hinted {hint:?}");
+                                assert!(method_of("process_action").is_none(), "{place}: a dispatcher without routes");
                             }
                             Fate::Skip | Fate::Dropped => assert!(hint.is_empty(), "{place}: hinted {hint:?}"),
                         }

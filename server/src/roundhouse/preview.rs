@@ -862,8 +862,8 @@ fn controller_class(
             }
         }
     }
-    // What its modules bring it, as written there.
-    for method in &lowered.spliced {
+    // What its modules bring it, as written there (those it inlined and dropped aside).
+    for method in lowered.spliced.iter().filter(|m| !lowered.dead.contains(&m.name)) {
         let Some(source) = crate::files::read_source(&method.path) else { continue };
         out.line("");
         out.line(format!("  # from {}", crate::rails::project::relative_path(&method.path, &context.root)));

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""How much of what the compiler says past `warning[unsupported]` Switchyard says at the line.
+
+    python3 scripts/residue-coverage.py WORK... --switchyard target/debug/switchyard [--show KIND]
+
+Each WORK is a `scripts/fidelity.py apps --work` folder: for each app, `compiler.json` (the compiler's
+warnings from `--allow-unsupported` on ruby and spinel, with file and line) and the copy it compiled
+(`repaired-app`, else the app itself). For each app whose lowering ran to its end (no crash, a
+tree written), Switchyard checks the same copy on every target. Per kind of compiler line
+(`lower_residue` by the lowering its message names, `blank_unlowered`, `missing_preload`): how many
+distinct sites have a Switchyard finding within one line, and which rules they are. Per rule that
+stands for a kind: how many of its findings have a compiler line of that kind within one line.
+"""
+import argparse
+import collections
+import glob
+import json
+import os
+import re
+import subprocess
+
+KINDS = [
+    ("class-body statement dropped", r"in the body of `[^`]*` is not modelled and is dropped"),
+    ("respond_to arm dropped", r"`respond_to` arm `format\."),
+    ("template statement dropped", r"template statement dropped"),
+    ("job set() options dropped", r"set\(wait:/queue:/priority:\) options are dropped"),
+    ("job perform not wrapped", r"job_class_side: `[^`]*` — (keyword parameters|the wrapper cannot)"),
+    ("permitted key array-valued", r"is array-valued"),
+    ("permitted field without writer", r"has no writer on"),
+    ("errors.add dynamic", r"`errors\.add` left as dynamic"),
+    ("kwargs update uninlined", r"kwargs-form"),
+    ("nested-through writer", r"is nested"),
+    ("relation chain dynamic", r"relation chain stays dynamic"),
+    ("reflective dispatch", r"reflective `"),
+]
+RULE_KIND = {
+    "library.class-body-call-dropped": "class-body statement dropped",
+    "controller.format-arm-dropped": "respond_to arm dropped",
+    "views.statement-dropped": "template statement dropped",
+    "job.runs-inline": "job set() options dropped",
+    "job.perform-not-wrapped": "job perform not wrapped",
+    "controller.permit-key-dropped": "permitted key array-valued",
+}
+
+
+def kind_of(code, message):
+    if code != "lower_residue":
+        return code
+    for kind, pattern in KINDS:
+        if re.search(pattern, message):
+            return kind
+    return "other: " + re.sub(r"`[^`]*`", "X", message)[:60]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("work", nargs="+")
+    parser.add_argument("--switchyard", required=True)
+    parser.add_argument("--show", help="print the sites of this kind that no finding is near")
+    args = parser.parse_args()
+    apps = {}
+    for path in sorted(p for work in args.work for p in glob.glob(os.path.join(work, "*", "compiler.json"))):
+        name = os.path.basename(os.path.dirname(path))
+        if name in apps:
+            continue
+        compiler = json.load(open(path))
+        if compiler.get("crash") or not compiler.get("tree"):
+            continue
+        source = os.path.join(os.path.dirname(path), "repaired-app")
+        if not os.path.isdir(source):
+            source = compiler["app"]
+        run = subprocess.run(
+            [args.switchyard, "--check", source, "--format", "json", "--no-cache", "--target", "ruby", "--target", "jruby", "--target", "spinel"],
+            capture_output=True, text=True,
+        )
+        findings = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+        apps[name] = (compiler, findings)
+    total, covered = collections.Counter(), collections.Counter()
+    rules_near = collections.defaultdict(collections.Counter)
+    borne, found, missed = collections.Counter(), collections.Counter(), collections.defaultdict(list)
+    for name, (compiler, findings) in apps.items():
+        own = collections.defaultdict(list)
+        for finding in findings:
+            if not finding["rule"].startswith(("rails.", "lanes.", "switchyard.")):
+                own[finding["file"]].append(finding)
+        sites = set()
+        by_kind = collections.defaultdict(set)
+        for warning in (compiler.get("warnings") or []) + (compiler.get("spinel_warnings") or []):
+            if warning["code"] not in ("lower_residue", "blank_unlowered", "missing_preload") or not warning.get("path"):
+                continue
+            kind = kind_of(warning["code"], warning["message"])
+            sites.add((kind, warning["path"], int(warning["line"])))
+            by_kind[(kind, warning["path"])].add(int(warning["line"]))
+        for kind, path, line in sites:
+            total[kind] += 1
+            near = [f for f in own[path] if f["line"] - 1 <= line <= f["end_line"] + 1]
+            if near:
+                covered[kind] += 1
+                for f in near:
+                    rules_near[kind][f["rule"]] += 1
+            elif args.show == kind:
+                print(f"  not said: {name} {path}:{line}")
+        for finding in findings:
+            kind = RULE_KIND.get(finding["rule"])
+            if not kind:
+                continue
+            found[finding["rule"]] += 1
+            if any(finding["line"] - 1 <= s <= finding["end_line"] + 1 for s in by_kind[(kind, finding["file"])]):
+                borne[finding["rule"]] += 1
+            else:
+                missed[finding["rule"]].append(f"{name} {finding['file']}:{finding['line']}")
+    print(f"{len(apps)} apps whose lowering ran to its end")
+    print(f"{'kind':62} {'sites':>6} {'said':>6}  rules near")
+    for kind, n in total.most_common():
+        rules = ", ".join(f"{r} {c}" for r, c in rules_near[kind].most_common(3))
+        print(f"{kind[:62]:62} {n:6} {covered[kind]:6} {100 * covered[kind] // n:3}%  {rules}")
+    print()
+    for rule, n in sorted(found.items()):
+        print(f"{rule:36} {borne[rule]}/{n} borne out at the line; not: {missed[rule][:5]}")
+
+
+if __name__ == "__main__":
+    main()
