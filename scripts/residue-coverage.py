@@ -29,6 +29,7 @@ KINDS = [
     ("permitted key array-valued", r"is array-valued"),
     ("permitted field without writer", r"has no writer on"),
     ("errors.add dynamic", r"`errors\.add` left as dynamic"),
+    ("errors[] dynamic", r"`errors\[:field\]` left as dynamic"),
     ("kwargs update uninlined", r"kwargs-form"),
     ("nested-through writer", r"is nested"),
     ("relation chain dynamic", r"relation chain stays dynamic"),
@@ -41,6 +42,9 @@ RULE_KIND = {
     "job.runs-inline": "job set() options dropped",
     "job.perform-not-wrapped": "job perform not wrapped",
     "controller.permit-key-dropped": "permitted key array-valued",
+    "model.errors-add-dynamic": "errors.add dynamic",
+    "model.errors-index-dynamic": "errors[] dynamic",
+    "controller.permit-field-no-writer": "permitted field without writer",
 }
 
 

@@ -204,8 +204,110 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(preload_crashes(file, context));
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
+    found.extend(permitted_fields_without_writer(file, context));
     found.extend(nav::check(file, context));
     found
+}
+
+/// `controller.permit-field-no-writer`: a field of a permit list of a model's resource (each sizes a
+/// synthesized `update` and `from_params`) that the compiled model has no writer for; the compiler
+/// leaves it out of both, and says so at the model's class.
+fn permitted_fields_without_writer(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if !file.relative_path.starts_with("app/models/") || file.models.is_empty() {
+        return Vec::new();
+    }
+    let specs = &context.tree_facts().params_specs;
+    let bodies = roundhouse::ingest::bodies(file);
+    let mut out = Vec::new();
+    for model in &file.models {
+        let superclass = model.superclass.as_deref().map(|s| s.trim_start_matches("::"));
+        // The compiler's models (others are library classes), with the table it reads known: a
+        // model that names its table, or a namespaced one, is left to exact mode.
+        if bodies.get(&model.span.start()) != Some(&roundhouse::ingest::Body::Full)
+            || !matches!(superclass, Some("ApplicationRecord" | "ActiveRecord::Base"))
+            || model.class_name.contains("::")
+            || model.table_name.is_some()
+            || model.table_name_computed
+        {
+            continue;
+        }
+        let resource = roundhouse::tree::snake_case(&model.class_name);
+        // Every permit list of the resource sizes a `from_params`/`update` pair of its own.
+        let mut permitted: Vec<(&str, Vec<&str>)> = Vec::new();
+        for spec in specs.iter().filter(|s| s.resource == resource) {
+            for field in &spec.fields {
+                let at = match permitted.iter().position(|(f, _)| *f == field.as_str()) {
+                    Some(at) => at,
+                    None => {
+                        permitted.push((field, Vec::new()));
+                        permitted.len() - 1
+                    }
+                };
+                for controller in &spec.declaring {
+                    if !permitted[at].1.contains(&controller.as_str()) {
+                        permitted[at].1.push(controller);
+                    }
+                }
+            }
+        }
+        if permitted.is_empty() {
+            continue;
+        }
+        let Some(table) = context.nav().model_table(context, &model.class_name) else { continue };
+        // The columns the compiled model has: a column of a type it cannot map is dropped.
+        let columns: HashSet<&str> = table
+            .table()
+            .columns
+            .iter()
+            .filter(|c| roundhouse::facts_rules::KNOWN_COLUMN_TYPES.contains(&c.column_type.as_str()))
+            .map(|c| c.name.as_str())
+            .collect();
+        permitted.retain(|(f, _)| !columns.contains(f));
+        if permitted.is_empty() {
+            continue;
+        }
+        // The writers its own body gives it, and the `included` blocks of the modules it includes
+        // (a module's own methods are not the model's to the compiler).
+        let Some(namespace) = file.outline.namespaces().into_iter().find(|ns| ns.span.start() == model.span.start()) else { continue };
+        let Some(mut writers) = roundhouse::lowering::writer_names(&namespace.items) else { continue };
+        let included: Vec<&str> =
+            model.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).collect();
+        let mut unknown = false;
+        for module in included {
+            let last = module.rsplit("::").next().unwrap_or(module);
+            for other in context.files.iter().filter(|f| f.relative_path.starts_with("app/") || f.relative_path.starts_with("lib/")) {
+                for ns in other.outline.namespaces().into_iter().filter(|ns| ns.name == module || ns.name.rsplit("::").next() == Some(last))
+                {
+                    for item in &ns.items {
+                        let crate::syntax::outline::Item::Call(call) = item else { continue };
+                        let Some(block) = call.block.as_ref().filter(|_| call.method == "included" && call.receiver.is_none()) else {
+                            continue;
+                        };
+                        match roundhouse::lowering::writer_names(&block.items) {
+                            Some(names) => writers.extend(names),
+                            None => unknown = true,
+                        }
+                    }
+                }
+            }
+        }
+        if unknown {
+            continue;
+        }
+        for (field, controllers) in permitted.into_iter().filter(|(f, _)| !writers.contains(*f)) {
+            let controllers = controllers.join(", ");
+            out.push(Diagnostic {
+                span: model.name_span,
+                severity: Severity::Warning,
+                rule: rule!("controller.permit-field-no-writer"),
+                message: format!(
+                    "Roundhouse leaves `{field}` out of the `update` and `from_params` it writes for `{}`: {controllers} permits it, but the compiled model has no writer for it (not a column, a `belongs_to`, an `attr_accessor`/`attr_writer`/`attribute`, `has_secure_password`, a bare `has_rich_text` or a `def {field}=`), so a request's `{field}` is ignored (every target; Rails would assign it, or raise UnknownAttributeError). Instead, give the model a writer (`attr_accessor :{field}`, or `def {field}=(value)`), or stop permitting it.",
+                    model.class_name
+                ),
+            });
+        }
+    }
+    out
 }
 
 /// `model.json-hash-assignment`: a whole Hash written to a column some model declares with `has_json`.

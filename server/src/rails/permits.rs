@@ -117,11 +117,61 @@ fn has_rescue(body: Node<'_>) -> bool {
 }
 
 fn is_params(node: Node<'_>, text: &str) -> bool {
-    matches!(node.kind_name(), "identifier" | "instance_variable") && matches!(text_of(node, text), "params" | "@params")
+    match (node.kind_name(), text_of(node, text)) {
+        ("instance_variable", "@params") => true,
+        // The controller's `params`, not a local of the method that shadows it (`params = compact(…)`).
+        ("identifier", "params") => !is_local(node, text),
+        _ => false,
+    }
+}
+
+/// Whether the name at `node` is a local variable of its method where it is read: a parameter, or
+/// assigned earlier in the method.
+fn is_local(node: Node<'_>, text: &str) -> bool {
+    let name = text_of(node, text);
+    let mut method = node.parent();
+    while let Some(m) = method.filter(|m| m.kind_name() != "method") {
+        method = m.parent();
+    }
+    let Some(method) = method else { return false };
+    let mut stack = vec![method];
+    while let Some(current) = stack.pop() {
+        if current.start_byte() >= node.start_byte() {
+            continue;
+        }
+        let binds = match current.kind_name() {
+            "assignment" | "operator_assignment" => {
+                current.field("left").is_some_and(|l| l.kind_name() == "identifier" && text_of(l, text) == name)
+            }
+            "identifier" => {
+                current.parent().is_some_and(|p| p.kind_name().ends_with("parameter") || p.kind_name() == "method_parameters")
+                    && text_of(current, text) == name
+            }
+            _ => false,
+        };
+        if binds {
+            return true;
+        }
+        let mut cursor = current.walk();
+        stack.extend(current.named_children(&mut cursor));
+    }
+    false
 }
 
 fn symbol(node: Node<'_>, text: &str) -> Option<String> {
+    // A quoted symbol without interpolation (`:"published_at(3i)"`), or a quoted key (`"0": …`).
+    let quoted = |node: Node<'_>| -> Option<String> {
+        let mut cursor = node.walk();
+        let parts: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        match parts.as_slice() {
+            [] => Some(String::new()),
+            [content] if content.kind_name() == "string_content" => Some(text_of(*content, text).to_owned()),
+            _ => None,
+        }
+    };
     match node.kind_name() {
+        "delimited_symbol" => quoted(node),
+        "string" if text.get(node.end_byte()..).is_some_and(|rest| rest.starts_with(':')) => quoted(node),
         "simple_symbol" => Some(text_of(node, text).trim_start_matches(':').to_owned()),
         // `%i[name handle]`'s elements.
         "hash_key_symbol" | "bare_symbol" => Some(text_of(node, text).to_owned()),
@@ -140,12 +190,17 @@ fn arguments(call: Node<'_>) -> Vec<Node<'_>> {
 
 /// Symbols, optionally followed by `key: [...]` pairs (or one hash of them): nested lists, whose keys
 /// are dropped.
+/// The symbols of a permit list, then one hash of array-valued keys at its end (`tag_ids: []`, or
+/// `{ tag_ids: [] }` as the last element): a braced hash before the end, or two of them, is a list
+/// the compiler does not read (`expect(post: [:title, { a: [] }, { b: [] }])`).
 fn symbol_list(elements: &[Node<'_>], text: &str) -> Option<Vec<String>> {
     let mut fields = Vec::new();
     let mut nested = false;
-    for element in elements {
+    for (i, element) in elements.iter().enumerate() {
         if let Some(name) = symbol(*element, text).filter(|_| !nested) {
             fields.push(name);
+        } else if element.kind_name() == "hash" && (nested || i + 1 != elements.len()) {
+            return None;
         } else if matches!(element.kind_name(), "pair" | "hash") && all_array_values(*element) {
             nested = true;
         } else {

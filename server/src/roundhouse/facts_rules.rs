@@ -85,7 +85,7 @@ const CONTROLLER_MACROS_DROPPED: &[&str] = &[
 ];
 
 /// Column types Roundhouse maps; any other drops the column from the model.
-const KNOWN_COLUMN_TYPES: &[&str] = &[
+pub const KNOWN_COLUMN_TYPES: &[&str] = &[
     "string",
     "text",
     "integer",

@@ -280,6 +280,60 @@ const PRINTED: &str = " (Roundhouse prints \"";
 
 /// A class of `app/models` that inherits from another model (single-table inheritance, or a shared
 /// base): Roundhouse reads it as a plain class.
+/// The names a class body (a model's, or a module it includes) gives the compiled model a writer
+/// for, as Roundhouse counts them when it sizes the `update` and `from_params` it synthesizes from
+/// a permit list: `belongs_to` names, `attr_accessor`/`attr_writer` and `attribute` names,
+/// `has_secure_password`'s pair, a bare `has_rich_text`'s, and each `def <name>=`. Looked for
+/// through nested blocks and classes too, so that a name written anywhere counts (the finding is
+/// then left out). `None` when the body holds a `typed_store`, whose attributes are not listed here.
+pub fn writer_names(items: &[crate::syntax::outline::Item]) -> Option<std::collections::HashSet<String>> {
+    use crate::syntax::outline::Item;
+    fn walk(items: &[Item], out: &mut std::collections::HashSet<String>) -> bool {
+        for item in items {
+            match item {
+                Item::Method(method) if !method.singleton => {
+                    if let Some(name) = method.name.strip_suffix('=') {
+                        out.insert(name.to_owned());
+                    }
+                }
+                Item::Call(call) if call.receiver.is_none() => {
+                    let names = call.arguments.iter().filter_map(|a| a.as_name().map(str::to_owned));
+                    match call.method.as_str() {
+                        "typed_store" => return false,
+                        "belongs_to" | "has_rich_text" => out.extend(names.take(1)),
+                        "attr_accessor" | "attr_writer" | "attribute" => out.extend(names),
+                        "has_secure_password" => {
+                            let name = call.arguments.first().and_then(|a| a.as_name()).unwrap_or("password").to_owned();
+                            out.insert(format!("{name}_confirmation"));
+                            out.insert(name);
+                        }
+                        _ => {}
+                    }
+                    if let Some(block) = &call.block
+                        && !walk(&block.items, out)
+                    {
+                        return false;
+                    }
+                }
+                Item::Namespace(namespace) => {
+                    if !walk(&namespace.items, out) {
+                        return false;
+                    }
+                }
+                Item::SingletonClass { items, .. } => {
+                    if !walk(items, out) {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(items, &mut out).then_some(out)
+}
+
 pub fn is_model_subclass(model: &Model) -> bool {
     model.superclass.as_deref().is_some_and(|s| {
         let s = s.trim_start_matches("::");

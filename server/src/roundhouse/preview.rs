@@ -641,8 +641,9 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
     lines.push("end".to_owned());
     let candidate = lines.join("\n") + "\n";
     // Judged by Prism, the parser Roundhouse reads Ruby with (tree-sitter recovers from a stray `end`).
-    let parses = crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &candidate).ruby.is_some_and(|t| !t.root_node().has_error())
-        && super::prism_ingest::parse_errors(&candidate, &crate::syntax::LineIndex::new(&candidate)).is_empty();
+    let parses =
+        crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &candidate).ruby.is_some_and(|t| !t.root_node().has_error())
+            && super::prism_ingest::parse_errors(&candidate, &crate::syntax::LineIndex::new(&candidate)).is_empty();
     let base = out.lines.len() as u32;
     if !parses {
         out.line(comment("This template's tags pair in a way Switchyard's preview cannot follow (see views.output-block-pairing); the compiled function, commented out:"));

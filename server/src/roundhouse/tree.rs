@@ -176,6 +176,8 @@ pub struct AppFacts {
     pub reading: AppReading,
     /// Source file → the `<X>Params` files its controllers' permit lists produce.
     pub params: std::collections::HashMap<String, Vec<String>>,
+    /// The `<X>Params` classes, in the order the files above list them.
+    pub params_specs: Vec<ParamsSpec>,
     /// Namespace → its `table_name_prefix` (Roundhouse reads them, as Rails does, before the models).
     pub table_prefixes: std::collections::HashMap<String, String>,
 }
@@ -190,41 +192,60 @@ impl AppFacts {
             migrations.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
             tables.extend(crate::rails::migration::fold(migrations.iter().filter_map(|f| f.migration.as_deref())));
         }
+        let params_specs = params_specs(files);
         AppFacts {
             tables,
             reading: AppReading::new(files),
-            params: params_files(files),
+            params: params_files(&params_specs),
+            params_specs,
             table_prefixes: crate::rails::table_name_prefixes(files),
         }
     }
 }
 
+/// One `<X>Params` class Roundhouse writes (emitted-naming §6): one per distinct (resource, fields).
+#[derive(Debug, Clone)]
+pub struct ParamsSpec {
+    pub resource: String,
+    pub fields: Vec<String>,
+    /// The controllers whose methods declare the list, in first-seen order.
+    pub declaring: Vec<String>,
+    /// The files declaring it.
+    pub sources: Vec<String>,
+    /// The class's name: `<Res>Params`, or prefixed, or numbered on a clash.
+    pub name: String,
+    /// Whether it holds the unqualified `<Res>Params` name: the list whose fields size the model's
+    /// `from_params` and `update` (the only list of its resource, or the first declared by a
+    /// controller named for the resource).
+    pub canonical: bool,
+}
+
 /// `<X>Params` classes (emitted-naming §6): one per distinct (resource, fields); a resource with one
 /// list gets `<Res>Params`; with several, the first list declared by a controller named for the
 /// resource keeps it and the others are prefixed with their first controller's path; clashes get 2, 3….
-fn params_files(files: &[std::sync::Arc<FileFacts>]) -> std::collections::HashMap<String, Vec<String>> {
-    // (resource, fields, declaring controllers in first-seen order, source files declaring it).
-    type Spec = (String, Vec<String>, Vec<String>, Vec<String>);
-    let mut specs: Vec<Spec> = Vec::new();
+pub fn params_specs(files: &[std::sync::Arc<FileFacts>]) -> Vec<ParamsSpec> {
+    let mut specs: Vec<ParamsSpec> = Vec::new();
     let mut ordered: Vec<&std::sync::Arc<FileFacts>> = files.iter().filter(|f| !f.permits.is_empty()).collect();
     ordered.sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
     for file in ordered {
         for permit in &file.permits {
-            match specs.iter_mut().find(|(r, f, _, _)| *r == permit.resource && *f == permit.fields) {
-                Some((_, _, declaring, sources)) => {
-                    if !declaring.contains(&permit.controller) {
-                        declaring.push(permit.controller.clone());
+            match specs.iter_mut().find(|s| s.resource == permit.resource && s.fields == permit.fields) {
+                Some(spec) => {
+                    if !spec.declaring.contains(&permit.controller) {
+                        spec.declaring.push(permit.controller.clone());
                     }
-                    if !sources.contains(&file.relative_path) {
-                        sources.push(file.relative_path.clone());
+                    if !spec.sources.contains(&file.relative_path) {
+                        spec.sources.push(file.relative_path.clone());
                     }
                 }
-                None => specs.push((
-                    permit.resource.clone(),
-                    permit.fields.clone(),
-                    vec![permit.controller.clone()],
-                    vec![file.relative_path.clone()],
-                )),
+                None => specs.push(ParamsSpec {
+                    resource: permit.resource.clone(),
+                    fields: permit.fields.clone(),
+                    declaring: vec![permit.controller.clone()],
+                    sources: vec![file.relative_path.clone()],
+                    name: String::new(),
+                    canonical: false,
+                }),
             }
         }
     }
@@ -234,26 +255,25 @@ fn params_files(files: &[std::sync::Arc<FileFacts>]) -> std::collections::HashMa
         stem == resource || crate::rails::inflect::singularize(&stem) == resource
     };
     let mut taken: Vec<String> = Vec::new();
-    let mut out: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
-    let mut resources: Vec<&String> = Vec::new();
-    for (resource, ..) in &specs {
-        if !resources.contains(&resource) {
-            resources.push(resource);
+    let mut resources: Vec<String> = Vec::new();
+    for spec in &specs {
+        if !resources.contains(&spec.resource) {
+            resources.push(spec.resource.clone());
         }
     }
     for resource in resources {
-        let of_resource: Vec<&Spec> = specs.iter().filter(|(r, ..)| r == resource).collect();
+        let of_resource: Vec<usize> = (0..specs.len()).filter(|&i| specs[i].resource == resource).collect();
         let canonical = if of_resource.len() == 1 {
-            Some(0)
+            Some(of_resource[0])
         } else {
-            of_resource.iter().position(|(_, _, declaring, _)| declaring.iter().any(|c| names_resource(c, resource)))
+            of_resource.iter().copied().find(|&i| specs[i].declaring.iter().any(|c| names_resource(c, &resource)))
         };
-        let base = format!("{}Params", crate::rails::inflect::camelize(resource));
-        for (i, (_, _, declaring, sources)) in of_resource.iter().enumerate() {
+        let base = format!("{}Params", crate::rails::inflect::camelize(&resource));
+        for i in of_resource {
             let mut name = if Some(i) == canonical {
                 base.clone()
             } else {
-                let first = declaring.first().map(String::as_str).unwrap_or("");
+                let first = specs[i].declaring.first().map(String::as_str).unwrap_or("");
                 format!("{}{base}", first.strip_suffix("Controller").unwrap_or(first).replace("::", ""))
             };
             if taken.contains(&name) {
@@ -264,9 +284,25 @@ fn params_files(files: &[std::sync::Arc<FileFacts>]) -> std::collections::HashMa
                 name = format!("{name}{n}");
             }
             taken.push(name.clone());
-            for source in sources {
-                out.entry(source.clone()).or_default().push(format!("app/models/{}.rb", snake_case(&name)));
-            }
+            specs[i].name = name;
+            specs[i].canonical = Some(i) == canonical;
+        }
+    }
+    specs
+}
+
+/// Source file → the `<X>Params` files its controllers' permit lists produce.
+fn params_files(specs: &[ParamsSpec]) -> std::collections::HashMap<String, Vec<String>> {
+    let mut out: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+    let mut resources: Vec<&str> = Vec::new();
+    for spec in specs {
+        if !resources.contains(&spec.resource.as_str()) {
+            resources.push(&spec.resource);
+        }
+    }
+    for spec in resources.iter().flat_map(|r| specs.iter().filter(move |s| s.resource == *r)) {
+        for source in &spec.sources {
+            out.entry(source.clone()).or_default().push(format!("app/models/{}.rb", snake_case(&spec.name)));
         }
     }
     out

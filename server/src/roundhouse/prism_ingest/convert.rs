@@ -57,7 +57,12 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 2] = [rule!("spinel.dynamic-dispatch"), rule!("syntax.block-parameter-form")];
+pub const NOT_REJECTING: [RuleId; 4] = [
+    rule!("spinel.dynamic-dispatch"),
+    rule!("syntax.block-parameter-form"),
+    rule!("model.errors-add-dynamic"),
+    rule!("model.errors-index-dynamic"),
+];
 
 pub struct Converter {
     pub found: Vec<Found>,
@@ -67,6 +72,9 @@ pub struct Converter {
     pub cost: Cost,
     /// Whether to report calls the Spinel lane cannot compile (`spinel.dynamic-dispatch`): app code.
     pub dispatch: bool,
+    /// Which of the compiler's post-analysis lowerings rewrite the expressions: where an
+    /// `errors.add` or `errors[…]` it cannot ground is left as written.
+    pub lowered: Lowered,
     /// How many of Prism's stand-ins for what a syntax error left out the converter reached: each is
     /// a stop to the compiler (a template's program is parsed without reporting its syntax errors,
     /// so they are its only sign).
@@ -87,6 +95,69 @@ const DYNAMIC_DISPATCH: &[&str] = &[
     "eval",
 ];
 
+/// Which lowerings after the compiler's analysis rewrite an expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lowered {
+    /// None: a template's Ruby, jbuilder, what a concern's `included` block brings its includers.
+    No,
+    /// A model's, controller's or library class's methods and class-body statements, the seeds:
+    /// every lowering of a body (`errors.add`, `errors[…]`).
+    Body,
+    /// A test's body, setup and helpers: `errors[…]` only.
+    Test,
+}
+
+/// Why the compiler leaves this `errors[…]` as written, when it does: it grounds `<x>.errors[:field]`
+/// (one argument, on an argument-less `errors`) into the messages of that field, found by their
+/// prefix; a field that is not a symbol literal, or `:base` (whose messages have no prefix), it
+/// leaves as an index into the list of messages.
+pub fn errors_index_left_dynamic(node: &ruby_prism::CallNode<'_>) -> Option<&'static str> {
+    if node.name().as_slice() != b"[]" || node.block().is_some() {
+        return None;
+    }
+    let errors = node.receiver()?.as_call_node()?;
+    if errors.name().as_slice() != b"errors" || errors.block().is_some() || errors.arguments().is_some_and(|a| !a.arguments().is_empty()) {
+        return None;
+    }
+    let arguments: Vec<Node<'_>> = node.arguments().map(|a| a.arguments().iter().collect()).unwrap_or_default();
+    let [field] = arguments.as_slice() else { return None };
+    match field.as_symbol_node() {
+        None => Some("a field that is not a symbol literal"),
+        Some(symbol) if symbol.unescaped() == b"base" => Some(":base"),
+        Some(_) => None,
+    }
+}
+
+/// Why the compiler leaves this `errors.add` as written, when it does: it grounds `<x>.errors.add`
+/// (a block-less `add` on an argument-less `errors`) into an append of the full message only when
+/// the field is a symbol literal and there is at most a message beside it (a value, or a hash whose
+/// one key is `message:`). `None` for a call that is not such an `add`, or one it grounds.
+pub fn errors_add_left_dynamic(node: &ruby_prism::CallNode<'_>) -> Option<&'static str> {
+    if node.name().as_slice() != b"add" || node.block().is_some() {
+        return None;
+    }
+    let errors = node.receiver()?.as_call_node()?;
+    if errors.name().as_slice() != b"errors" || errors.arguments().is_some_and(|a| !a.arguments().is_empty()) {
+        return None;
+    }
+    let arguments: Vec<Node<'_>> = node.arguments().map(|a| a.arguments().iter().collect()).unwrap_or_default();
+    match arguments.first() {
+        Some(first) if first.as_symbol_node().is_none() => return Some("a field that is not a symbol literal"),
+        None => return Some("no field"),
+        Some(_) if arguments.len() > 2 => return Some("options beside the message"),
+        Some(_) => {}
+    }
+    let Some(second) = arguments.get(1) else { return None };
+    let elements: Option<Vec<Node<'_>>> = second
+        .as_keyword_hash_node()
+        .map(|h| h.elements().iter().collect())
+        .or_else(|| second.as_hash_node().map(|h| h.elements().iter().collect()));
+    let Some(elements) = elements else { return None };
+    let sole_message = elements.len() == 1
+        && elements[0].as_assoc_node().and_then(|a| a.key().as_symbol_node()).is_some_and(|k| k.unescaped() == b"message");
+    if sole_message { None } else { Some("options beside the message") }
+}
+
 fn range(node: &Node<'_>) -> (usize, usize) {
     let location = node.location();
     (location.start_offset(), location.end_offset())
@@ -98,7 +169,7 @@ pub fn name_of(id: ruby_prism::ConstantId<'_>) -> String {
 
 impl Converter {
     pub fn new(cost: Cost, dispatch: bool) -> Converter {
-        Converter { found: Vec::new(), in_def: 0, cost, dispatch, missing: 0 }
+        Converter { found: Vec::new(), in_def: 0, cost, dispatch, lowered: Lowered::No, missing: 0 }
     }
 
     pub fn report(&mut self, rule: RuleId, start: usize, end: usize) {
@@ -463,6 +534,34 @@ impl<'pr> Visit<'pr> for Converter {
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
         let method = node.name().as_slice();
+        if self.lowered == Lowered::Body
+            && let Some(reason) = errors_add_left_dynamic(node)
+        {
+            let (start, end) = range(&node.as_node());
+            self.found.push(Found {
+                rule: rule!("model.errors-add-dynamic"),
+                start,
+                end,
+                cost: self.cost,
+                name: Some(reason.to_string()),
+                argument_of: None,
+                slip: false,
+            });
+        }
+        if self.lowered != Lowered::No
+            && let Some(reason) = errors_index_left_dynamic(node)
+        {
+            let (start, end) = range(&node.as_node());
+            self.found.push(Found {
+                rule: rule!("model.errors-index-dynamic"),
+                start,
+                end,
+                cost: self.cost,
+                name: Some(reason.to_string()),
+                argument_of: None,
+                slip: false,
+            });
+        }
         if self.dispatch {
             if let Some(location) = node.message_loc().filter(|_| DYNAMIC_DISPATCH.iter().any(|m| m.as_bytes() == method)) {
                 self.report(rule!("spinel.dynamic-dispatch"), location.start_offset(), location.end_offset());

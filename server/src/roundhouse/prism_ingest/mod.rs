@@ -91,8 +91,10 @@ pub enum Walk {
     ControllerFile,
     LibraryFile,
     TestFile,
-    /// Every statement converted: seeds, jbuilder, a template's Ruby.
+    /// Every statement converted: jbuilder, a template's Ruby.
     Program,
+    /// Every statement converted, as a body the lowerings rewrite: `db/seeds.rb`.
+    Seeds,
     /// Nothing of it is converted.
     None,
 }
@@ -109,7 +111,7 @@ impl Walk {
                 Walk::TestFile
             }
             Some(FileKind::Test) if relative_path.starts_with("test/test_helper") => Walk::LibraryFile,
-            Some(FileKind::OtherRuby) if relative_path == "db/seeds.rb" => Walk::Program,
+            Some(FileKind::OtherRuby) if relative_path == "db/seeds.rb" => Walk::Seeds,
             _ => Walk::None,
         }
     }
@@ -158,6 +160,11 @@ pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors
     let root = result.node();
     let Some(program) = root.as_program_node() else { return out };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
+    converter.lowered = match walk {
+        Walk::ModelFile | Walk::ControllerFile | Walk::LibraryFile | Walk::Seeds => convert::Lowered::Body,
+        Walk::TestFile => convert::Lowered::Test,
+        Walk::Program | Walk::None => convert::Lowered::No,
+    };
     let statements: Vec<Node<'_>> = program.statements().body().iter().collect();
     let mut notes = Notes { model_concern: walk == Walk::ModelFile, ..Notes::default() };
     match walk {
@@ -165,7 +172,7 @@ pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors
         Walk::ControllerFile => controller_file(&statements, &mut converter, &mut notes),
         Walk::LibraryFile => library_file(&statements, &mut converter, &mut notes),
         Walk::TestFile => test_file(&statements, &mut converter, &mut notes),
-        Walk::Program => {
+        Walk::Program | Walk::Seeds => {
             for statement in &statements {
                 converter.expression(statement);
             }
@@ -621,6 +628,38 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
         return Some(d);
     }
     let severity = super::catalogue::rule(&found.rule).map_or(Severity::Error, |r| r.severity);
+    if found.rule == "model.errors-index-dynamic" {
+        let call = snippet.lines().next().unwrap_or("").trim_end();
+        let (why, instead) = if found.name.as_deref() == Some(":base") {
+            (
+                "messages added to `:base` have no field prefix to find them by",
+                "test the whole list (`errors.full_messages.include?(\"…\")`, `errors.any?`)",
+            )
+        } else {
+            ("it finds a field's messages only for a symbol naming the field", "name the field with a symbol (`errors[:title]`)")
+        };
+        return Some(Diagnostic {
+            span,
+            severity,
+            rule: found.rule,
+            message: format!(
+                "Roundhouse leaves `{call}` as written: the records it compiles keep their errors as a list of full messages, and {why}, so this indexes the list with a non-integer and raises TypeError when it runs (every target). Instead, {instead}."
+            ),
+        });
+    }
+    if found.rule == "model.errors-add-dynamic" {
+        let call = snippet.lines().next().unwrap_or("").trim_end();
+        let call = if call.len() < snippet.trim_end().len() { format!("{call} …") } else { call.to_string() };
+        let why = found.name.as_deref().unwrap_or("options beside the message");
+        return Some(Diagnostic {
+            span,
+            severity,
+            rule: found.rule,
+            message: format!(
+                "Roundhouse leaves `{call}` as written ({why}): it compiles `errors.add` only with a symbol naming the field and at most a message (`errors.add(:title, \"is taken\")`), and the errors of the records it compiles are a list of messages with no `add`, so this raises NoMethodError when it runs (every target; the Spinel lane cannot compile it). Instead, name the field with a symbol and pass the message alone."
+            ),
+        });
+    }
     let mut message = if found.rule == "model.class-variable-initializer" {
         let name = snippet.split(|c: char| c.is_whitespace() || c == '=' || c == '|' || c == '+').next().unwrap_or(snippet);
         format!("Roundhouse rejects `{name} = …` in a model body (even `= nil`): use a constant or a class-level instance variable.")
@@ -850,6 +889,9 @@ fn model_statement(statement: &Node<'_>, converter: &mut Converter) {
 fn included_block(block: &ruby_prism::BlockNode<'_>, converter: &mut Converter) {
     let saved = converter.cost;
     converter.cost = Cost::StatementDropped;
+    // What the includers get of it (associations, validations, callbacks, scopes, enums) holds no
+    // method body the lowerings rewrite: its `def`s are dropped.
+    let lowered = std::mem::replace(&mut converter.lowered, convert::Lowered::No);
     for statement in statements_of(block.body()) {
         if let Some(inner) = statement.as_call_node().filter(|c| c.receiver().is_none() && call_name(c) == "with_options")
             && let Some(inner_block) = inner.block().and_then(|b| b.as_block_node())
@@ -860,6 +902,7 @@ fn included_block(block: &ruby_prism::BlockNode<'_>, converter: &mut Converter) 
         model_statement(&statement, converter);
     }
     converter.cost = saved;
+    converter.lowered = lowered;
 }
 
 /// Whether the ingest reads an `enum`'s mapping (`Some(false)`: it stops the compile), or `None` when
