@@ -1578,8 +1578,8 @@ def ask(roundhouse, app, jruby=False):
         "compiles": rc == 0,
         # A panic (the compiler's own failure, after its ingest): what it printed, strict and lenient.
         "crash": "\n".join(l for lines in (strict_other, other) for l in next((lines[i:] for i, l in enumerate(lines) if "panicked" in l), [])),
-        "warnings": [w for w in warnings if w["code"] in ("unsupported", "lower_residue")],
-        "spinel_warnings": [w for w in spinel if w["code"] in ("unsupported", "lower_residue")],
+        "warnings": [w for w in warnings if w["code"] in ("unsupported", "lower_residue", "missing_preload", "blank_unlowered")],
+        "spinel_warnings": [w for w in spinel if w["code"] in ("unsupported", "lower_residue", "missing_preload", "blank_unlowered")],
         "tree": tree,
         "jruby_tree": jruby_tree,
     }

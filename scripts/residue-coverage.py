@@ -44,6 +44,7 @@ RULE_KIND = {
     "controller.permit-key-dropped": "permitted key array-valued",
     "model.errors-add-dynamic": "errors.add dynamic",
     "model.errors-index-dynamic": "errors[] dynamic",
+    "model.missing-preload": "missing_preload",
     "controller.permit-field-no-writer": "permitted field without writer",
 }
 

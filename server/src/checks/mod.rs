@@ -205,6 +205,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
     found.extend(permitted_fields_without_writer(file, context));
+    found.extend(roundhouse::preload::findings(file, context));
     found.extend(nav::check(file, context));
     found
 }

@@ -86,6 +86,10 @@ pub struct FileFacts {
     /// Permitted-parameter lists in controller methods (for `<X>Params` classes).
     #[serde(skip)]
     pub permits: Vec<permits::PermitList>,
+    /// The queries its methods or its template loop over, for the N+1 check
+    /// (`roundhouse::preload`).
+    #[serde(skip)]
+    pub preload: Option<Box<crate::roundhouse::preload::PreloadFacts>>,
     /// `Post.includes(:comments)` and the like, checked against the model's associations.
     #[serde(skip)]
     pub association_loads: Vec<references::AssociationLoad>,
@@ -381,6 +385,7 @@ impl FileFacts {
             sqlite3_uses: Vec::new(),
             suppressions: Vec::new(),
             permits: Vec::new(),
+            preload: None,
             concern_macros: Vec::new(),
             association_loads: Vec::new(),
             hash_writes: Vec::new(),

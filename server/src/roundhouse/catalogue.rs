@@ -727,6 +727,15 @@ pub const RULES: &[Rule] = &[
         lanes: NO_LANES,
     },
     Rule {
+        id: "model.missing-preload",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "model",
+        trigger: "an N+1 query, as the compiler's analysis proves it from source: a block over a query's records (`each`, `map`, `find_each`…) that reads on each record an association the query does not `includes`/`preload`/`eager_load`. The query is a chain from a model's constant through `where`, `order`, `limit`… and the model's scopes, in the same method or template, or bound to an instance variable by the actions that render the template (the preloads they all have). Queries the compiler follows by types (an association of a record, a class method) are left to `--check --exact` (the compiler: `missing_preload`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
         id: "library.class-body-call-dropped",
         severity: Severity::Warning,
         targets: ALL,
@@ -1178,6 +1187,7 @@ const ECHOES: &[Echo] = &[
     Echo { kind: "lower_residue", message: "has no writer on", rules: &["controller.permit-field-no-writer"] },
     Echo { kind: "lower_residue", message: "`errors.add` left as dynamic dispatch", rules: &["model.errors-add-dynamic"] },
     Echo { kind: "lower_residue", message: "`errors[:field]` left as dynamic dispatch", rules: &["model.errors-index-dynamic"] },
+    Echo { kind: "missing_preload", message: "", rules: &["model.missing-preload"] },
     Echo { kind: "parse", message: "", rules: &["syntax.parse-error", "views.template-parse-error"] },
 ];
 

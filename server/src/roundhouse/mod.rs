@@ -15,6 +15,7 @@ pub mod fixtures;
 pub mod ingest;
 pub mod jbuilder;
 pub mod lowering;
+pub mod preload;
 pub mod preview;
 pub mod prism_ingest;
 pub mod routes;
@@ -78,6 +79,21 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         Language::Haml if walk != prism_ingest::Walk::None => erb_found = Some(prism_ingest::judge_haml(text, &facts.line_index, dispatch)),
         _ => {}
     }
+    // What the N+1 check reads: a controller's or a model's methods, a template's program.
+    let preload = match (walk, parsed.language) {
+        (prism_ingest::Walk::ControllerFile, Language::Ruby) => Some(preload::of_class_file(text, &facts.line_index, Some("Controller"))),
+        (prism_ingest::Walk::ModelFile, Language::Ruby) if facts.models.iter().any(ingest::is_model_facts) => {
+            Some(preload::of_class_file(text, &facts.line_index, None))
+        }
+        (prism_ingest::Walk::Program, Language::Erb) => {
+            prism_ingest::erb::compile(text).map(|compiled| preload::of_template(&compiled, text, &facts.line_index))
+        }
+        (prism_ingest::Walk::Program, Language::Haml) => {
+            Some(preload::of_template(&prism_ingest::haml::compile(text), text, &facts.line_index))
+        }
+        _ => None,
+    };
+    facts.preload = preload.filter(|p| !p.is_empty()).map(Box::new);
     if let Some(tree) = parsed.ruby.as_ref().filter(|_| compiles)
         && facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder")
     {

@@ -1,0 +1,766 @@
+//! The N+1 queries Roundhouse's analysis proves from source (its `missing_preload`), read on Prism's
+//! tree: a loop over a query's records that reads, on each record, an association the query did not
+//! `includes`/`preload`/`eager_load`. Rails runs one query per record there; Bullet finds it at run
+//! time, on the traffic you happened to send.
+//!
+//! What this mirrors of the compiler (held by `tests/fixtures/fidelity/model-missing-preload*`):
+//! - a query is a chain from a model's constant through `where`, `order`, `limit` and the like (which
+//!   keep its preloads), `includes`/`preload`/`eager_load` (which add theirs: symbols, a hash's keys,
+//!   an array's elements) and the model's scopes whose lambda is such a chain; any other link makes it
+//!   a query nothing is said about;
+//! - it is iterated by a block (`each`, `map`, `select`, `find_each`…), directly or through a local or
+//!   an instance variable bound to it earlier in the same method or template;
+//! - a controller's instance variables reach the template its action renders by default, the query
+//!   being the one every such action binds (the preloads they all have);
+//! - the record is the block's first parameter, and each call on it named like one of the model's
+//!   associations (its own, or one a concern's `included` block declares) is a read.
+//!
+//! What the compiler decides by types and this reading leaves out (it says nothing there): a query
+//! from an association of a record (`@story.comments.each`), a class method, a gem's scope, a chain
+//! bound in another method than the one it is iterated in (except the controller-to-template path).
+//!
+//! The facts of one file are a function of its text (`PreloadFacts`, kept on `FileFacts`); what they
+//! mean is decided against the app in `checks` (which models, associations and scopes there are).
+
+use ruby_prism::{Node, Visit};
+
+use crate::syntax::{LineIndex, Span};
+
+/// Chain links that keep a query's records and preloads (the core of Active Record's query methods).
+/// (The compiler keeps more — `group`, gems' `page` — where its types follow them; these are the
+/// ones whose records it always knows.)
+pub const PRESERVERS: &[&str] =
+    &["where", "not", "order", "reorder", "limit", "offset", "joins", "left_joins", "left_outer_joins", "distinct", "all"];
+
+/// Links that preload associations.
+pub const PRELOADERS: &[&str] = &["includes", "preload", "eager_load"];
+
+/// Block methods whose first block parameter is one record of the receiver.
+const ITERATORS: &[&str] = &[
+    "each",
+    "map",
+    "flat_map",
+    "collect",
+    "select",
+    "filter",
+    "reject",
+    "find",
+    "detect",
+    "any?",
+    "all?",
+    "none?",
+    "sum",
+    "min_by",
+    "max_by",
+    "sort_by",
+    "group_by",
+    "index_by",
+    "each_with_index",
+    "each_with_object",
+    "partition",
+    "find_each",
+    "count",
+    "take_while",
+    "drop_while",
+];
+
+/// An expression, as far as the N+1 check follows it: decided against the app later (`resolve`).
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub enum Value {
+    /// A constant, as written (`Post`, `Admin::Post`), and where.
+    Constant(String, Span),
+    /// An instance variable not bound earlier in the same body: a controller's other methods bind
+    /// it, or the actions a template is rendered for.
+    Ivar(String),
+    /// `self`.
+    SelfRef,
+    /// The receiver of a call written without one: the class in a class method; in an instance
+    /// method the compiler follows no query from it.
+    Implicit,
+    /// A call: its receiver, its method, the associations it names when it preloads, and where it
+    /// is (from its receiver's start to its own end, on one line).
+    Call { receiver: Box<Value>, method: String, preloads: Vec<String>, span: Span },
+}
+
+/// A query as written: the value a loop iterates.
+pub type Chain = Value;
+
+/// A loop over a query's records.
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct Iteration {
+    pub chain: Chain,
+    /// The block's record parameter.
+    pub member: String,
+    /// Each call on the record (`post.user`): the method and the call's span.
+    pub reads: Vec<(String, Span)>,
+}
+
+/// One body: a method (`name`), or a template's program (`name` empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct Body {
+    pub name: String,
+    /// A class method (`def self.x`, or in `class << self`): its `self` is the class.
+    pub singleton: bool,
+    /// Each binding of an instance variable, in order: a query, or `None` for anything else.
+    pub bindings: Vec<(String, Option<Chain>)>,
+    pub iterations: Vec<Iteration>,
+}
+
+/// The N+1 facts of one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct PreloadFacts {
+    pub bodies: Vec<Body>,
+}
+
+impl PreloadFacts {
+    pub fn is_empty(&self) -> bool {
+        self.bodies.iter().all(|b| b.bindings.is_empty() && b.iterations.is_empty())
+    }
+}
+
+/// The bodies of the first class of a controller or model file: each `def`'s.
+pub fn of_class_file(text: &str, line_index: &LineIndex, class_suffix: Option<&str>) -> PreloadFacts {
+    let result = ruby_prism::parse(text.as_bytes());
+    let root = result.node();
+    let mut classes = Vec::new();
+    collect_classes(&root, &mut classes);
+    let class = match class_suffix {
+        Some(suffix) => {
+            classes.iter().find(|c| crate::roundhouse::prism_ingest::convert::name_of(c.name()).ends_with(suffix)).or(classes.first())
+        }
+        None => classes.first(),
+    };
+    let mut out = PreloadFacts::default();
+    let Some(class) = class else { return out };
+    let Some(body) = class.body() else { return out };
+    let Some(statements) = body.as_statements_node() else { return out };
+    let mut defs = Vec::new();
+    for statement in statements.body().iter() {
+        if let Some(def) = statement.as_def_node() {
+            let singleton = def.receiver().is_some_and(|r| r.as_self_node().is_some());
+            defs.push((def, singleton));
+        } else if let Some(singleton) = statement.as_singleton_class_node()
+            && let Some(inner) = singleton.body().and_then(|b| b.as_statements_node())
+        {
+            defs.extend(inner.body().iter().filter_map(|s| s.as_def_node()).map(|d| (d, true)));
+        }
+    }
+    for (def, singleton) in defs {
+        let mut walker = Walker::new(text, line_index, |o| o);
+        if let Some(body) = def.body() {
+            walker.visit(&body);
+        }
+        let mut body = walker.finish(crate::roundhouse::prism_ingest::convert::name_of(def.name()));
+        body.singleton = singleton;
+        out.bodies.push(body);
+    }
+    out
+}
+
+fn collect_classes<'pr>(node: &Node<'pr>, out: &mut Vec<ruby_prism::ClassNode<'pr>>) {
+    if let Some(class) = node.as_class_node() {
+        out.push(class);
+        return;
+    }
+    let statements = if let Some(program) = node.as_program_node() {
+        Some(program.statements())
+    } else if let Some(module) = node.as_module_node() {
+        module.body().and_then(|b| b.as_statements_node())
+    } else {
+        None
+    };
+    for statement in statements.iter().flat_map(|s| s.body().iter()) {
+        collect_classes(&statement, out);
+    }
+}
+
+/// A template's program (its Ruby as the compiler builds it), placed back in the template.
+pub fn of_template(compiled: &crate::roundhouse::prism_ingest::erb::Compiled, source: &str, line_index: &LineIndex) -> PreloadFacts {
+    let result = ruby_prism::parse(compiled.ruby.as_bytes());
+    let root = result.node();
+    let place = |offset: usize| compiled.template_offset(offset).min(source.len());
+    let mut walker = Walker::new(source, line_index, place);
+    if let Some(program) = root.as_program_node() {
+        for statement in program.statements().body().iter() {
+            walker.visit(&statement);
+        }
+    }
+    let body = walker.finish(String::new());
+    PreloadFacts { bodies: vec![body] }
+}
+
+struct Walker<'t, F: Fn(usize) -> usize> {
+    text: &'t str,
+    line_index: &'t LineIndex,
+    place: F,
+    /// Locals and instance variables bound in this body so far: a query, or `None`.
+    env: Vec<(String, Option<Chain>)>,
+    body: Body,
+}
+
+impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
+    fn new(text: &'t str, line_index: &'t LineIndex, place: F) -> Self {
+        Walker { text, line_index, place, env: Vec::new(), body: Body::default() }
+    }
+
+    fn finish(mut self, name: String) -> Body {
+        self.body.name = name;
+        self.body
+    }
+
+    fn span(&self, start: usize, end: usize) -> Span {
+        let start = on_char(self.text, (self.place)(start));
+        let end = on_char(self.text, (self.place)(end)).max(start);
+        // At most one line: a finding's place, not the whole expression.
+        let end = self.text[start..end].find('\n').map_or(end, |n| start + n);
+        self.line_index.span(start..end)
+    }
+
+    fn bound(&self, name: &str) -> Option<&Option<Chain>> {
+        self.env.iter().rev().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    fn bind(&mut self, name: String, chain: Option<Chain>) {
+        if name.starts_with('@') {
+            self.body.bindings.push((name.clone(), chain.clone()));
+        }
+        self.env.push((name, chain));
+    }
+
+    /// What `node` is, when it is something this reading follows.
+    fn chain(&self, node: &Node<'_>, depth: u32) -> Option<Chain> {
+        if depth > 16 {
+            return None;
+        }
+        let location = node.location();
+        if node.as_constant_read_node().is_some() || node.as_constant_path_node().is_some() {
+            let here = self.span(location.start_offset(), location.end_offset());
+            return Some(Value::Constant(self.text_of_program(node)?, here));
+        }
+        if node.as_self_node().is_some() {
+            return Some(Value::SelfRef);
+        }
+        if let Some(read) = node.as_local_variable_read_node() {
+            return self.bound(&crate::roundhouse::prism_ingest::convert::name_of(read.name())).cloned().flatten();
+        }
+        if let Some(read) = node.as_instance_variable_read_node() {
+            let name = crate::roundhouse::prism_ingest::convert::name_of(read.name());
+            return match self.bound(&name) {
+                Some(chain) => chain.clone(),
+                None => Some(Value::Ivar(name)),
+            };
+        }
+        if let Some(parentheses) = node.as_parentheses_node() {
+            let body = parentheses.body()?;
+            let statements = body.as_statements_node()?;
+            let inner: Vec<Node<'_>> = statements.body().iter().collect();
+            let [only] = inner.as_slice() else { return None };
+            return self.chain(only, depth + 1);
+        }
+        let call = node.as_call_node()?;
+        if call.block().is_some() || call.is_safe_navigation() {
+            return None;
+        }
+        let receiver = match call.receiver() {
+            Some(receiver) => self.chain(&receiver, depth + 1)?,
+            // A receiverless call with arguments is a helper's or a local's, as often as self's.
+            None if call.arguments().is_some()
+                && !PRESERVERS.contains(&crate::roundhouse::prism_ingest::convert::name_of(call.name()).as_str())
+                && !PRELOADERS.contains(&crate::roundhouse::prism_ingest::convert::name_of(call.name()).as_str()) =>
+            {
+                return None;
+            }
+            None => Value::Implicit,
+        };
+        let method = crate::roundhouse::prism_ingest::convert::name_of(call.name());
+        let mut preloads = Vec::new();
+        if PRELOADERS.contains(&method.as_str()) {
+            for argument in call.arguments().iter().flat_map(|a| a.arguments().iter()) {
+                preload_names(&argument, &mut preloads);
+            }
+        }
+        let span = self.span(location.start_offset(), location.end_offset());
+        Some(Value::Call { receiver: Box::new(receiver), method, preloads, span })
+    }
+
+    /// A node's source, as the program has it (a constant's path).
+    fn text_of_program(&self, node: &Node<'_>) -> Option<String> {
+        let slice = node.location().as_slice();
+        std::str::from_utf8(slice).ok().map(|s| s.trim_start_matches("::").to_owned())
+    }
+
+    fn iteration(&mut self, call: &ruby_prism::CallNode<'_>) {
+        let method = call.name();
+        if !ITERATORS.iter().any(|m| m.as_bytes() == method.as_slice()) {
+            return;
+        }
+        let Some(receiver) = call.receiver() else { return };
+        // `map(&:user)`: the compiler reads it as a block whose record is `x`, calling `x.user`.
+        if let Some(argument) = call.block().and_then(|b| b.as_block_argument_node())
+            && let Some(symbol) = argument.expression().and_then(|e| e.as_symbol_node())
+        {
+            let Some(chain) = self.chain(&receiver, 0) else { return };
+            let location = call.location();
+            let read = String::from_utf8_lossy(symbol.unescaped()).into_owned();
+            let span = self.span(location.start_offset(), location.end_offset());
+            self.body.iterations.push(Iteration { chain, member: "x".to_owned(), reads: vec![(read, span)] });
+            return;
+        }
+        let Some(block) = call.block().and_then(|b| b.as_block_node()) else { return };
+        let Some(member) = block_member(&block) else { return };
+        let Some(chain) = self.chain(&receiver, 0) else { return };
+        let mut reads = Vec::new();
+        if let Some(body) = block.body() {
+            let mut collect = Reads { member: &member, found: Vec::new() };
+            collect.visit(&body);
+            for (name, start, end) in collect.found {
+                reads.push((name, self.span(start, end)));
+            }
+        }
+        self.body.iterations.push(Iteration { chain, member, reads });
+    }
+}
+
+/// The block's first parameter: a plain name, `it`, or `_1`.
+fn block_member(block: &ruby_prism::BlockNode<'_>) -> Option<String> {
+    let parameters = block.parameters()?;
+    if parameters.as_it_parameters_node().is_some() {
+        return Some("it".to_owned());
+    }
+    if parameters.as_numbered_parameters_node().is_some() {
+        return Some("_1".to_owned());
+    }
+    let list = parameters.as_block_parameters_node()?.parameters()?;
+    let first = list.requireds().iter().next()?;
+    first.as_required_parameter_node().map(|p| crate::roundhouse::prism_ingest::convert::name_of(p.name()))
+}
+
+/// The associations an `includes` argument names: a symbol, a hash's keys, an array's elements.
+fn preload_names(node: &Node<'_>, out: &mut Vec<String>) {
+    if let Some(symbol) = node.as_symbol_node() {
+        out.push(String::from_utf8_lossy(symbol.unescaped()).into_owned());
+    } else if let Some(hash) = node.as_keyword_hash_node() {
+        for element in hash.elements().iter() {
+            if let Some(key) = element.as_assoc_node().and_then(|a| a.key().as_symbol_node()) {
+                out.push(String::from_utf8_lossy(key.unescaped()).into_owned());
+            }
+        }
+    } else if let Some(hash) = node.as_hash_node() {
+        for element in hash.elements().iter() {
+            if let Some(key) = element.as_assoc_node().and_then(|a| a.key().as_symbol_node()) {
+                out.push(String::from_utf8_lossy(key.unescaped()).into_owned());
+            }
+        }
+    } else if let Some(array) = node.as_array_node() {
+        for element in array.elements().iter() {
+            preload_names(&element, out);
+        }
+    }
+}
+
+/// The calls on the block's record, at any depth of its body.
+struct Reads<'m> {
+    member: &'m str,
+    found: Vec<(String, usize, usize)>,
+}
+
+impl<'pr> Visit<'pr> for Reads<'_> {
+    fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
+        if let Some(receiver) = node.receiver() {
+            let name = if let Some(read) = receiver.as_local_variable_read_node() {
+                Some(crate::roundhouse::prism_ingest::convert::name_of(read.name()))
+            } else if receiver.as_it_local_variable_read_node().is_some() {
+                Some("it".to_owned())
+            } else {
+                None
+            };
+            if name.as_deref() == Some(self.member) {
+                let location = node.location();
+                self.found.push((
+                    crate::roundhouse::prism_ingest::convert::name_of(node.name()),
+                    location.start_offset(),
+                    location.end_offset(),
+                ));
+            }
+        }
+        ruby_prism::visit_call_node(self, node);
+    }
+}
+
+impl<'pr, F: Fn(usize) -> usize> Visit<'pr> for Walker<'_, F> {
+    fn visit_local_variable_write_node(&mut self, node: &ruby_prism::LocalVariableWriteNode<'pr>) {
+        self.visit(&node.value());
+        let chain = self.chain(&node.value(), 0);
+        self.bind(crate::roundhouse::prism_ingest::convert::name_of(node.name()), chain);
+    }
+
+    fn visit_instance_variable_write_node(&mut self, node: &ruby_prism::InstanceVariableWriteNode<'pr>) {
+        self.visit(&node.value());
+        let chain = self.chain(&node.value(), 0);
+        self.bind(crate::roundhouse::prism_ingest::convert::name_of(node.name()), chain);
+    }
+
+    fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
+        if let Some(receiver) = node.receiver() {
+            self.visit(&receiver);
+        }
+        if let Some(arguments) = node.arguments() {
+            self.visit_arguments_node(&arguments);
+        }
+        self.iteration(node);
+        if let Some(block) = node.block() {
+            self.visit(&block);
+        }
+    }
+
+    // A method defined inside a body is not run by it.
+    fn visit_def_node(&mut self, _node: &ruby_prism::DefNode<'pr>) {}
+}
+
+fn on_char(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+// ----------------------------------------------------------------------------------------------
+// What the facts mean in the app
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::app::AppContext;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rails::FileFacts;
+
+/// What a value is, as far as this reading follows it: a query (the model whose records it gives,
+/// what it preloads, where it starts) or one record of a model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Typed {
+    Query { model: String, preloads: BTreeSet<String>, origin: Span, path: String },
+    Record(String),
+}
+
+type Env = HashMap<String, Typed>;
+
+/// Where a value is resolved: the app, the file, the instance variables it starts from, and what
+/// `self` is.
+struct Scope<'a> {
+    context: &'a AppContext,
+    path: &'a str,
+    env: &'a Env,
+    /// The model whose method this is (`None` in a controller or a template), and whether its `self`
+    /// is the class.
+    model: Option<(&'a str, bool)>,
+}
+
+/// Methods that give one record of a query's model.
+const RECORD: &[&str] = &["find", "find_by", "find_by!", "first", "first!", "last", "last!", "take", "take!", "new", "create", "create!"];
+
+/// The associations a model's records answer to, as the compiler counts them: its own, and those
+/// of the `included` blocks of the modules it includes.
+fn associations(context: &AppContext, model: &crate::rails::model::Model) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = model.associations.iter().map(|a| a.name.clone()).collect();
+    let included: Vec<&str> =
+        model.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).collect();
+    for module in included {
+        let last = module.rsplit("::").next().unwrap_or(module);
+        for other in context.files.iter().filter(|f| f.relative_path.starts_with("app/")) {
+            for ns in other.outline.namespaces().into_iter().filter(|ns| ns.name == module || ns.name.rsplit("::").next() == Some(last)) {
+                for item in &ns.items {
+                    let crate::syntax::outline::Item::Call(call) = item else { continue };
+                    let Some(block) = call.block.as_ref().filter(|_| call.method == "included" && call.receiver.is_none()) else {
+                        continue;
+                    };
+                    for inner in &block.items {
+                        if let crate::syntax::outline::Item::Call(c) = inner
+                            && c.receiver.is_none()
+                            && crate::rails::model::ASSOCIATIONS.contains(&c.method.as_str())
+                            && let Some(name) = c.arguments.first().and_then(|a| a.as_name())
+                        {
+                            out.insert(name.to_owned());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The model a query's constant names: one the compiler compiles as a model.
+fn model_of<'c>(context: &'c AppContext, name: &str) -> Option<&'c crate::rails::model::Model> {
+    context.model(name).filter(|m| {
+        crate::roundhouse::ingest::is_model_facts(m) && m.superclass.as_deref().is_some_and(|s| s.trim_start_matches("::") != "")
+    })
+}
+
+/// The preloads of a scope whose lambda is a chain of the links kept here from the model itself
+/// (`-> { includes(:user).order(:id) }`); `None` for any other scope.
+fn scope_preloads(body: &str) -> Option<BTreeSet<String>> {
+    let result = ruby_prism::parse(body.as_bytes());
+    let root = result.node();
+    let program = root.as_program_node()?;
+    let statements: Vec<Node<'_>> = program.statements().body().iter().collect();
+    let [lambda] = statements.as_slice() else { return None };
+    let lambda = lambda.as_lambda_node()?;
+    let inner = lambda.body()?;
+    let inner = inner.as_statements_node()?;
+    let inner: Vec<Node<'_>> = inner.body().iter().collect();
+    let [chain] = inner.as_slice() else { return None };
+    let mut preloads = BTreeSet::new();
+    scope_links(chain, &mut preloads, 0).then_some(preloads)
+}
+
+fn scope_links(node: &Node<'_>, preloads: &mut BTreeSet<String>, depth: u32) -> bool {
+    let Some(call) = node.as_call_node().filter(|_| depth < 16) else { return false };
+    let method = crate::roundhouse::prism_ingest::convert::name_of(call.name());
+    if PRELOADERS.contains(&method.as_str()) {
+        let mut names = Vec::new();
+        for argument in call.arguments().iter().flat_map(|a| a.arguments().iter()) {
+            preload_names(&argument, &mut names);
+        }
+        preloads.extend(names);
+    } else if !PRESERVERS.contains(&method.as_str()) {
+        return false;
+    }
+    match call.receiver() {
+        Some(receiver) => scope_links(&receiver, preloads, depth + 1),
+        None => true,
+    }
+}
+
+/// What `value` is in `scope`.
+fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
+    if depth > 24 {
+        return None;
+    }
+    match value {
+        Value::Constant(name, span) => {
+            let model = model_of(scope.context, name)?;
+            Some(Typed::Query { model: model.class_name.clone(), preloads: BTreeSet::new(), origin: *span, path: scope.path.to_owned() })
+        }
+        Value::Ivar(name) => scope.env.get(name).cloned(),
+        Value::SelfRef => match scope.model {
+            Some((model, true)) => Some(Typed::Query {
+                model: model.to_owned(),
+                preloads: BTreeSet::new(),
+                origin: Span::default(),
+                path: scope.path.to_owned(),
+            }),
+            Some((model, false)) => Some(Typed::Record(model.to_owned())),
+            None => None,
+        },
+        Value::Implicit => match scope.model {
+            Some((model, true)) => Some(Typed::Query {
+                model: model.to_owned(),
+                preloads: BTreeSet::new(),
+                origin: Span::default(),
+                path: scope.path.to_owned(),
+            }),
+            _ => None,
+        },
+        Value::Call { receiver, method, preloads: named, span } => match resolve(scope, receiver, depth + 1)? {
+            Typed::Query { model, mut preloads, origin, path } => {
+                if PRELOADERS.contains(&method.as_str()) {
+                    preloads.extend(named.iter().cloned());
+                } else if PRESERVERS.contains(&method.as_str()) {
+                } else if RECORD.contains(&method.as_str()) {
+                    return Some(Typed::Record(model));
+                } else {
+                    let declaring = scope.context.model(&model)?;
+                    let body = declaring.scopes.iter().find(|s| s.name == *method)?;
+                    preloads.extend(scope_preloads(&body.body)?);
+                }
+                Some(Typed::Query { model, preloads, origin, path })
+            }
+            Typed::Record(model) => {
+                let declaring = model_of(scope.context, &model)?;
+                let association = declaring.associations.iter().find(|a| a.name == *method)?;
+                let targets = crate::app::nav::association_models(scope.context, declaring, association);
+                let [target] = targets.as_slice() else { return None };
+                let target = model_of(scope.context, &target.class_name)?.class_name.clone();
+                match association.kind.as_str() {
+                    "has_many" | "has_and_belongs_to_many" => {
+                        Some(Typed::Query { model: target, preloads: BTreeSet::new(), origin: *span, path: scope.path.to_owned() })
+                    }
+                    _ => Some(Typed::Record(target)),
+                }
+            }
+        },
+    }
+}
+
+/// The instance variables a body leaves bound, from `base`.
+fn bindings(context: &AppContext, body: &Body, base: &Env, path: &str) -> Env {
+    let mut env = base.clone();
+    for (name, value) in &body.bindings {
+        let scope = Scope { context, path, env: &Env::new(), model: None };
+        match value.as_ref().and_then(|v| resolve(&scope, v, 0)) {
+            Some(typed) => {
+                env.insert(name.clone(), typed);
+            }
+            None => {
+                env.remove(name);
+            }
+        }
+    }
+    env
+}
+
+/// A controller's instance variables bound the same way by every method that binds them. One bound
+/// anywhere in the controller to anything this reading does not follow is left out: the compiler
+/// types a controller's instance variables across all its methods, and says nothing of a loop over
+/// one whose type is not a model's records.
+fn controller_env(context: &AppContext, preload: &PreloadFacts, path: &str) -> Env {
+    let mut merged = Env::new();
+    let mut dropped: BTreeSet<String> = BTreeSet::new();
+    let empty = Env::new();
+    let scope = Scope { context, path, env: &empty, model: None };
+    let mut models: HashMap<String, String> = HashMap::new();
+    for body in &preload.bodies {
+        for (name, value) in &body.bindings {
+            let model = match value.as_ref().and_then(|v| resolve(&scope, v, 0)) {
+                Some(Typed::Query { model, .. }) => format!("query {model}"),
+                Some(Typed::Record(model)) => format!("record {model}"),
+                None => {
+                    dropped.insert(name.clone());
+                    continue;
+                }
+            };
+            // One type across the controller, or none.
+            if models.get(name).is_some_and(|m| *m != model) {
+                dropped.insert(name.clone());
+            }
+            models.insert(name.clone(), model);
+        }
+    }
+    for body in &preload.bodies {
+        for (name, typed) in bindings(context, body, &Env::new(), path) {
+            if dropped.contains(&name) {
+                continue;
+            }
+            match merged.get(&name) {
+                None => {
+                    merged.insert(name, typed);
+                }
+                Some(previous) if *previous == typed => {}
+                Some(_) => {
+                    merged.remove(&name);
+                    dropped.insert(name);
+                }
+            }
+        }
+    }
+    merged
+}
+
+/// Calls after which an action's template is not the one its name gives.
+const RENDERS: &[&str] = &["render", "redirect_to", "redirect_back", "head", "respond_to", "respond_with", "send_data", "send_file"];
+
+/// What the template `logical_path` is given by the actions that render it by default: the
+/// instance variables every one of them binds the same way (a query: with the preloads they all
+/// have). `None` when an action of its controller renders something explicitly (which template it
+/// feeds is not followed here).
+fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
+    let (prefix, name) = logical_path.rsplit_once('/')?;
+    let mut envs: Vec<Env> = Vec::new();
+    for (controller_facts, index) in context.controllers.values() {
+        let controller = &controller_facts.controllers[*index];
+        if crate::app::nav::controller_path(&controller.class_name).as_deref() != Some(prefix) {
+            continue;
+        }
+        // The action named for the template renders it by default only when it renders nothing
+        // itself; another `render` naming it (or a template not written as a name) would feed it
+        // too, which is not followed here.
+        let renders_itself = controller
+            .action_calls
+            .iter()
+            .chain(&controller.method_calls)
+            .any(|(method, calls)| method == name && calls.iter().any(|c| RENDERS.contains(&c.as_str())));
+        let named_elsewhere = controller_facts.render_calls.iter().any(|call| match (&call.named, &call.target) {
+            (Some((_, named)), _) => named.rsplit('/').next() == Some(name),
+            (None, Some(_)) => true,
+            (None, None) => false,
+        });
+        if renders_itself || named_elsewhere {
+            return None;
+        }
+        let Some(preload) = controller_facts.preload.as_ref() else { continue };
+        let Some(action) = preload.bodies.iter().find(|b| b.name == name) else { continue };
+        let path = controller_facts.relative_path.as_str();
+        let base = controller_env(context, preload, path);
+        let mut env = bindings(context, action, &base, path);
+        env.retain(|name, _| base.contains_key(name));
+        envs.push(env);
+    }
+    let mut envs = envs.into_iter();
+    let mut env = envs.next()?;
+    for other in envs {
+        env.retain(|name, typed| match (typed, other.get(name)) {
+            (Typed::Query { model, preloads, .. }, Some(Typed::Query { model: theirs, preloads: their_preloads, .. }))
+                if model == theirs =>
+            {
+                preloads.retain(|p| their_preloads.contains(p));
+                true
+            }
+            (Typed::Record(model), Some(Typed::Record(theirs))) => model == theirs,
+            _ => false,
+        });
+    }
+    Some(env)
+}
+
+/// `model.missing-preload` in `file`: each loop over a query's records that reads an association the
+/// query does not preload.
+pub fn findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let Some(preload) = file.preload.as_ref() else { return Vec::new() };
+    let path = file.relative_path.as_str();
+    let env: Env = if file.relative_path.starts_with("app/controllers/") {
+        controller_env(context, preload, path)
+    } else if let Some(template) = file.template.as_ref() {
+        template_env(context, &template.logical_path).unwrap_or_default()
+    } else {
+        Env::new()
+    };
+    // A model file's methods are its first class's, the model's.
+    let model = if file.template.is_none() && file.relative_path.starts_with("app/models/") {
+        file.models.iter().find(|m| crate::roundhouse::ingest::is_model_facts(m)).map(|m| m.class_name.as_str())
+    } else {
+        None
+    };
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for body in &preload.bodies {
+        let scope = Scope { context, path, env: &env, model: model.map(|m| (m, body.singleton)) };
+        for iteration in &body.iterations {
+            let Some(Typed::Query { model, preloads, origin, path: query_path }) = resolve(&scope, &iteration.chain, 0) else { continue };
+            let Some(declaring) = context.model(&model) else { continue };
+            let associations = associations(context, declaring);
+            let mut seen: Vec<&str> = Vec::new();
+            for (read, span) in &iteration.reads {
+                if !associations.contains(read) || preloads.contains(read) || seen.contains(&read.as_str()) {
+                    continue;
+                }
+                seen.push(read);
+                let site = if origin == Span::default() || (query_path == path && origin.start.line == span.start.line) {
+                    "the query".to_owned()
+                } else {
+                    format!("the query at {}:{}", query_path, origin.start.line + 1)
+                };
+                out.push(Diagnostic {
+                    span: *span,
+                    severity: Severity::Warning,
+                    rule: rule!("model.missing-preload"),
+                    message: format!(
+                        "N+1 query: this loop over `{model}` records reads `{}.{read}` on each, and {site} does not preload `{read}`, so every record runs one more query for it (in Rails too). Instead, preload it in the query: `.includes(:{read})`.",
+                        iteration.member,
+                    ),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|d| (d.span.start_byte, d.message.clone()));
+    out.dedup_by(|a, b| a.span == b.span && a.message == b.message);
+    out
+}
