@@ -25,6 +25,7 @@ KINDS = [
     ("respond_to arm dropped", r"`respond_to` arm `format\."),
     ("template statement dropped", r"template statement dropped"),
     ("job set() options dropped", r"set\(wait:/queue:/priority:\) options are dropped"),
+    ("mailer method not wrapped", r"gets no class-side wrapper"),
     ("job perform not wrapped", r"job_class_side: `[^`]*` — (keyword parameters|the wrapper cannot)"),
     ("permitted key array-valued", r"is array-valued"),
     ("permitted field without writer", r"has no writer on"),
@@ -45,6 +46,7 @@ RULE_KIND = {
     "model.errors-add-dynamic": "errors.add dynamic",
     "model.errors-index-dynamic": "errors[] dynamic",
     "model.missing-preload": "missing_preload",
+    "mailer.method-not-wrapped": "mailer method not wrapped",
     "controller.permit-field-no-writer": "permitted field without writer",
 }
 

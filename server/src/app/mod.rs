@@ -78,6 +78,8 @@ pub struct AppContext {
     controller_modules: std::sync::OnceLock<ControllerModules>,
     /// The app's Active Job classes (`job_classes`).
     job_classes: std::sync::OnceLock<HashSet<String>>,
+    /// The app's Action Mailer classes (`mailer_classes`).
+    mailer_classes: std::sync::OnceLock<HashSet<String>>,
 }
 
 /// For each module a controller of the app includes: the filters of its `included` block, and each
@@ -392,6 +394,7 @@ impl AppContext {
             view_sources: std::sync::OnceLock::new(),
             controller_modules: std::sync::OnceLock::new(),
             job_classes: std::sync::OnceLock::new(),
+            mailer_classes: std::sync::OnceLock::new(),
             preload_lowering: std::sync::OnceLock::new(),
             lanes: std::sync::OnceLock::new(),
         }
@@ -489,27 +492,36 @@ impl AppContext {
     /// The app's Active Job classes, as the compiler finds them: those whose superclass, as written,
     /// is `ActiveJob::Base` or another of them.
     pub fn job_classes(&self) -> &HashSet<String> {
-        self.job_classes.get_or_init(|| {
-            let parents: Vec<(&str, &str)> = self
-                .files
-                .iter()
-                .flat_map(|f| f.outline.namespaces())
-                .filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Class)
-                .filter_map(|n| Some((n.name.as_str(), n.superclass.as_deref()?.trim_start_matches("::"))))
-                .collect();
-            let mut jobs: HashSet<String> = HashSet::new();
-            loop {
-                let before = jobs.len();
-                for (name, parent) in &parents {
-                    if *parent == "ActiveJob::Base" || jobs.contains(*parent) {
-                        jobs.insert((*name).to_owned());
-                    }
-                }
-                if jobs.len() == before {
-                    break jobs;
+        self.job_classes.get_or_init(|| self.classes_reaching("ActiveJob::Base"))
+    }
+
+    /// The app's Action Mailer classes, as the compiler finds them: those whose superclass, as
+    /// written, is `ActionMailer::Base` or another of them.
+    pub fn mailer_classes(&self) -> &HashSet<String> {
+        self.mailer_classes.get_or_init(|| self.classes_reaching("ActionMailer::Base"))
+    }
+
+    /// The classes whose superclass, as written, is `base` or another of them.
+    fn classes_reaching(&self, base: &str) -> HashSet<String> {
+        let parents: Vec<(&str, &str)> = self
+            .files
+            .iter()
+            .flat_map(|f| f.outline.namespaces())
+            .filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Class)
+            .filter_map(|n| Some((n.name.as_str(), n.superclass.as_deref()?.trim_start_matches("::"))))
+            .collect();
+        let mut found: HashSet<String> = HashSet::new();
+        loop {
+            let before = found.len();
+            for (name, parent) in &parents {
+                if *parent == base || found.contains(*parent) {
+                    found.insert((*name).to_owned());
                 }
             }
-        })
+            if found.len() == before {
+                break found;
+            }
+        }
     }
 
     /// The filters of the `included` block of a module a controller includes.

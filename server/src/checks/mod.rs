@@ -200,6 +200,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(unknown_association_loads(file, context));
     found.extend(model_subclass_statements(file, context));
     found.extend(job_entry_points(file, context));
+    found.extend(mailer_entry_points(file, context));
     found.extend(model_reopenings(file, context));
     found.extend(preload_crashes(file, context));
     found.extend(concern_statements(file, context));
@@ -619,19 +620,10 @@ fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         }) else {
             continue;
         };
-        let parameters: Vec<&str> = top_level_parameters(&perform.parameters);
-        if parameters.iter().any(|p| p.starts_with("**")) {
-            continue;
-        }
-        // A required keyword (`account_id:`): an optional one (`full: false`) is forwarded as a
-        // positional parameter with its default.
-        let keyword =
-            parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_')));
-        let block = parameters.iter().any(|p| p.starts_with('&'));
+        let Some(unforwarded) = unforwarded_parameters(&perform.parameters) else { continue };
         let span = perform.name_span;
         let class = &namespace.name;
-        if keyword || block {
-            let what = if keyword { "required keyword parameters" } else { "a block parameter" };
+        if let Some(what) = unforwarded {
             out.push(roundhouse::catalogue::finding(
                 rule!("job.perform-not-wrapped"),
                 span,
@@ -645,6 +637,64 @@ fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 span,
                 format!(
                     "Roundhouse runs jobs inline: `{class}.perform_later(…)` performs this job at once, in the process that enqueues it (the request waits for it, and what it raises reaches the caller), and `set(wait:, queue:, priority:)` options are ignored."
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// What of a method's parameters a class-side wrapper that forwards its arguments by position
+/// cannot pass on (`Some(None)`: nothing), as Roundhouse writes a job's `perform_later` and a
+/// mailer's class-side methods: a required keyword (`account_id:`; an optional one, `full: false`, is
+/// forwarded as a positional parameter with its default) or a block parameter. `None` for a list
+/// with `**` (not measured).
+fn unforwarded_parameters(parameters: &str) -> Option<Option<&'static str>> {
+    let parameters: Vec<&str> = top_level_parameters(parameters);
+    if parameters.iter().any(|p| p.starts_with("**")) {
+        return None;
+    }
+    let keyword = parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_')));
+    let block = parameters.iter().any(|p| p.starts_with('&'));
+    Some(if keyword {
+        Some("required keyword parameters")
+    } else if block {
+        Some("a block parameter")
+    } else {
+        None
+    })
+}
+
+/// `mailer.method-not-wrapped`: a mailer's instance method Roundhouse gives no class-side method,
+/// so `Mailer.method(…).deliver_later` has nothing to call.
+fn mailer_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    use crate::syntax::outline::Item;
+    let mut out = Vec::new();
+    if !(file.relative_path.starts_with("app/") || file.relative_path.starts_with("lib/")) {
+        return out;
+    }
+    for namespace in file.outline.namespaces().into_iter().filter(|n| context.mailer_classes().contains(&n.name)) {
+        let class_side: Vec<&str> = namespace
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Method(def) if def.singleton => Some(def.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        for item in &namespace.items {
+            let Item::Method(def) = item else { continue };
+            if def.singleton || def.name == "initialize" || class_side.contains(&def.name.as_str()) {
+                continue;
+            }
+            let Some(Some(what)) = unforwarded_parameters(&def.parameters) else { continue };
+            let class = &namespace.name;
+            let name = &def.name;
+            out.push(roundhouse::catalogue::finding(
+                rule!("mailer.method-not-wrapped"),
+                def.name_span,
+                format!(
+                    "Roundhouse writes no class-side `{class}.{name}` for a mailer method with {what} (it forwards arguments by position), so `{class}.{name}(…).deliver_later` raises NoMethodError, in every tree. Instead, take positional parameters: `def {name}(record_id)`."
                 ),
             ));
         }

@@ -736,6 +736,15 @@ pub const RULES: &[Rule] = &[
         lanes: NO_LANES,
     },
     Rule {
+        id: "mailer.method-not-wrapped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: "mailer",
+        trigger: "an instance method of an Action Mailer class (its superclass reaches `ActionMailer::Base` through the app's classes) with a required keyword parameter (`user_id:`; an optional one is forwarded by position) or a block parameter: Roundhouse gives each mailer method a class-side twin that forwards its arguments by position, and writes none for these, so `Mailer.method(…)` raises NoMethodError (the compiler: `mailer method `x` gets no class-side wrapper`)",
+        implemented: true,
+        lanes: NO_LANES,
+    },
+    Rule {
         id: "library.class-body-call-dropped",
         severity: Severity::Warning,
         targets: ALL,
@@ -1188,6 +1197,7 @@ const ECHOES: &[Echo] = &[
     Echo { kind: "lower_residue", message: "`errors.add` left as dynamic dispatch", rules: &["model.errors-add-dynamic"] },
     Echo { kind: "lower_residue", message: "`errors[:field]` left as dynamic dispatch", rules: &["model.errors-index-dynamic"] },
     Echo { kind: "missing_preload", message: "", rules: &["model.missing-preload"] },
+    Echo { kind: "lower_residue", message: "gets no class-side wrapper", rules: &["mailer.method-not-wrapped"] },
     Echo { kind: "parse", message: "", rules: &["syntax.parse-error", "views.template-parse-error"] },
 ];
 

@@ -315,16 +315,8 @@ pub fn writer_names(items: &[crate::syntax::outline::Item]) -> Option<std::colle
                         return false;
                     }
                 }
-                Item::Namespace(namespace) => {
-                    if !walk(&namespace.items, out) {
-                        return false;
-                    }
-                }
-                Item::SingletonClass { items, .. } => {
-                    if !walk(items, out) {
-                        return false;
-                    }
-                }
+                Item::Namespace(namespace) if !walk(&namespace.items, out) => return false,
+                Item::SingletonClass { items, .. } if !walk(items, out) => return false,
                 _ => {}
             }
         }

@@ -492,7 +492,7 @@ fn associations(context: &AppContext, model: &crate::rails::model::Model) -> BTr
 /// The model a query's constant names: one the compiler compiles as a model.
 fn model_of<'c>(context: &'c AppContext, name: &str) -> Option<&'c crate::rails::model::Model> {
     context.model(name).filter(|m| {
-        crate::roundhouse::ingest::is_model_facts(m) && m.superclass.as_deref().is_some_and(|s| s.trim_start_matches("::") != "")
+        crate::roundhouse::ingest::is_model_facts(m) && m.superclass.as_deref().is_some_and(|s| !s.trim_start_matches("::").is_empty())
     })
 }
 

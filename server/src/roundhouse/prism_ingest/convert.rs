@@ -147,12 +147,12 @@ pub fn errors_add_left_dynamic(node: &ruby_prism::CallNode<'_>) -> Option<&'stat
         Some(_) if arguments.len() > 2 => return Some("options beside the message"),
         Some(_) => {}
     }
-    let Some(second) = arguments.get(1) else { return None };
+    let second = arguments.get(1)?;
     let elements: Option<Vec<Node<'_>>> = second
         .as_keyword_hash_node()
         .map(|h| h.elements().iter().collect())
         .or_else(|| second.as_hash_node().map(|h| h.elements().iter().collect()));
-    let Some(elements) = elements else { return None };
+    let elements = elements?;
     let sole_message = elements.len() == 1
         && elements[0].as_assoc_node().and_then(|a| a.key().as_symbol_node()).is_some_and(|k| k.unescaped() == b"message");
     if sole_message { None } else { Some("options beside the message") }
