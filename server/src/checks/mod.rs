@@ -647,22 +647,19 @@ fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
 /// What of a method's parameters a class-side wrapper that forwards its arguments by position
 /// cannot pass on (`Some(None)`: nothing), as Roundhouse writes a job's `perform_later` and a
 /// mailer's class-side methods: a required keyword (`account_id:`; an optional one, `full: false`, is
-/// forwarded as a positional parameter with its default) or a block parameter. `None` for a list
-/// with `**` (not measured).
+/// forwarded as a positional parameter with its default, and `**opts` beside one does not help) or
+/// a block parameter. `None` for a list with `**` and no required keyword (not measured).
 fn unforwarded_parameters(parameters: &str) -> Option<Option<&'static str>> {
     let parameters: Vec<&str> = top_level_parameters(parameters);
+    let keyword = parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_')));
+    if keyword {
+        return Some(Some("required keyword parameters"));
+    }
     if parameters.iter().any(|p| p.starts_with("**")) {
         return None;
     }
-    let keyword = parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_')));
     let block = parameters.iter().any(|p| p.starts_with('&'));
-    Some(if keyword {
-        Some("required keyword parameters")
-    } else if block {
-        Some("a block parameter")
-    } else {
-        None
-    })
+    Some(if block { Some("a block parameter") } else { None })
 }
 
 /// `mailer.method-not-wrapped`: a mailer's instance method Roundhouse gives no class-side method,

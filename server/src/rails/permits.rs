@@ -17,8 +17,8 @@ pub struct PermitList {
     pub resource: String,
     pub fields: Vec<String>,
     /// Its array-valued keys (`tag_ids: []`), which the synthesized `<X>Params` (string fields only)
-    /// leaves out: each key, and the span of the `permit` (or `expect`) that lists it — where the
-    /// compiler says so, at the statement.
+    /// leaves out: each key, and the first line of the call that lists it, from `params` — where the
+    /// compiler says so.
     #[serde(skip)]
     pub dropped: Vec<(String, crate::syntax::Span)>,
 }
@@ -82,12 +82,12 @@ fn array_keys(call: Node<'_>, text: &str, out: &mut Vec<(String, crate::syntax::
         match argument.kind_name() {
             "array" if method == "permit" => {
                 let mut cursor = argument.walk();
-                elements.extend(argument.named_children(&mut cursor));
+                elements.extend(argument.named_children(&mut cursor).filter(|n| n.kind_name() != "comment"));
             }
             "pair" if method == "expect" => {
                 if let Some(value) = argument.field("value").filter(|v| v.kind_name() == "array") {
                     let mut cursor = value.walk();
-                    elements.extend(value.named_children(&mut cursor));
+                    elements.extend(value.named_children(&mut cursor).filter(|n| n.kind_name() != "comment"));
                 }
             }
             _ => elements.push(argument),
@@ -102,7 +102,9 @@ fn array_keys(call: Node<'_>, text: &str, out: &mut Vec<(String, crate::syntax::
             }
             _ => continue,
         };
-        let at = call.field("method").map_or_else(|| crate::syntax::Span::of(call), crate::syntax::Span::of);
+        // The statement's first line, where the compiler places its note: from `params`, which may
+        // stand lines above `permit` (`params.\n  require(:x).\n  permit(…)`).
+        let at = first_line(call, text);
         for pair in pairs {
             if let Some(key) = pair.field("key").and_then(|k| symbol(k, text)) {
                 out.push((key, at));
@@ -210,12 +212,23 @@ fn symbol_list(elements: &[Node<'_>], text: &str) -> Option<Vec<String>> {
     Some(fields)
 }
 
+/// The span of `node`'s first line.
+fn first_line(node: Node<'_>, text: &str) -> crate::syntax::Span {
+    let mut span = crate::syntax::Span::of(node);
+    let start = span.start_byte as usize;
+    if let Some(newline) = text.get(start..span.end_byte as usize).and_then(|t| t.find('\n')) {
+        span.end_byte = (start + newline) as u32;
+        span.end = crate::syntax::LineCol { line: span.start.line, col: span.start.col + newline as u32 };
+    }
+    span
+}
+
 fn all_array_values(node: Node<'_>) -> bool {
     let pairs: Vec<Node<'_>> = if node.kind_name() == "pair" {
         vec![node]
     } else {
         let mut cursor = node.walk();
-        node.named_children(&mut cursor).collect()
+        node.named_children(&mut cursor).filter(|n| n.kind_name() != "comment").collect()
     };
     pairs.iter().all(|p| p.kind_name() == "pair" && p.field("value").is_some_and(is_array))
 }
@@ -247,7 +260,7 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
             let key = symbol(pair.field("key")?, text)?;
             let value = pair.field("value").filter(|v| is_array(*v))?;
             let mut cursor = value.walk();
-            let elements: Vec<Node<'_>> = value.named_children(&mut cursor).collect();
+            let elements: Vec<Node<'_>> = value.named_children(&mut cursor).filter(|n| n.kind_name() != "comment").collect();
             Some((key, symbol_list(&elements, text)?))
         }
         "permit" => {
@@ -263,7 +276,7 @@ fn match_permit(node: Node<'_>, text: &str) -> Option<(String, Vec<String>)> {
             let fields = match args.as_slice() {
                 [array] if is_array(*array) => {
                     let mut cursor = array.walk();
-                    let elements: Vec<Node<'_>> = array.named_children(&mut cursor).collect();
+                    let elements: Vec<Node<'_>> = array.named_children(&mut cursor).filter(|n| n.kind_name() != "comment").collect();
                     symbol_list(&elements, text)?
                 }
                 [hash] if matches!(hash.kind_name(), "hash" | "pair") && all_array_values(*hash) => Vec::new(),

@@ -4,7 +4,7 @@
 //! time, on the traffic you happened to send.
 //!
 //! What this mirrors of the compiler (held by `tests/fixtures/fidelity/model-missing-preload*`):
-//! - a query is a chain from a model's constant through `where`, `order`, `limit` and the like (which
+//! - a query is a chain from a model's constant (or a record's `has_many`) through `where`, `order`, `limit` and the like (which
 //!   keep its preloads), `includes`/`preload`/`eager_load` (which add theirs: symbols, a hash's keys,
 //!   an array's elements) and the model's scopes whose lambda is such a chain; any other link makes it
 //!   a query nothing is said about;
@@ -74,8 +74,7 @@ pub enum Value {
     Ivar(String),
     /// `self`.
     SelfRef,
-    /// The receiver of a call written without one: the class in a class method; in an instance
-    /// method the compiler follows no query from it.
+    /// The receiver of a call written without one (no query is followed from it).
     Implicit,
     /// A call: its receiver, its method, the associations it names when it preloads, and where it
     /// is (from its receiver's start to its own end, on one line).
@@ -542,25 +541,14 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
             Some(Typed::Query { model: model.class_name.clone(), preloads: BTreeSet::new(), origin: *span, path: scope.path.to_owned() })
         }
         Value::Ivar(name) => scope.env.get(name).cloned(),
+        // `self` in an instance method is the record. In a class method, and for a call without a
+        // receiver, what the compiler's types make of the query varies with the shape around it
+        // (a scope's name is followed, `where(…)` in a `{ }` block is not): nothing is said.
         Value::SelfRef => match scope.model {
-            Some((model, true)) => Some(Typed::Query {
-                model: model.to_owned(),
-                preloads: BTreeSet::new(),
-                origin: Span::default(),
-                path: scope.path.to_owned(),
-            }),
             Some((model, false)) => Some(Typed::Record(model.to_owned())),
-            None => None,
-        },
-        Value::Implicit => match scope.model {
-            Some((model, true)) => Some(Typed::Query {
-                model: model.to_owned(),
-                preloads: BTreeSet::new(),
-                origin: Span::default(),
-                path: scope.path.to_owned(),
-            }),
             _ => None,
         },
+        Value::Implicit => None,
         Value::Call { receiver, method, preloads: named, span } => match resolve(scope, receiver, depth + 1)? {
             Typed::Query { model, mut preloads, origin, path } => {
                 if PRELOADERS.contains(&method.as_str()) {
