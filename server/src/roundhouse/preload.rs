@@ -338,14 +338,8 @@ fn block_member(block: &ruby_prism::BlockNode<'_>) -> Option<String> {
 fn preload_names(node: &Node<'_>, out: &mut Vec<String>) {
     if let Some(symbol) = node.as_symbol_node() {
         out.push(String::from_utf8_lossy(symbol.unescaped()).into_owned());
-    } else if let Some(hash) = node.as_keyword_hash_node() {
-        for element in hash.elements().iter() {
-            if let Some(key) = element.as_assoc_node().and_then(|a| a.key().as_symbol_node()) {
-                out.push(String::from_utf8_lossy(key.unescaped()).into_owned());
-            }
-        }
-    } else if let Some(hash) = node.as_hash_node() {
-        for element in hash.elements().iter() {
+    } else if let Some(elements) = node.as_keyword_hash_node().map(|h| h.elements()).or_else(|| node.as_hash_node().map(|h| h.elements())) {
+        for element in elements.iter() {
             if let Some(key) = element.as_assoc_node().and_then(|a| a.key().as_symbol_node()) {
                 out.push(String::from_utf8_lossy(key.unescaped()).into_owned());
             }

@@ -534,33 +534,16 @@ impl<'pr> Visit<'pr> for Converter {
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
         let method = node.name().as_slice();
-        if self.lowered == Lowered::Body
-            && let Some(reason) = errors_add_left_dynamic(node)
-        {
+        let left_dynamic = match self.lowered {
+            Lowered::Body => errors_add_left_dynamic(node)
+                .map(|r| (rule!("model.errors-add-dynamic"), r))
+                .or_else(|| errors_index_left_dynamic(node).map(|r| (rule!("model.errors-index-dynamic"), r))),
+            Lowered::Test => errors_index_left_dynamic(node).map(|r| (rule!("model.errors-index-dynamic"), r)),
+            Lowered::No => None,
+        };
+        if let Some((rule, reason)) = left_dynamic {
             let (start, end) = range(&node.as_node());
-            self.found.push(Found {
-                rule: rule!("model.errors-add-dynamic"),
-                start,
-                end,
-                cost: self.cost,
-                name: Some(reason.to_string()),
-                argument_of: None,
-                slip: false,
-            });
-        }
-        if self.lowered != Lowered::No
-            && let Some(reason) = errors_index_left_dynamic(node)
-        {
-            let (start, end) = range(&node.as_node());
-            self.found.push(Found {
-                rule: rule!("model.errors-index-dynamic"),
-                start,
-                end,
-                cost: self.cost,
-                name: Some(reason.to_string()),
-                argument_of: None,
-                slip: false,
-            });
+            self.found.push(Found { rule, start, end, cost: self.cost, name: Some(reason.to_owned()), argument_of: None, slip: false });
         }
         if self.dispatch {
             if let Some(location) = node.message_loc().filter(|_| DYNAMIC_DISPATCH.iter().any(|m| m.as_bytes() == method)) {
