@@ -380,6 +380,51 @@ fn quick_fixes_rewrite_or_silence_a_finding() {
 }
 
 #[test]
+fn an_n_plus_one_is_fixed_in_the_query_that_feeds_the_template() {
+    let app = copy_dir(&repo_root().join("tests/fixtures/apps/preload"), "preload-fix");
+    let mut client = Client::spawn();
+    client.initialize(&app);
+    client.wait_indexed();
+    let index = client.open(&app.join("app/views/posts/index.html.erb"), "erb", 1);
+    let found = client.diagnostics(&index, Some(1));
+    let n_plus_one = found.iter().find(|d| d["code"] == "model.missing-preload").expect("the N+1 is reported");
+    // Line 5 is `    <p>by <%= post.author.name %></p>`.
+    assert_eq!(n_plus_one["range"]["start"], json!({"line": 4, "character": 14}));
+    let response = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": index}, "range": n_plus_one["range"], "context": {"diagnostics": [n_plus_one]}}),
+    );
+    let actions = response["result"].as_array().unwrap();
+    let fix = actions.iter().find(|a| a["title"] == "Preload it in the query: `includes(:author)`").expect("the fix is offered");
+    assert_eq!(fix["isPreferred"], true);
+    // The query is the controller's: `    @posts = Post.published.limit(20)`, line 3; the fix goes after `Post`.
+    let controller = uri(&app.join("app/controllers/posts_controller.rb"));
+    let edits = fix["edit"]["changes"][controller.as_str()].as_array().expect("an edit of the controller");
+    assert_eq!(edits.len(), 1);
+    assert_eq!(edits[0]["newText"], ".includes(:author)");
+    assert_eq!(edits[0]["range"], json!({"start": {"line": 2, "character": 17}, "end": {"line": 2, "character": 17}}));
+    // Applied, the query preloads what the template reads, and the finding is gone.
+    let opened = client.open(&app.join("app/controllers/posts_controller.rb"), "ruby", 1);
+    client.change(&opened, 2, json!([{"range": edits[0]["range"], "text": ".includes(:author)"}]));
+    let after = client.diagnostics(&index, None);
+    assert!(after.iter().all(|d| d["code"] != "model.missing-preload"), "{after:?}");
+    // A query in the template itself is fixed in the template: `<% @post.comments.each do |comment| %>`.
+    let show = client.open(&app.join("app/views/posts/show.html.erb"), "erb", 1);
+    let found = client.diagnostics(&show, Some(1));
+    let n_plus_one = found.iter().find(|d| d["code"] == "model.missing-preload").expect("the N+1 is reported");
+    let response = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": show}, "range": n_plus_one["range"], "context": {"diagnostics": [n_plus_one]}}),
+    );
+    let actions = response["result"].as_array().unwrap();
+    let fix = actions.iter().find(|a| a["title"] == "Preload it in the query: `includes(:user)`").expect("the fix is offered");
+    let edit = &fix["edit"]["changes"][show.as_str()][0];
+    assert_eq!(edit["range"], json!({"start": {"line": 1, "character": 17}, "end": {"line": 1, "character": 17}}));
+    assert_eq!(client.shutdown().code(), Some(0));
+    let _ = std::fs::remove_dir_all(&app);
+}
+
+#[test]
 fn a_burst_of_whole_app_edits_settles_on_the_last_one() {
     // Each edit renames the resource, so each changes the route table and asks for a whole-app
     // re-check; they come faster than a re-check ends, and what is left must be the last edit's view.

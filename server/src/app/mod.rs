@@ -193,13 +193,18 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
         out.push(format!("model {} <{:?} {}", model.class_name, model.superclass, model.concerns.len()));
         out.extend(model.methods.iter().map(|m| format!("  {}", m.name)));
         out.extend(model.associations.iter().map(|a| format!("  association {}", a.name)));
-        out.extend(model.scopes.iter().map(|s| format!("  scope {}", s.name)));
+        // A scope's body decides what a query through it preloads (`model.missing-preload`).
+        out.extend(model.scopes.iter().map(|s| format!("  scope {} {}", s.name, s.body)));
     }
     for controller in &facts.controllers {
         out.push(format!("controller {} <{:?}", controller.class_name, controller.superclass));
         out.extend(controller.actions.iter().map(|m| format!("  action {}", m.name)));
         out.extend(controller.private_methods.iter().map(|m| format!("  private {}", m.name)));
         out.extend(controller.concerns.iter().flat_map(|c| c.arguments.iter().map(|a| format!("  include {a}"))));
+    }
+    if !facts.controllers.is_empty() {
+        // The queries a controller binds feed its templates' N+1 check.
+        out.extend(facts.preload.iter().flat_map(|p| p.contribution()));
     }
     if let Some(template) = &facts.template {
         // Controller previews pass a template's instance variables; renders check a partial's locals.

@@ -26,6 +26,9 @@ use ruby_prism::{Node, Visit};
 
 use crate::syntax::{LineIndex, Span};
 
+/// The rule this module's findings are under.
+pub const RULE: crate::diagnostic::RuleId = rule!("model.missing-preload");
+
 /// Chain links that keep a query's records and preloads (the core of Active Record's query methods).
 /// (The compiler keeps more — `group`, gems' `page` — where its types follow them; these are the
 /// ones whose records it always knows.)
@@ -78,7 +81,7 @@ pub enum Value {
     Implicit,
     /// A call: its receiver, its method, the associations it names when it preloads, and where it
     /// is (from its receiver's start to its own end, on one line).
-    Call { receiver: Box<Value>, method: String, preloads: Vec<String>, span: Span },
+    Call { receiver: Box<Value>, method: String, preloads: Vec<String>, span: Span, whole: bool },
 }
 
 /// A query as written: the value a loop iterates.
@@ -114,6 +117,29 @@ pub struct PreloadFacts {
 impl PreloadFacts {
     pub fn is_empty(&self) -> bool {
         self.bodies.iter().all(|b| b.bindings.is_empty() && b.iterations.is_empty())
+    }
+
+    /// What other files' findings read of these facts (the instance variables each method binds,
+    /// and to what), without places: a re-check is owed when it changes, not when a line moves.
+    pub fn contribution(&self) -> Vec<String> {
+        fn shape(value: &Value) -> String {
+            match value {
+                Value::Constant(name, _) => name.clone(),
+                Value::Ivar(name) => name.clone(),
+                Value::SelfRef => "self".to_owned(),
+                Value::Implicit => "_".to_owned(),
+                Value::Call { receiver, method, preloads, .. } => format!("{}.{method}{preloads:?}", shape(receiver)),
+            }
+        }
+        self.bodies
+            .iter()
+            .filter(|b| !b.bindings.is_empty())
+            .map(|b| {
+                let bindings: Vec<String> =
+                    b.bindings.iter().map(|(name, value)| format!("{name}={}", value.as_ref().map_or("?".to_owned(), shape))).collect();
+                format!("preload {} {}", b.name, bindings.join(" "))
+            })
+            .collect()
     }
 }
 
@@ -279,7 +305,8 @@ impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
             }
         }
         let span = self.span(location.start_offset(), location.end_offset());
-        Some(Value::Call { receiver: Box::new(receiver), method, preloads, span })
+        let whole = !location.as_slice().contains(&b'\n');
+        Some(Value::Call { receiver: Box::new(receiver), method, preloads, span, whole })
     }
 
     /// A node's source, as the program has it (a constant's path).
@@ -431,7 +458,15 @@ use crate::rails::FileFacts;
 /// what it preloads, where it starts) or one record of a model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Typed {
-    Query { model: String, preloads: BTreeSet<String>, origin: Span, path: String },
+    /// `insert`: where `.includes(…)` can go without changing what the query gives (after its
+    /// constant, or after a one-line `has_many` call, with no `joins` or `distinct` on the way).
+    Query {
+        model: String,
+        preloads: BTreeSet<String>,
+        origin: Span,
+        path: String,
+        insert: Option<Span>,
+    },
     Record(String),
 }
 
@@ -532,7 +567,13 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
     match value {
         Value::Constant(name, span) => {
             let model = model_of(scope.context, name)?;
-            Some(Typed::Query { model: model.class_name.clone(), preloads: BTreeSet::new(), origin: *span, path: scope.path.to_owned() })
+            Some(Typed::Query {
+                model: model.class_name.clone(),
+                preloads: BTreeSet::new(),
+                origin: *span,
+                path: scope.path.to_owned(),
+                insert: Some(*span),
+            })
         }
         Value::Ivar(name) => scope.env.get(name).cloned(),
         // `self` in an instance method is the record. In a class method, and for a call without a
@@ -543,11 +584,14 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
             _ => None,
         },
         Value::Implicit => None,
-        Value::Call { receiver, method, preloads: named, span } => match resolve(scope, receiver, depth + 1)? {
-            Typed::Query { model, mut preloads, origin, path } => {
+        Value::Call { receiver, method, preloads: named, span, whole } => match resolve(scope, receiver, depth + 1)? {
+            Typed::Query { model, mut preloads, origin, path, mut insert } => {
                 if PRELOADERS.contains(&method.as_str()) {
                     preloads.extend(named.iter().cloned());
                 } else if PRESERVERS.contains(&method.as_str()) {
+                    if matches!(method.as_str(), "joins" | "left_joins" | "left_outer_joins" | "distinct") {
+                        insert = None;
+                    }
                 } else if RECORD.contains(&method.as_str()) {
                     return Some(Typed::Record(model));
                 } else {
@@ -555,7 +599,7 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                     let body = declaring.scopes.iter().find(|s| s.name == *method)?;
                     preloads.extend(scope_preloads(&body.body)?);
                 }
-                Some(Typed::Query { model, preloads, origin, path })
+                Some(Typed::Query { model, preloads, origin, path, insert })
             }
             Typed::Record(model) => {
                 let declaring = model_of(scope.context, &model)?;
@@ -564,9 +608,13 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                 let [target] = targets.as_slice() else { return None };
                 let target = model_of(scope.context, &target.class_name)?.class_name.clone();
                 match association.kind.as_str() {
-                    "has_many" | "has_and_belongs_to_many" => {
-                        Some(Typed::Query { model: target, preloads: BTreeSet::new(), origin: *span, path: scope.path.to_owned() })
-                    }
+                    "has_many" | "has_and_belongs_to_many" => Some(Typed::Query {
+                        model: target,
+                        preloads: BTreeSet::new(),
+                        origin: *span,
+                        path: scope.path.to_owned(),
+                        insert: whole.then_some(*span),
+                    }),
                     _ => Some(Typed::Record(target)),
                 }
             }
@@ -697,6 +745,25 @@ fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
 /// `model.missing-preload` in `file`: each loop over a query's records that reads an association the
 /// query does not preload.
 pub fn findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    found(file, context).into_iter().map(|(d, _)| d).collect()
+}
+
+/// The fix of a `model.missing-preload` finding of `file`: `.includes(:x)` in its query, which may
+/// be in another file (the controller that feeds a template).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreloadFix {
+    /// The query's file, relative to the app.
+    pub path: String,
+    /// Where the text goes, in bytes of that file.
+    pub offset: usize,
+    pub text: String,
+}
+
+pub fn fix(file: &FileFacts, context: &AppContext, diagnostic: &Diagnostic) -> Option<PreloadFix> {
+    found(file, context).into_iter().find(|(d, _)| d.span == diagnostic.span && d.message == diagnostic.message).and_then(|(_, fix)| fix)
+}
+
+fn found(file: &FileFacts, context: &AppContext) -> Vec<(Diagnostic, Option<PreloadFix>)> {
     let Some(preload) = file.preload.as_ref() else { return Vec::new() };
     let path = file.relative_path.as_str();
     let env: Env = if file.relative_path.starts_with("app/controllers/") {
@@ -712,11 +779,13 @@ pub fn findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     } else {
         None
     };
-    let mut out: Vec<Diagnostic> = Vec::new();
+    let mut out: Vec<(Diagnostic, Option<PreloadFix>)> = Vec::new();
     for body in &preload.bodies {
         let scope = Scope { context, path, env: &env, model: model.map(|m| (m, body.singleton)) };
         for iteration in &body.iterations {
-            let Some(Typed::Query { model, preloads, origin, path: query_path }) = resolve(&scope, &iteration.chain, 0) else { continue };
+            let Some(Typed::Query { model, preloads, origin, path: query_path, insert }) = resolve(&scope, &iteration.chain, 0) else {
+                continue;
+            };
             let Some(declaring) = context.model(&model) else { continue };
             let associations = associations(context, declaring);
             let mut seen: Vec<&str> = Vec::new();
@@ -730,19 +799,24 @@ pub fn findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 } else {
                     format!("the query at {}:{}", query_path, origin.start.line + 1)
                 };
-                out.push(Diagnostic {
+                let fix = insert.map(|at| PreloadFix {
+                    path: query_path.clone(),
+                    offset: at.end_byte as usize,
+                    text: format!(".includes(:{read})"),
+                });
+                out.push((Diagnostic {
                     span: *span,
                     severity: Severity::Warning,
-                    rule: rule!("model.missing-preload"),
+                    rule: RULE,
                     message: format!(
                         "N+1 query: this loop over `{model}` records reads `{}.{read}` on each, and {site} does not preload `{read}`, so every record runs one more query for it (in Rails too). Instead, preload it in the query: `.includes(:{read})`.",
                         iteration.member,
                     ),
-                });
+                }, fix));
             }
         }
     }
-    out.sort_by_key(|d| (d.span.start_byte, d.message.clone()));
-    out.dedup_by(|a, b| a.span == b.span && a.message == b.message);
+    out.sort_by_key(|(d, _)| (d.span.start_byte, d.message.clone()));
+    out.dedup_by(|a, b| a.0.span == b.0.span && a.0.message == b.0.message);
     out
 }

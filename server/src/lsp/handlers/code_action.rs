@@ -32,7 +32,14 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
     let shown = session.shown(&path, &session.published(&path));
     let range = params.range;
     let links: Vec<Option<Uri>> = shown.iter().map(|d| session.rule_doc(&d.rule)).collect();
+    // A finding whose fix is in another file (an N+1's query) needs the app.
+    let context = shown
+        .iter()
+        .any(|d| d.rule == crate::roundhouse::preload::RULE)
+        .then(|| session.index.app_for(&path).map(|app| super::request::app_context(session, app.root)))
+        .flatten();
     guard::request("textDocument/codeAction", move || {
+        let context = context.map(|build| build());
         let text = text.or_else(|| crate::files::read_source(&facts.path))?;
         let text_edits = |edits: &[Edit]| -> Vec<TextEdit> {
             edits
@@ -51,6 +58,22 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
             let (start, end) = (lsp_diagnostic.range.start.line, lsp_diagnostic.range.end.line);
             if end < range.start.line || start > range.end.line {
                 continue;
+            }
+            if let Some(context) = context.as_ref().filter(|_| diagnostic.rule == crate::roundhouse::preload::RULE)
+                && let Some(fix) = crate::roundhouse::preload::fix(&facts, context, diagnostic)
+                && let Some(target) = context.files.iter().find(|f| f.relative_path == fix.path)
+                && let Some(target_uri) = convert::uri_of(&target.path)
+            {
+                let at = target.line_index.span(fix.offset..fix.offset);
+                let edit = TextEdit { range: convert::range(&target.line_index, at), new_text: fix.text.clone() };
+                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("Preload it in the query: `{}`", fix.text.trim_start_matches('.')),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![lsp_diagnostic.clone()]),
+                    edit: Some(WorkspaceEdit { changes: Some(HashMap::from([(target_uri, vec![edit])])), ..WorkspaceEdit::default() }),
+                    is_preferred: Some(true),
+                    ..CodeAction::default()
+                }));
             }
             for fix in crate::ide::fixes::fixes(&text, &facts, diagnostic) {
                 actions.push(CodeActionOrCommand::CodeAction(CodeAction {
