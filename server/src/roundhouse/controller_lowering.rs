@@ -684,7 +684,9 @@ mod tests {
                             Fate::NeverApplied => {
                                 assert!(hint.iter().any(|h| h == "never applied"), "{place}: hinted {hint:?}");
                                 assert!(
-                                    diagnostics.iter().any(|d| d.rule == "controller.after-around-filter" && d.span.start.line == line),
+                                    diagnostics
+                                        .iter()
+                                        .any(|d| d.rule == rule!("controller.after-around-filter") && d.span.start.line == line),
                                     "{place}: not reported"
                                 );
                                 assert!(

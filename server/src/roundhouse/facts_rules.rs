@@ -887,7 +887,7 @@ mod tests {
             facts
                 .diagnostics
                 .iter()
-                .filter(|d| d.rule == "rails.unknown-association")
+                .filter(|d| d.rule == rule!("rails.unknown-association"))
                 .map(|d| format!("{}: {}", d.span.start.line + 1, d.message))
                 .collect()
         };

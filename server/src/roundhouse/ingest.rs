@@ -484,7 +484,7 @@ fn about_reading(rule: &str) -> bool {
         || rule.starts_with("routes.")
         || rule.starts_with("schema.")
         || rule.starts_with("lanes.")
-        || rule == "syntax.parse-error"
+        || rule == rule!("syntax.parse-error").as_str()
 }
 
 /// A finding as the file's reading makes it true: gone where Roundhouse does not read the construct,
@@ -494,7 +494,11 @@ fn about_reading(rule: &str) -> bool {
 pub fn apply(reading: &Reading, relative_path: &str, finding: Diagnostic) -> Option<Diagnostic> {
     match reading {
         Reading::Compiled => Some(finding),
-        Reading::NotRead(_) if finding.rule == "syntax.parse-error" && crate::rails::project::is_generator_template(relative_path) => None,
+        Reading::NotRead(_)
+            if finding.rule == rule!("syntax.parse-error") && crate::rails::project::is_generator_template(relative_path) =>
+        {
+            None
+        }
         // A routes file nothing draws: its calls reach no route table.
         Reading::NotRead(_) => (about_reading(&finding.rule)
             && (!finding.rule.starts_with("routes.") || finding.rule == super::routes::FILE_NOT_DRAWN))
@@ -548,7 +552,7 @@ pub fn replays_class_body(reading: &AppReading, superclass: Option<&str>) -> boo
 /// The finding that makes Roundhouse drop a file it reads on its own (`Reading::FileByFile`): the first
 /// construct its ingest rejects there, or a syntax error.
 pub fn dropped_by(facts: &FileFacts) -> Option<&Diagnostic> {
-    facts.diagnostics.iter().find(|d| d.severity == Severity::Error && (rejects(&d.rule) || d.rule == "syntax.parse-error"))
+    facts.diagnostics.iter().find(|d| d.severity == Severity::Error && (rejects(&d.rule) || d.rule == rule!("syntax.parse-error")))
 }
 
 /// Whether a finding (as extracted, before `apply`) still holds in a file Roundhouse reads on its own
@@ -561,7 +565,7 @@ pub fn holds_in_dropped_file(finding: &Diagnostic) -> bool {
 
 /// Rules whose construct the ingest rejects (an error where the file is compiled).
 fn rejects(rule: &str) -> bool {
-    rule.starts_with("syntax.") && rule != "syntax.parse-error"
+    rule.starts_with("syntax.") && rule != rule!("syntax.parse-error").as_str()
         || matches!(
             rule,
             "model.class-variable-initializer" | "model.enum-mapping" | "model.scope-body" | "model.singleton-class-statement"

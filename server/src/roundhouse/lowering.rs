@@ -762,7 +762,7 @@ fn validation_item(validation: &Validation) -> Lowered {
     }
     let mut item = enforced(span, attributes, &checks);
     item.emitted.extend(comments);
-    let ignored = findings.iter().filter(|f| f.rule == "model.validation-ignored").count();
+    let ignored = findings.iter().filter(|f| f.rule == rule!("model.validation-ignored")).count();
     let hint = item.hint.take().map(|h| if ignored > 0 { format!("{h} · {ignored} not enforced") } else { h });
     item.hint = hint;
     if !findings.is_empty() {

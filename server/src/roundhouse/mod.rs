@@ -63,7 +63,7 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
             }
             // A model statement the ingest rejects is the lowering's to say (its preview and hint too).
             let (statements, judged): (Vec<Diagnostic>, Vec<Diagnostic>) =
-                judged.into_iter().partition(|d| matches!(d.rule.as_ref(), "model.enum-mapping" | "model.scope-body"));
+                judged.into_iter().partition(|d| [rule!("model.enum-mapping"), rule!("model.scope-body")].contains(&d.rule));
             for d in statements {
                 if let Some(model) =
                     facts.models.iter_mut().find(|m| m.span.start_byte <= d.span.start_byte && d.span.end_byte <= m.span.end_byte)
@@ -121,10 +121,10 @@ fn merge_compiled_template(found: &mut Vec<Diagnostic>, compiled: Vec<Diagnostic
     use crate::diagnostic::{Severity, rule::TEMPLATE_PARSE_ERROR};
     let stops = compiled.iter().any(|d| d.rule == TEMPLATE_PARSE_ERROR);
     if !stops {
-        found.retain(|d| !matches!(d.rule.as_ref(), "views.output-block-pairing" | "views.output-tag-comment-or-heredoc"));
+        found.retain(|d| ![rule!("views.output-block-pairing"), rule!("views.output-tag-comment-or-heredoc")].contains(&d.rule));
         earlier.retain(|d| d.rule != TEMPLATE_PARSE_ERROR);
     }
-    for f in found.iter_mut().filter(|f| f.rule == "views.text-interpolation") {
+    for f in found.iter_mut().filter(|f| f.rule == rule!("views.text-interpolation")) {
         if prism_ingest::text_interpolation_stops(text.get(f.span.start_byte as usize..).unwrap_or("")) {
             f.severity = Severity::Error;
             f.message.push_str(" Here it stops the compile: the interpolation does not compile.");
@@ -133,7 +133,7 @@ fn merge_compiled_template(found: &mut Vec<Diagnostic>, compiled: Vec<Diagnostic
             f.message.push_str(" Roundhouse evaluates it: the page shows its value, not the text Rails shows.");
         }
     }
-    let text_lines: Vec<u32> = found.iter().filter(|f| f.rule == "views.text-interpolation").map(|f| f.span.start.line).collect();
+    let text_lines: Vec<u32> = found.iter().filter(|f| f.rule == rule!("views.text-interpolation")).map(|f| f.span.start.line).collect();
     let explained = |d: &Diagnostic| d.severity == Severity::Error && (d.rule.starts_with("views.") || d.rule == TEMPLATE_PARSE_ERROR);
     let stop_explained = found.iter().any(explained) || earlier.iter().any(explained);
     for d in compiled {
@@ -142,7 +142,8 @@ fn merge_compiled_template(found: &mut Vec<Diagnostic>, compiled: Vec<Diagnostic
             if !(d.rule.starts_with("syntax.") && text_lines.contains(&d.span.start.line)) {
                 found.push(d);
             }
-        } else if let Some(tag) = found.iter_mut().find(|f| f.rule == "views.literal-tag" && f.span.start.line == d.span.start.line) {
+        } else if let Some(tag) = found.iter_mut().find(|f| f.rule == rule!("views.literal-tag") && f.span.start.line == d.span.start.line)
+        {
             tag.severity = Severity::Error;
             tag.message.push_str(" Here it stops the compile: the Ruby Roundhouse builds from this tag does not parse.");
         } else if !stop_explained {

@@ -337,7 +337,9 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
             if assigns_keyword_block(line) {
                 // What Prism said of this line is the fallout; this is the cause.
                 let line_end = line_start + line.len();
-                out.retain(|d| d.rule != "views.template-parse-error" || !(line_start..line_end).contains(&(d.span.start_byte as usize)));
+                out.retain(|d| {
+                    d.rule != rule!("views.template-parse-error") || !(line_start..line_end).contains(&(d.span.start_byte as usize))
+                });
                 out.push(template_stop_on_line(source, line_index, line_start, ASSIGNED_BLOCK.to_owned()));
             }
             line_start += line.len();
@@ -352,9 +354,9 @@ fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex
             || d.message.contains("the comment after it hides the block")
             || d.message.contains("Roundhouse reads HAML's `==`")
     };
-    let keep_first_other = !out.iter().any(|d| d.rule == "views.template-parse-error" && known(d));
+    let keep_first_other = !out.iter().any(|d| d.rule == rule!("views.template-parse-error") && known(d));
     let mut first_other = keep_first_other;
-    out.retain(|d| d.rule != "views.template-parse-error" || known(d) || std::mem::replace(&mut first_other, false));
+    out.retain(|d| d.rule != rule!("views.template-parse-error") || known(d) || std::mem::replace(&mut first_other, false));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     out
 }
@@ -605,7 +607,7 @@ fn def_dropped(start: usize, end: usize, name: &str, line_index: &LineIndex, cal
 fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) -> Option<Diagnostic> {
     let span = line_index.span(found.start..found.end);
     let snippet = text.get(found.start..found.end).unwrap_or("");
-    if found.rule == "syntax.def-in-expression" {
+    if found.rule == rule!("syntax.def-in-expression") {
         if notes.included_blocks.iter().any(|&(s, e)| s <= found.start && found.end <= e) {
             return None;
         }
@@ -628,7 +630,7 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
         return Some(d);
     }
     let severity = super::catalogue::rule(&found.rule).map_or(Severity::Error, |r| r.severity);
-    if found.rule == "model.errors-index-dynamic" {
+    if found.rule == rule!("model.errors-index-dynamic") {
         let call = snippet.lines().next().unwrap_or("").trim_end();
         let (why, instead) = if found.name.as_deref() == Some(":base") {
             (
@@ -647,7 +649,7 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             ),
         });
     }
-    if found.rule == "model.errors-add-dynamic" {
+    if found.rule == rule!("model.errors-add-dynamic") {
         let call = snippet.lines().next().unwrap_or("").trim_end();
         let call = if call.len() < snippet.trim_end().len() { format!("{call} …") } else { call.to_string() };
         let why = found.name.as_deref().unwrap_or("options beside the message");
@@ -660,7 +662,7 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             ),
         });
     }
-    let mut message = if found.rule == "model.class-variable-initializer" {
+    let mut message = if found.rule == rule!("model.class-variable-initializer") {
         let name = snippet.split(|c: char| c.is_whitespace() || c == '=' || c == '|' || c == '+').next().unwrap_or(snippet);
         format!("Roundhouse rejects `{name} = …` in a model body (even `= nil`): use a constant or a class-level instance variable.")
     } else if found.slip {
