@@ -394,7 +394,7 @@ fn is_before(f: &OneFilter<'_>) -> bool {
 }
 
 /// Whether a filter runs for `action` by its `only:` and `except:`.
-fn applies(filter: &Filter, action: &str) -> bool {
+pub fn applies(filter: &Filter, action: &str) -> bool {
     if !filter.only.is_empty() {
         filter.only.iter().any(|a| a == action)
     } else if !filter.except.is_empty() {

@@ -79,6 +79,8 @@ pub enum Value {
     SelfRef,
     /// The receiver of a call written without one (no query is followed from it).
     Implicit,
+    /// `@x ||= value`: a record it gives is bound, a query is not followed.
+    OrAssigned(Box<Value>),
     /// A call: its receiver, its method, the associations it names when it preloads, and where it
     /// is (from its receiver's start to its own end, on one line).
     Call { receiver: Box<Value>, method: String, preloads: Vec<String>, span: Span, whole: bool },
@@ -106,6 +108,12 @@ pub struct Body {
     /// Each binding of an instance variable, in order: a query, or `None` for anything else.
     pub bindings: Vec<(String, Option<Chain>)>,
     pub iterations: Vec<Iteration>,
+    /// The template its explicit `render`s name, when they all name one (`render :edit`,
+    /// `render "users/show"`, `render template:/action:`), outside `respond_to` blocks: the
+    /// template its instance variables reach instead of the one named for it.
+    pub renders: Option<String>,
+    /// Whether its `render`s name different templates (it then feeds the one named for it).
+    pub renders_conflict: bool,
 }
 
 /// The N+1 facts of one file.
@@ -128,6 +136,7 @@ impl PreloadFacts {
                 Value::Ivar(name) => name.clone(),
                 Value::SelfRef => "self".to_owned(),
                 Value::Implicit => "_".to_owned(),
+                Value::OrAssigned(value) => format!("||= {}", shape(value)),
                 Value::Call { receiver, method, preloads, .. } => format!("{}.{method}{preloads:?}", shape(receiver)),
             }
         }
@@ -221,11 +230,13 @@ struct Walker<'t, F: Fn(usize) -> usize> {
     /// Locals and instance variables bound in this body so far: a query, or `None`.
     env: Vec<(String, Option<Chain>)>,
     body: Body,
+    /// How many `respond_to` blocks the walk is in.
+    respond_to: u32,
 }
 
 impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
     fn new(text: &'t str, line_index: &'t LineIndex, place: F) -> Self {
-        Walker { text, line_index, place, env: Vec::new(), body: Body::default() }
+        Walker { text, line_index, place, env: Vec::new(), body: Body::default(), respond_to: 0 }
     }
 
     fn finish(mut self, name: String) -> Body {
@@ -347,6 +358,27 @@ impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
     }
 }
 
+/// The template a `render` names: `render :edit`, `render "users/show"`, `render template: "x"`,
+/// `render action: :y` (a leading hash's `template:`/`action:`); `None` for the other forms.
+fn rendered_template(call: &ruby_prism::CallNode<'_>) -> Option<String> {
+    let first = call.arguments()?.arguments().iter().next()?;
+    let literal = |node: &Node<'_>| -> Option<String> {
+        if let Some(symbol) = node.as_symbol_node() {
+            return Some(String::from_utf8_lossy(symbol.unescaped()).into_owned());
+        }
+        node.as_string_node().map(|s| String::from_utf8_lossy(s.unescaped()).into_owned())
+    };
+    if let Some(name) = literal(&first) {
+        return Some(name);
+    }
+    let elements = first.as_keyword_hash_node().map(|h| h.elements()).or_else(|| first.as_hash_node().map(|h| h.elements()))?;
+    let first_pair = elements.iter().next()?;
+    let pair = first_pair.as_assoc_node()?;
+    let key = pair.key();
+    let key = key.as_symbol_node()?;
+    matches!(key.unescaped(), b"template" | b"action").then(|| literal(&pair.value())).flatten()
+}
+
 /// The block's first parameter: a plain name, `it`, or `_1`.
 fn block_member(block: &ruby_prism::BlockNode<'_>) -> Option<String> {
     let parameters = block.parameters()?;
@@ -420,7 +452,28 @@ impl<'pr, F: Fn(usize) -> usize> Visit<'pr> for Walker<'_, F> {
         self.bind(crate::roundhouse::prism_ingest::convert::name_of(node.name()), chain);
     }
 
+    fn visit_instance_variable_or_write_node(&mut self, node: &ruby_prism::InstanceVariableOrWriteNode<'pr>) {
+        self.visit(&node.value());
+        let chain = self.chain(&node.value(), 0).map(|value| Value::OrAssigned(Box::new(value)));
+        self.bind(crate::roundhouse::prism_ingest::convert::name_of(node.name()), chain);
+    }
+
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
+        let respond_to = node.receiver().is_none() && node.name().as_slice() == b"respond_to";
+        if node.receiver().is_none()
+            && self.respond_to == 0
+            && node.name().as_slice() == b"render"
+            && let Some(name) = rendered_template(node)
+        {
+            match &self.body.renders {
+                None if !self.body.renders_conflict => self.body.renders = Some(name),
+                Some(first) if *first != name => {
+                    self.body.renders = None;
+                    self.body.renders_conflict = true;
+                }
+                _ => {}
+            }
+        }
         if let Some(receiver) = node.receiver() {
             self.visit(&receiver);
         }
@@ -429,7 +482,10 @@ impl<'pr, F: Fn(usize) -> usize> Visit<'pr> for Walker<'_, F> {
         }
         self.iteration(node);
         if let Some(block) = node.block() {
+            // A `respond_to` block's renders are a format's: not the action's template.
+            self.respond_to += u32::from(respond_to);
             self.visit(&block);
+            self.respond_to -= u32::from(respond_to);
         }
     }
 
@@ -584,6 +640,10 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
             _ => None,
         },
         Value::Implicit => None,
+        Value::OrAssigned(value) => match resolve(scope, value, depth + 1)? {
+            Typed::Record(model) => Some(Typed::Record(model)),
+            Typed::Query { .. } => None,
+        },
         Value::Call { receiver, method, preloads: named, span, whole } => match resolve(scope, receiver, depth + 1)? {
             Typed::Query { model, mut preloads, origin, path, mut insert } => {
                 if PRELOADERS.contains(&method.as_str()) {
@@ -639,12 +699,11 @@ fn bindings(context: &AppContext, body: &Body, base: &Env, path: &str) -> Env {
     env
 }
 
-/// A controller's instance variables bound the same way by every method that binds them. One bound
-/// anywhere in the controller to anything this reading does not follow is left out: the compiler
-/// types a controller's instance variables across all its methods, and says nothing of a loop over
-/// one whose type is not a model's records.
-fn controller_env(context: &AppContext, preload: &PreloadFacts, path: &str) -> Env {
-    let mut merged = Env::new();
+/// The instance variables of a controller whose type this reading cannot tell: one bound anywhere
+/// in it to something not followed here, or to records of two models. The compiler types a
+/// controller's instance variables across all its methods, and says nothing of a loop over one
+/// whose type is not a model's records.
+fn untyped(context: &AppContext, preload: &PreloadFacts, path: &str) -> BTreeSet<String> {
     let mut dropped: BTreeSet<String> = BTreeSet::new();
     let empty = Env::new();
     let scope = Scope { context, path, env: &empty, model: None };
@@ -659,13 +718,42 @@ fn controller_env(context: &AppContext, preload: &PreloadFacts, path: &str) -> E
                     continue;
                 }
             };
-            // One type across the controller, or none.
             if models.get(name).is_some_and(|m| *m != model) {
                 dropped.insert(name.clone());
             }
             models.insert(name.clone(), model);
         }
     }
+    dropped
+}
+
+/// The instance variables a template rendered for `action` knows the type of, as the compiler types
+/// them: those the action binds, or a `before_action` of its controller that runs for it, to a value
+/// this reading follows, and to records of one model.
+fn typed_for(
+    context: &AppContext,
+    controller: &crate::rails::controller::Controller,
+    preload: &PreloadFacts,
+    action: &Body,
+    path: &str,
+) -> BTreeSet<String> {
+    let filters: Vec<&str> = controller
+        .filters
+        .iter()
+        .filter(|f| f.kind == "before_action" && crate::roundhouse::controller_lowering::applies(f, &action.name))
+        .flat_map(|f| f.targets.iter().map(String::as_str))
+        .collect();
+    let bodies = preload.bodies.iter().filter(|b| b.name == action.name || filters.contains(&b.name.as_str()));
+    let single = PreloadFacts { bodies: bodies.cloned().collect() };
+    let untyped = untyped(context, &single, path);
+    single.bodies.iter().flat_map(|b| b.bindings.iter().map(|(name, _)| name.clone())).filter(|name| !untyped.contains(name)).collect()
+}
+
+/// A controller's instance variables bound the same way by every method that binds them, and
+/// typed (`untyped`).
+fn controller_env(context: &AppContext, preload: &PreloadFacts, path: &str) -> Env {
+    let mut merged = Env::new();
+    let mut dropped = untyped(context, preload, path);
     for body in &preload.bodies {
         for (name, typed) in bindings(context, body, &Env::new(), path) {
             if dropped.contains(&name) {
@@ -686,44 +774,33 @@ fn controller_env(context: &AppContext, preload: &PreloadFacts, path: &str) -> E
     merged
 }
 
-/// Calls after which an action's template is not the one its name gives.
-const RENDERS: &[&str] = &["render", "redirect_to", "redirect_back", "head", "respond_to", "respond_with", "send_data", "send_file"];
-
-/// What the template `logical_path` is given by the actions that render it by default: the
-/// instance variables every one of them binds the same way (a query: with the preloads they all
-/// have). `None` when an action of its controller renders something explicitly (which template it
-/// feeds is not followed here).
+/// What the template `logical_path` is given by the actions that render it, as the compiler pairs
+/// them: an action renders the template its explicit `render`s all name (outside `respond_to`), or
+/// else the one named for it. The instance variables every one of them binds the same way (a
+/// query: with the preloads they all have).
 fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
-    let (prefix, name) = logical_path.rsplit_once('/')?;
     let mut envs: Vec<Env> = Vec::new();
     for (controller_facts, index) in context.controllers.values() {
         let controller = &controller_facts.controllers[*index];
-        if crate::app::nav::controller_path(&controller.class_name).as_deref() != Some(prefix) {
-            continue;
-        }
-        // The action named for the template renders it by default only when it renders nothing
-        // itself; another `render` naming it (or a template not written as a name) would feed it
-        // too, which is not followed here.
-        let renders_itself = controller
-            .action_calls
-            .iter()
-            .chain(&controller.method_calls)
-            .any(|(method, calls)| method == name && calls.iter().any(|c| RENDERS.contains(&c.as_str())));
-        let named_elsewhere = controller_facts.render_calls.iter().any(|call| match (&call.named, &call.target) {
-            (Some((_, named)), _) => named.rsplit('/').next() == Some(name),
-            (None, Some(_)) => true,
-            (None, None) => false,
-        });
-        if renders_itself || named_elsewhere {
-            return None;
-        }
+        let Some(prefix) = crate::app::nav::controller_path(&controller.class_name) else { continue };
         let Some(preload) = controller_facts.preload.as_ref() else { continue };
-        let Some(action) = preload.bodies.iter().find(|b| b.name == name) else { continue };
         let path = controller_facts.relative_path.as_str();
-        let base = controller_env(context, preload, path);
-        let mut env = bindings(context, action, &base, path);
-        env.retain(|name, _| base.contains_key(name));
-        envs.push(env);
+        let mut base: Option<Env> = None;
+        for action in &preload.bodies {
+            let renders = match &action.renders {
+                Some(name) if name.contains('/') => name.trim_start_matches('/').to_owned(),
+                Some(name) => format!("{prefix}/{name}"),
+                None => format!("{prefix}/{}", action.name),
+            };
+            if renders != logical_path {
+                continue;
+            }
+            let base = base.get_or_insert_with(|| controller_env(context, preload, path));
+            let mut env = bindings(context, action, base, path);
+            let typed = typed_for(context, controller, preload, action, path);
+            env.retain(|name, _| typed.contains(name));
+            envs.push(env);
+        }
     }
     let mut envs = envs.into_iter();
     let mut env = envs.next()?;
