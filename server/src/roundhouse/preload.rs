@@ -4,20 +4,24 @@
 //! time, on the traffic you happened to send.
 //!
 //! What this mirrors of the compiler (held by `tests/fixtures/fidelity/model-missing-preload*`):
-//! - a query is a chain from a model's constant (or a record's `has_many`) through `where`, `order`, `limit` and the like (which
-//!   keep its preloads), `includes`/`preload`/`eager_load` (which add theirs: symbols, a hash's keys,
-//!   an array's elements) and the model's scopes whose lambda is such a chain; any other link makes it
-//!   a query nothing is said about;
-//! - it is iterated by a block (`each`, `map`, `select`, `find_each`…), directly or through a local or
-//!   an instance variable bound to it earlier in the same method or template;
-//! - a controller's instance variables reach the template its action renders by default, the query
-//!   being the one every such action binds (the preloads they all have);
+//! - a query is a chain from a model's constant, or from a record's `has_many` (a record being `self`
+//!   in an instance method, `Model.find`/`find_by`/`first`/`new`…, a `belongs_to`/`has_one` of one,
+//!   or an instance variable bound to one), through `where`, `order`, `limit`, `joins` and the like
+//!   (which keep its preloads), `includes`/`preload`/`eager_load` (which add theirs: symbols, a
+//!   hash's keys, an array's elements) and the model's scopes whose lambda is such a chain; any
+//!   other link makes it a query nothing is said about;
+//! - it is iterated by a block (`each`, `map`, `select`, `find_each`…) or `map(&:x)`, directly or
+//!   through a local or an instance variable bound to it earlier in the same method or template;
+//! - a controller's instance variables reach the template its action renders (the one its explicit
+//!   `render`s all name outside `respond_to`, else the one named for it), typed by what the action
+//!   and the `before_action`s that run for it bind; the query is the one every such action binds
+//!   (the preloads they all have);
 //! - the record is the block's first parameter, and each call on it named like one of the model's
 //!   associations (its own, or one a concern's `included` block declares) is a read.
 //!
-//! What the compiler decides by types and this reading leaves out (it says nothing there): a query
-//! from an association of a record (`@story.comments.each`), a class method, a gem's scope, a chain
-//! bound in another method than the one it is iterated in (except the controller-to-template path).
+//! What the compiler decides by its types and this reading leaves out (it says nothing there): a
+//! query from a call without a receiver in a class method, a record from a helper or a gem's filter,
+//! a partial's locals, a filter of a module.
 //!
 //! The facts of one file are a function of its text (`PreloadFacts`, kept on `FileFacts`); what they
 //! mean is decided against the app in `checks` (which models, associations and scopes there are).
