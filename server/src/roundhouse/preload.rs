@@ -901,3 +901,50 @@ fn found(file: &FileFacts, context: &AppContext) -> Vec<(Diagnostic, Option<Prel
     out.dedup_by(|a, b| a.0.span == b.0.span && a.0.message == b.0.message);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every prefix of a controller and of templates being typed is read without a panic, and every
+    /// place it records is inside the text.
+    #[test]
+    fn every_prefix_of_a_file_being_typed_is_read_without_a_panic() {
+        let controller = "class PostsController < ApplicationController\n  def index\n    @posts = Post.includes(:é, [:a, {b: 1}]).where(x: \"ü\").limit(2)\n    @posts.each { |p| p.user.name }\n    Post.all.map(&:author)\n    render template: \"posts/index\"\n  end\n\n  def show\n    @post ||= Post.find(params[:id])\n    respond_to { |f| f.html { render :edit } }\n    @post.comments.each do |c|\n      c.user\n    end\n  end\nend\n";
+        let erb = "<% @posts.each do |post| %>é<%= post.author.name %>\n<% Post.where(a: 1).each_with_index do |p, i| %><%= p.user %><% end %><% end %>";
+        let haml = "- @posts.each do |post|\n  %p= post.author.name\n  - post.comments.map(&:user)\n";
+        let check = |facts: &PreloadFacts, text: &str| {
+            for body in &facts.bodies {
+                for iteration in &body.iterations {
+                    for (_, span) in &iteration.reads {
+                        assert!(span.start_byte <= span.end_byte && span.end_byte as usize <= text.len(), "{span:?} in {text:?}");
+                    }
+                }
+            }
+        };
+        for end in (0..=controller.len()).filter(|&i| controller.is_char_boundary(i)) {
+            let prefix = &controller[..end];
+            check(&of_class_file(prefix, &LineIndex::new(prefix), Some("Controller")), prefix);
+        }
+        for end in (0..=erb.len()).filter(|&i| erb.is_char_boundary(i)) {
+            let prefix = &erb[..end];
+            if let Some(compiled) = crate::roundhouse::prism_ingest::erb::compile(prefix) {
+                check(&of_template(&compiled, prefix, &LineIndex::new(prefix)), prefix);
+            }
+        }
+        for end in (0..=haml.len()).filter(|&i| haml.is_char_boundary(i)) {
+            let prefix = &haml[..end];
+            check(&of_template(&crate::roundhouse::prism_ingest::haml::compile(prefix), prefix, &LineIndex::new(prefix)), prefix);
+        }
+        // The whole controller: what it binds, renders and loops over.
+        let facts = of_class_file(controller, &LineIndex::new(controller), Some("Controller"));
+        let index = &facts.bodies[0];
+        assert_eq!(index.renders.as_deref(), Some("posts/index"));
+        assert_eq!(index.iterations.iter().map(|i| i.member.as_str()).collect::<Vec<_>>(), ["p", "x"]);
+        let show = &facts.bodies[1];
+        // A respond_to block's render is a format's, not the action's.
+        assert_eq!(show.renders, None);
+        assert!(matches!(show.bindings.as_slice(), [(name, Some(Value::OrAssigned(_)))] if name == "@post"));
+        assert_eq!(show.iterations[0].reads.iter().map(|(r, _)| r.as_str()).collect::<Vec<_>>(), ["user"]);
+    }
+}
