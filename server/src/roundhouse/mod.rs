@@ -93,7 +93,9 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         }
         _ => None,
     };
-    facts.preload = preload.filter(|p| !p.is_empty()).map(Box::new);
+    // A controller's methods are kept even when they bind nothing: they are the actions that feed
+    // templates.
+    facts.preload = preload.filter(|p| walk == prism_ingest::Walk::ControllerFile || !p.is_empty()).map(Box::new);
     if let Some(tree) = parsed.ruby.as_ref().filter(|_| compiles)
         && facts.template.as_ref().is_some_and(|t| t.handler == "jbuilder")
     {

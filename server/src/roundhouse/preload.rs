@@ -14,8 +14,8 @@
 //!   through a local or an instance variable bound to it earlier in the same method or template;
 //! - a controller's instance variables reach the template its action renders (the one its explicit
 //!   `render`s all name outside `respond_to`, else the one named for it), typed by what the action
-//!   and the `before_action`s that run for it bind; the query is the one every such action binds
-//!   (the preloads they all have);
+//!   and the `before_action`s its controller declares for it bind (their methods may be inherited);
+//!   the query is the one every such action binds (the preloads they all have);
 //! - the record is the block's first parameter, and each call on it named like one of the model's
 //!   associations (its own, or one a concern's `included` block declares) is a read.
 //!
@@ -703,16 +703,47 @@ fn bindings(context: &AppContext, body: &Body, base: &Env, path: &str) -> Env {
     env
 }
 
-/// The instance variables of a controller whose type this reading cannot tell: one bound anywhere
-/// in it to something not followed here, or to records of two models. The compiler types a
-/// controller's instance variables across all its methods, and says nothing of a loop over one
-/// whose type is not a model's records.
-fn untyped(context: &AppContext, preload: &PreloadFacts, path: &str) -> BTreeSet<String> {
+/// A controller's methods and those of the app's controllers it inherits from (its own first), each
+/// with its file: the compiler types a controller's instance variables through them all.
+type Lineage<'c> = Vec<(&'c Body, &'c str)>;
+
+fn lineage<'c>(
+    context: &'c AppContext,
+    controller: &crate::rails::controller::Controller,
+) -> (Lineage<'c>, Vec<&'c crate::rails::controller::Filter>) {
+    let mut bodies: Lineage<'c> = Vec::new();
+    let mut filters: Vec<&'c crate::rails::controller::Filter> = Vec::new();
+    let mut name = Some(controller.class_name.clone());
+    let mut seen = 0;
+    while let Some(class_name) = name.take().filter(|_| seen < 8) {
+        seen += 1;
+        let Some((facts, index)) = context.controllers.get(&class_name) else { break };
+        let class = &facts.controllers[*index];
+        // The controller's own filter calls: the compiler types no instance variable through one it
+        // inherits (their methods it does follow).
+        if seen == 1 {
+            filters.extend(class.filters.iter());
+        }
+        if let Some(preload) = facts.preload.as_ref() {
+            let own: Vec<&str> = bodies.iter().map(|(b, _)| b.name.as_str()).collect();
+            // A method the subclass defines hides the inherited one.
+            let inherited: Vec<&Body> = preload.bodies.iter().filter(|b| !own.contains(&b.name.as_str())).collect();
+            bodies.extend(inherited.into_iter().map(|b| (b, facts.relative_path.as_str())));
+        }
+        name = class.superclass.as_deref().map(|s| s.trim_start_matches("::").to_owned());
+    }
+    (bodies, filters)
+}
+
+/// The instance variables whose type this reading cannot tell across `bodies`: one bound anywhere
+/// to something not followed here, or to records of two models. The compiler says nothing of a
+/// loop over one whose type is not a model's records.
+fn untyped(context: &AppContext, bodies: &[(&Body, &str)]) -> BTreeSet<String> {
     let mut dropped: BTreeSet<String> = BTreeSet::new();
     let empty = Env::new();
-    let scope = Scope { context, path, env: &empty, model: None };
     let mut models: HashMap<String, String> = HashMap::new();
-    for body in &preload.bodies {
+    for (body, path) in bodies {
+        let scope = Scope { context, path, env: &empty, model: None };
         for (name, value) in &body.bindings {
             let model = match value.as_ref().and_then(|v| resolve(&scope, v, 0)) {
                 Some(Typed::Query { model, .. }) => format!("query {model}"),
@@ -732,33 +763,31 @@ fn untyped(context: &AppContext, preload: &PreloadFacts, path: &str) -> BTreeSet
 }
 
 /// The instance variables a template rendered for `action` knows the type of, as the compiler types
-/// them: those the action binds, or a `before_action` of its controller that runs for it, to a value
-/// this reading follows, and to records of one model.
+/// them: those the action binds, or a `before_action` of its controller that runs for it binds (in
+/// its class or one it inherits), to a value this reading follows, and to records of one model.
 fn typed_for(
     context: &AppContext,
-    controller: &crate::rails::controller::Controller,
-    preload: &PreloadFacts,
+    lineage: &[(&Body, &str)],
+    filters: &[&crate::rails::controller::Filter],
     action: &Body,
-    path: &str,
 ) -> BTreeSet<String> {
-    let filters: Vec<&str> = controller
-        .filters
+    let targets: Vec<&str> = filters
         .iter()
         .filter(|f| f.kind == "before_action" && crate::roundhouse::controller_lowering::applies(f, &action.name))
         .flat_map(|f| f.targets.iter().map(String::as_str))
         .collect();
-    let bodies = preload.bodies.iter().filter(|b| b.name == action.name || filters.contains(&b.name.as_str()));
-    let single = PreloadFacts { bodies: bodies.cloned().collect() };
-    let untyped = untyped(context, &single, path);
-    single.bodies.iter().flat_map(|b| b.bindings.iter().map(|(name, _)| name.clone())).filter(|name| !untyped.contains(name)).collect()
+    let bodies: Vec<(&Body, &str)> =
+        lineage.iter().copied().filter(|(b, _)| std::ptr::eq(*b, action) || targets.contains(&b.name.as_str())).collect();
+    let untyped = untyped(context, &bodies);
+    bodies.iter().flat_map(|(b, _)| b.bindings.iter().map(|(name, _)| name.clone())).filter(|name| !untyped.contains(name)).collect()
 }
 
 /// A controller's instance variables bound the same way by every method that binds them, and
 /// typed (`untyped`).
-fn controller_env(context: &AppContext, preload: &PreloadFacts, path: &str) -> Env {
+fn controller_env(context: &AppContext, bodies: &[(&Body, &str)]) -> Env {
     let mut merged = Env::new();
-    let mut dropped = untyped(context, preload, path);
-    for body in &preload.bodies {
+    let mut dropped = untyped(context, bodies);
+    for (body, path) in bodies {
         for (name, typed) in bindings(context, body, &Env::new(), path) {
             if dropped.contains(&name) {
                 continue;
@@ -789,7 +818,7 @@ fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
         let Some(prefix) = crate::app::nav::controller_path(&controller.class_name) else { continue };
         let Some(preload) = controller_facts.preload.as_ref() else { continue };
         let path = controller_facts.relative_path.as_str();
-        let mut base: Option<Env> = None;
+        let mut base: Option<(Env, Lineage<'_>, Vec<&crate::rails::controller::Filter>)> = None;
         for action in &preload.bodies {
             let renders = match &action.renders {
                 Some(name) if name.contains('/') => name.trim_start_matches('/').to_owned(),
@@ -799,9 +828,12 @@ fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
             if renders != logical_path {
                 continue;
             }
-            let base = base.get_or_insert_with(|| controller_env(context, preload, path));
+            let (base, bodies, filters) = base.get_or_insert_with(|| {
+                let (bodies, filters) = lineage(context, controller);
+                (controller_env(context, &bodies), bodies, filters)
+            });
             let mut env = bindings(context, action, base, path);
-            let typed = typed_for(context, controller, preload, action, path);
+            let typed = typed_for(context, bodies, filters, action);
             env.retain(|name, _| typed.contains(name));
             envs.push(env);
         }
@@ -847,8 +879,8 @@ pub fn fix(file: &FileFacts, context: &AppContext, diagnostic: &Diagnostic) -> O
 fn found(file: &FileFacts, context: &AppContext) -> Vec<(Diagnostic, Option<PreloadFix>)> {
     let Some(preload) = file.preload.as_ref() else { return Vec::new() };
     let path = file.relative_path.as_str();
-    let env: Env = if file.relative_path.starts_with("app/controllers/") {
-        controller_env(context, preload, path)
+    let env: Env = if let Some(controller) = file.controllers.first().filter(|_| file.relative_path.starts_with("app/controllers/")) {
+        controller_env(context, &lineage(context, controller).0)
     } else if let Some(template) = file.template.as_ref() {
         template_env(context, &template.logical_path).unwrap_or_default()
     } else {
