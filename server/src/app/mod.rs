@@ -475,6 +475,27 @@ impl AppContext {
         self.tree_facts.get_or_init(|| crate::roundhouse::tree::AppFacts::new(&self.files))
     }
 
+    /// The `included do … end` blocks of the modules `model` includes (a module found by its name as
+    /// the `include` writes it, or by its last segment), each with its file.
+    pub fn included_blocks<'c>(&'c self, model: &crate::rails::model::Model) -> Vec<(&'c FileFacts, &'c crate::syntax::outline::Block)> {
+        let included: Vec<&str> =
+            model.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).collect();
+        let mut out = Vec::new();
+        for module in included {
+            let last = module.rsplit("::").next().unwrap_or(module);
+            for file in self.files.iter() {
+                for namespace in file.outline.namespaces() {
+                    if (namespace.name == module || namespace.name.rsplit("::").next() == Some(last))
+                        && let Some(block) = namespace.included_block()
+                    {
+                        out.push((&**file, block));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Each module an Active Record model includes (the name as the `include` writes it), and the
     /// models that include it: worked out once per context, when first asked.
     pub fn model_includes(&self) -> &HashMap<String, Vec<String>> {

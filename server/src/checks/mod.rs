@@ -272,25 +272,14 @@ fn permitted_fields_without_writer(file: &FileFacts, context: &AppContext) -> Ve
         // (a module's own methods are not the model's to the compiler).
         let Some(namespace) = file.outline.namespaces().into_iter().find(|ns| ns.span.start() == model.span.start()) else { continue };
         let Some(mut writers) = roundhouse::lowering::writer_names(&namespace.items) else { continue };
-        let included: Vec<&str> =
-            model.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).collect();
         let mut unknown = false;
-        for module in included {
-            let last = module.rsplit("::").next().unwrap_or(module);
-            for other in context.files.iter().filter(|f| f.relative_path.starts_with("app/") || f.relative_path.starts_with("lib/")) {
-                for ns in other.outline.namespaces().into_iter().filter(|ns| ns.name == module || ns.name.rsplit("::").next() == Some(last))
-                {
-                    for item in &ns.items {
-                        let crate::syntax::outline::Item::Call(call) = item else { continue };
-                        let Some(block) = call.block.as_ref().filter(|_| call.method == "included" && call.receiver.is_none()) else {
-                            continue;
-                        };
-                        match roundhouse::lowering::writer_names(&block.items) {
-                            Some(names) => writers.extend(names),
-                            None => unknown = true,
-                        }
-                    }
-                }
+        for (other, block) in context.included_blocks(model) {
+            if !(other.relative_path.starts_with("app/") || other.relative_path.starts_with("lib/")) {
+                continue;
+            }
+            match roundhouse::lowering::writer_names(&block.items) {
+                Some(names) => writers.extend(names),
+                None => unknown = true,
             }
         }
         if unknown {
@@ -345,7 +334,7 @@ fn concern_statements(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic>
     use crate::syntax::outline::{Namespace, NamespaceKind};
     let mut out = Vec::new();
     for module in file.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Module) {
-        let Some(block) = included_block(module) else { continue };
+        let Some(block) = module.included_block() else { continue };
         let last = module.name.rsplit("::").next().unwrap_or(&module.name);
         let namespace = module.name.strip_suffix(last).map(|ns| ns.trim_end_matches("::"));
         let includes = context.model_includes();
@@ -477,14 +466,6 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     out
 }
 
-/// A concern module's `included do … end` block, if it has one.
-fn included_block(module: &crate::syntax::outline::Namespace) -> Option<&crate::syntax::outline::Block> {
-    module.items.iter().find_map(|item| match item {
-        crate::syntax::outline::Item::Call(call) if call.method == "included" && call.receiver.is_none() => call.block.as_deref(),
-        _ => None,
-    })
-}
-
 /// `model.preload-crash`: when the app turns on Roundhouse's preload methods
 /// (`AppContext::preload_lowering`), it writes a batch loader for each `has_many` of each model, keyed
 /// by the association's foreign key; for a model in a namespace without `foreign_key:` that key is
@@ -527,7 +508,7 @@ fn preload_crashes(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     // A concern's `included` block, spliced into each model that includes it: its `has_many` takes the
     // includer's key.
     for module in file.outline.namespaces().into_iter().filter(|ns| ns.kind == NamespaceKind::Module) {
-        let Some(block) = included_block(module) else { continue };
+        let Some(block) = module.included_block() else { continue };
         let mut includers: Vec<&String> = context.model_includes().get(&module.name).into_iter().flatten().collect();
         includers.sort_unstable();
         // Rails' key differs between includers of different names: the block cannot name one key.

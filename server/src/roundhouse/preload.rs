@@ -550,27 +550,17 @@ const RECORD: &[&str] = &["find", "find_by", "find_by!", "first", "first!", "las
 /// of the `included` blocks of the modules it includes.
 fn associations(context: &AppContext, model: &crate::rails::model::Model) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = model.associations.iter().map(|a| a.name.clone()).collect();
-    let included: Vec<&str> =
-        model.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).collect();
-    for module in included {
-        let last = module.rsplit("::").next().unwrap_or(module);
-        for other in context.files.iter().filter(|f| f.relative_path.starts_with("app/")) {
-            for ns in other.outline.namespaces().into_iter().filter(|ns| ns.name == module || ns.name.rsplit("::").next() == Some(last)) {
-                for item in &ns.items {
-                    let crate::syntax::outline::Item::Call(call) = item else { continue };
-                    let Some(block) = call.block.as_ref().filter(|_| call.method == "included" && call.receiver.is_none()) else {
-                        continue;
-                    };
-                    for inner in &block.items {
-                        if let crate::syntax::outline::Item::Call(c) = inner
-                            && c.receiver.is_none()
-                            && crate::rails::model::ASSOCIATIONS.contains(&c.method.as_str())
-                            && let Some(name) = c.arguments.first().and_then(|a| a.as_name())
-                        {
-                            out.insert(name.to_owned());
-                        }
-                    }
-                }
+    for (file, block) in context.included_blocks(model) {
+        if !file.relative_path.starts_with("app/") {
+            continue;
+        }
+        for inner in &block.items {
+            if let crate::syntax::outline::Item::Call(c) = inner
+                && c.receiver.is_none()
+                && crate::rails::model::ASSOCIATIONS.contains(&c.method.as_str())
+                && let Some(name) = c.arguments.first().and_then(|a| a.as_name())
+            {
+                out.insert(name.to_owned());
             }
         }
     }

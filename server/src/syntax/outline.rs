@@ -94,6 +94,16 @@ pub struct Namespace {
     pub items: Vec<Item>,
 }
 
+impl Namespace {
+    /// A concern module's `included do … end` block, if it has one.
+    pub fn included_block(&self) -> Option<&Block> {
+        self.items.iter().find_map(|item| match item {
+            Item::Call(call) if call.method == "included" && call.receiver.is_none() => call.block.as_deref(),
+            _ => None,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, bincode::Encode, bincode::Decode)]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
