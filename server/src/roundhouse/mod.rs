@@ -49,10 +49,12 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
     let dispatch = kind.is_some_and(FileKind::is_app_code);
     // A template's findings on the Ruby Roundhouse compiles it into, merged with the template rules'.
     let mut erb_found = None;
+    let mut preload = None;
     match parsed.language {
         // A `.rb` file: Prism's verdict on its syntax wherever it is, the ingest's where it is compiled.
         Language::Ruby if parsed.ruby.is_some() => {
-            let mut judged = prism_ingest::judge(text, &facts.line_index, walk, true, dispatch);
+            let result = ruby_prism::parse(text.as_bytes());
+            let mut judged = prism_ingest::judge_parsed(&result, text, &facts.line_index, walk, true, dispatch);
             if let Some(tree) = parsed.ruby.as_ref() {
                 tidy_parse_errors(&mut judged, tree, text);
             }
@@ -72,27 +74,30 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                 }
             }
             found.extend(judged);
+            // What the N+1 check reads of a controller's or a model's methods, on the same tree.
+            preload = match walk {
+                prism_ingest::Walk::ControllerFile => Some(preload::of_class_file(&result, text, &facts.line_index, Some("Controller"))),
+                prism_ingest::Walk::ModelFile if facts.models.iter().any(ingest::is_model_facts) => {
+                    Some(preload::of_class_file(&result, text, &facts.line_index, None))
+                }
+                _ => None,
+            };
         }
-        // An ERB template's Ruby as Roundhouse compiles it (merged below, with the template rules).
-        Language::Erb if walk != prism_ingest::Walk::None => erb_found = prism_ingest::judge_erb(text, &facts.line_index, dispatch),
-        // A HAML template's Ruby as Roundhouse compiles it.
-        Language::Haml if walk != prism_ingest::Walk::None => erb_found = Some(prism_ingest::judge_haml(text, &facts.line_index, dispatch)),
+        // An ERB or HAML template's Ruby as Roundhouse compiles it (merged below, with the template
+        // rules), and what the N+1 check reads of it, on one parse of the program.
+        Language::Erb | Language::Haml if walk != prism_ingest::Walk::None => {
+            let compiled =
+                if parsed.language == Language::Erb { prism_ingest::erb::compile(text) } else { Some(prism_ingest::haml::compile(text)) };
+            if let Some(compiled) = compiled {
+                let result = ruby_prism::parse(compiled.ruby.as_bytes());
+                erb_found = Some(prism_ingest::judge_compiled(&compiled, &result, text, &facts.line_index, dispatch));
+                if walk == prism_ingest::Walk::Program {
+                    preload = Some(preload::of_template(&compiled, &result, text, &facts.line_index));
+                }
+            }
+        }
         _ => {}
     }
-    // What the N+1 check reads: a controller's or a model's methods, a template's program.
-    let preload = match (walk, parsed.language) {
-        (prism_ingest::Walk::ControllerFile, Language::Ruby) => Some(preload::of_class_file(text, &facts.line_index, Some("Controller"))),
-        (prism_ingest::Walk::ModelFile, Language::Ruby) if facts.models.iter().any(ingest::is_model_facts) => {
-            Some(preload::of_class_file(text, &facts.line_index, None))
-        }
-        (prism_ingest::Walk::Program, Language::Erb) => {
-            prism_ingest::erb::compile(text).map(|compiled| preload::of_template(&compiled, text, &facts.line_index))
-        }
-        (prism_ingest::Walk::Program, Language::Haml) => {
-            Some(preload::of_template(&prism_ingest::haml::compile(text), text, &facts.line_index))
-        }
-        _ => None,
-    };
     // A controller's methods are kept even when they bind nothing: they are the actions that feed
     // templates.
     facts.preload = preload.filter(|p| walk == prism_ingest::Walk::ControllerFile || !p.is_empty()).map(Box::new);

@@ -157,8 +157,7 @@ impl PreloadFacts {
 }
 
 /// The bodies of the first class of a controller or model file: each `def`'s.
-pub fn of_class_file(text: &str, line_index: &LineIndex, class_suffix: Option<&str>) -> PreloadFacts {
-    let result = ruby_prism::parse(text.as_bytes());
+pub fn of_class_file(result: &ruby_prism::ParseResult<'_>, text: &str, line_index: &LineIndex, class_suffix: Option<&str>) -> PreloadFacts {
     let root = result.node();
     let mut classes = Vec::new();
     collect_classes(&root, &mut classes);
@@ -213,8 +212,12 @@ fn collect_classes<'pr>(node: &Node<'pr>, out: &mut Vec<ruby_prism::ClassNode<'p
 }
 
 /// A template's program (its Ruby as the compiler builds it), placed back in the template.
-pub fn of_template(compiled: &crate::roundhouse::prism_ingest::erb::Compiled, source: &str, line_index: &LineIndex) -> PreloadFacts {
-    let result = ruby_prism::parse(compiled.ruby.as_bytes());
+pub fn of_template(
+    compiled: &crate::roundhouse::prism_ingest::erb::Compiled,
+    result: &ruby_prism::ParseResult<'_>,
+    source: &str,
+    line_index: &LineIndex,
+) -> PreloadFacts {
     let root = result.node();
     let place = |offset: usize| compiled.template_offset(offset).min(source.len());
     let mut walker = Walker::new(source, line_index, place);
@@ -946,20 +949,23 @@ mod tests {
         };
         for end in (0..=controller.len()).filter(|&i| controller.is_char_boundary(i)) {
             let prefix = &controller[..end];
-            check(&of_class_file(prefix, &LineIndex::new(prefix), Some("Controller")), prefix);
+            check(&of_class_file(&ruby_prism::parse(prefix.as_bytes()), prefix, &LineIndex::new(prefix), Some("Controller")), prefix);
         }
         for end in (0..=erb.len()).filter(|&i| erb.is_char_boundary(i)) {
             let prefix = &erb[..end];
             if let Some(compiled) = crate::roundhouse::prism_ingest::erb::compile(prefix) {
-                check(&of_template(&compiled, prefix, &LineIndex::new(prefix)), prefix);
+                let result = ruby_prism::parse(compiled.ruby.as_bytes());
+                check(&of_template(&compiled, &result, prefix, &LineIndex::new(prefix)), prefix);
             }
         }
         for end in (0..=haml.len()).filter(|&i| haml.is_char_boundary(i)) {
             let prefix = &haml[..end];
-            check(&of_template(&crate::roundhouse::prism_ingest::haml::compile(prefix), prefix, &LineIndex::new(prefix)), prefix);
+            let compiled = crate::roundhouse::prism_ingest::haml::compile(prefix);
+            let result = ruby_prism::parse(compiled.ruby.as_bytes());
+            check(&of_template(&compiled, &result, prefix, &LineIndex::new(prefix)), prefix);
         }
         // The whole controller: what it binds, renders and loops over.
-        let facts = of_class_file(controller, &LineIndex::new(controller), Some("Controller"));
+        let facts = of_class_file(&ruby_prism::parse(controller.as_bytes()), controller, &LineIndex::new(controller), Some("Controller"));
         let index = &facts.bodies[0];
         assert_eq!(index.renders.as_deref(), Some("posts/index"));
         assert_eq!(index.iterations.iter().map(|i| i.member.as_str()).collect::<Vec<_>>(), ["p", "x"]);

@@ -155,8 +155,19 @@ fn errors_of(result: &ruby_prism::ParseResult<'_>, text: &str, line_index: &Line
 /// says: parse errors (for a `.rb` file, when `parse_errors`) and the findings of the constructs it
 /// rejects or drops. `dispatch`: whether to report what the Spinel lane cannot compile (app code).
 pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors: bool, dispatch: bool) -> Vec<Diagnostic> {
-    let result = ruby_prism::parse(text.as_bytes());
-    let mut out = if report_parse_errors { errors_of(&result, text, line_index) } else { Vec::new() };
+    judge_parsed(&ruby_prism::parse(text.as_bytes()), text, line_index, walk, report_parse_errors, dispatch)
+}
+
+/// `judge`, on Prism's parse of `text` made by the caller (which reads the same tree for more).
+pub fn judge_parsed(
+    result: &ruby_prism::ParseResult<'_>,
+    text: &str,
+    line_index: &LineIndex,
+    walk: Walk,
+    report_parse_errors: bool,
+    dispatch: bool,
+) -> Vec<Diagnostic> {
+    let mut out = if report_parse_errors { errors_of(result, text, line_index) } else { Vec::new() };
     let root = result.node();
     let Some(program) = root.as_program_node() else { return out };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
@@ -190,17 +201,37 @@ pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors
 /// it, with its message. (`roundhouse::check_file` weighs the template rules' findings against it.)
 /// `None` when the template is no program to the compiler (a `<%` never closed: it crashes).
 pub fn judge_erb(source: &str, line_index: &LineIndex, dispatch: bool) -> Option<Vec<Diagnostic>> {
-    erb::compile(source).map(|compiled| judge_template(&compiled, source, line_index, dispatch, true))
+    erb::compile(source)
+        .map(|compiled| judge_compiled(&compiled, &ruby_prism::parse(compiled.ruby.as_bytes()), source, line_index, dispatch))
 }
 
 /// What the ingest makes of a HAML template, as `judge_erb` does for ERB; its text's interpolation
 /// is Ruby to Roundhouse too, so a rejection there (`#@x`) is reported where it is.
 pub fn judge_haml(source: &str, line_index: &LineIndex, dispatch: bool) -> Vec<Diagnostic> {
-    judge_template(&haml::compile(source), source, line_index, dispatch, true)
+    let compiled = haml::compile(source);
+    judge_compiled(&compiled, &ruby_prism::parse(compiled.ruby.as_bytes()), source, line_index, dispatch)
 }
 
-fn judge_template(compiled: &erb::Compiled, source: &str, line_index: &LineIndex, dispatch: bool, text: bool) -> Vec<Diagnostic> {
-    let result = ruby_prism::parse(compiled.ruby.as_bytes());
+/// `judge_erb` or `judge_haml`, on the template's program and Prism's parse of it, both made by the
+/// caller (which reads the same tree for more).
+pub fn judge_compiled(
+    compiled: &erb::Compiled,
+    result: &ruby_prism::ParseResult<'_>,
+    source: &str,
+    line_index: &LineIndex,
+    dispatch: bool,
+) -> Vec<Diagnostic> {
+    judge_template(compiled, result, source, line_index, dispatch, true)
+}
+
+fn judge_template(
+    compiled: &erb::Compiled,
+    result: &ruby_prism::ParseResult<'_>,
+    source: &str,
+    line_index: &LineIndex,
+    dispatch: bool,
+    text: bool,
+) -> Vec<Diagnostic> {
     let root = result.node();
     let Some(program) = root.as_program_node() else { return Vec::new() };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
