@@ -66,6 +66,10 @@ pub struct AppContext {
     nav: std::sync::OnceLock<nav::Nav>,
     /// Where the app turns on Roundhouse's preload methods, if it does (`preload_lowering`).
     preload_lowering: std::sync::OnceLock<Option<(String, u32)>>,
+    /// What each template's renders give it, for the N+1 check (`template_envs`).
+    template_envs: std::sync::OnceLock<crate::roundhouse::preload::TemplateEnvs>,
+    /// Module last segment → where modules of that name with an `included` block are (`included_blocks`).
+    included_modules: std::sync::OnceLock<HashMap<String, Vec<(usize, usize)>>>,
     /// The app's runtime lanes (`lanes::readiness`): worked out once per context, when first asked.
     lanes: std::sync::OnceLock<crate::lanes::Readiness>,
     /// Module name → the names it declares for its includers (`module_declarations`).
@@ -401,19 +405,27 @@ impl AppContext {
             job_classes: std::sync::OnceLock::new(),
             mailer_classes: std::sync::OnceLock::new(),
             preload_lowering: std::sync::OnceLock::new(),
+            template_envs: std::sync::OnceLock::new(),
+            included_modules: std::sync::OnceLock::new(),
             lanes: std::sync::OnceLock::new(),
         }
+    }
+
+    /// What each runtime lane makes of the app (`lanes::readiness`).
+    pub fn lanes(&self) -> &crate::lanes::Readiness {
+        self.lanes.get_or_init(|| crate::lanes::readiness(self))
+    }
+
+    /// The instance variables each template is given by the actions that render it, as the N+1
+    /// check types them: worked out for every template at once, when first asked.
+    pub(crate) fn template_envs(&self) -> &crate::roundhouse::preload::TemplateEnvs {
+        self.template_envs.get_or_init(|| crate::roundhouse::preload::template_envs(self))
     }
 
     /// Whether Roundhouse writes preload methods for the app's models, and the first call that makes
     /// it: it does when some model declares a scope and Ruby it compiles (a controller, a model, a
     /// plain class; not a view) loads associations on a relation (`Post.includes(:comments)`,
     /// `preload`, `eager_load`). The file and 1-based line of that call.
-    /// What each runtime lane makes of the app (`lanes::readiness`).
-    pub fn lanes(&self) -> &crate::lanes::Readiness {
-        self.lanes.get_or_init(|| crate::lanes::readiness(self))
-    }
-
     pub fn preload_lowering(&self) -> Option<&(String, u32)> {
         self.preload_lowering
             .get_or_init(|| {
@@ -480,16 +492,27 @@ impl AppContext {
     pub fn included_blocks<'c>(&'c self, model: &crate::rails::model::Model) -> Vec<(&'c FileFacts, &'c crate::syntax::outline::Block)> {
         let included: Vec<&str> =
             model.concerns.iter().filter(|c| c.name == "include").flat_map(|c| &c.arguments).filter_map(|a| a.as_name()).collect();
+        // Where each module with an `included` block is: (file, its place among the file's
+        // namespaces), by the module's last segment. Read once per context.
+        let blocks = self.included_modules.get_or_init(|| {
+            let mut blocks: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+            for (f, file) in self.files.iter().enumerate() {
+                for (n, namespace) in file.outline.namespaces().into_iter().enumerate() {
+                    if namespace.included_block().is_some() {
+                        let last = namespace.name.rsplit("::").next().unwrap_or(&namespace.name);
+                        blocks.entry(last.to_owned()).or_default().push((f, n));
+                    }
+                }
+            }
+            blocks
+        });
         let mut out = Vec::new();
         for module in included {
             let last = module.rsplit("::").next().unwrap_or(module);
-            for file in self.files.iter() {
-                for namespace in file.outline.namespaces() {
-                    if (namespace.name == module || namespace.name.rsplit("::").next() == Some(last))
-                        && let Some(block) = namespace.included_block()
-                    {
-                        out.push((&**file, block));
-                    }
+            for &(f, n) in blocks.get(last).into_iter().flatten() {
+                let file = &*self.files[f];
+                if let Some(block) = file.outline.namespaces().get(n).and_then(|ns| ns.included_block()) {
+                    out.push((file, block));
                 }
             }
         }

@@ -800,12 +800,15 @@ fn controller_env(context: &AppContext, bodies: &[(&Body, &str)]) -> Env {
     merged
 }
 
-/// What the template `logical_path` is given by the actions that render it, as the compiler pairs
-/// them: an action renders the template its explicit `render`s all name (outside `respond_to`), or
-/// else the one named for it. The instance variables every one of them binds the same way (a
-/// query: with the preloads they all have).
-fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
-    let mut envs: Vec<Env> = Vec::new();
+/// What each template is given by the actions that render it, as the compiler pairs them: an action
+/// renders the template its explicit `render`s all name (outside `respond_to`), or else the one
+/// named for it. The instance variables every one of them binds the same way (a query: with the
+/// preloads they all have). Worked out for every template at once, once per context
+/// (`AppContext::template_envs`): a controller's env is read once for all its templates.
+pub(crate) struct TemplateEnvs(HashMap<String, Env>);
+
+pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
+    let mut given: HashMap<String, Vec<Env>> = HashMap::new();
     for (controller_facts, index) in context.controllers.values() {
         let controller = &controller_facts.controllers[*index];
         let Some(prefix) = crate::app::nav::controller_path(&controller.class_name) else { continue };
@@ -818,7 +821,8 @@ fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
                 Some(name) => format!("{prefix}/{name}"),
                 None => format!("{prefix}/{}", action.name),
             };
-            if renders != logical_path {
+            // Only a template the app has is typed: a helper method renders nothing.
+            if !context.templates.contains(&renders) {
                 continue;
             }
             let (base, bodies, filters) = base.get_or_insert_with(|| {
@@ -828,11 +832,16 @@ fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
             let mut env = bindings(context, action, base, path);
             let typed = typed_for(context, bodies, filters, action);
             env.retain(|name, _| typed.contains(name));
-            envs.push(env);
+            given.entry(renders).or_default().push(env);
         }
     }
+    TemplateEnvs(given.into_iter().map(|(template, envs)| (template, shared(envs))).collect())
+}
+
+/// The instance variables every env binds the same way (a query: with the preloads all have).
+fn shared(envs: Vec<Env>) -> Env {
     let mut envs = envs.into_iter();
-    let mut env = envs.next()?;
+    let Some(mut env) = envs.next() else { return Env::new() };
     for other in envs {
         env.retain(|name, typed| match (typed, other.get(name)) {
             (Typed::Query { model, preloads, .. }, Some(Typed::Query { model: theirs, preloads: their_preloads, .. }))
@@ -845,7 +854,7 @@ fn template_env(context: &AppContext, logical_path: &str) -> Option<Env> {
             _ => false,
         });
     }
-    Some(env)
+    env
 }
 
 /// `model.missing-preload` in `file`: each loop over a query's records that reads an association the
@@ -875,7 +884,7 @@ fn found(file: &FileFacts, context: &AppContext) -> Vec<(Diagnostic, Option<Prel
     let env: Env = if let Some(controller) = file.controllers.first().filter(|_| file.relative_path.starts_with("app/controllers/")) {
         controller_env(context, &lineage(context, controller).0)
     } else if let Some(template) = file.template.as_ref() {
-        template_env(context, &template.logical_path).unwrap_or_default()
+        context.template_envs().0.get(&template.logical_path).cloned().unwrap_or_default()
     } else {
         Env::new()
     };
