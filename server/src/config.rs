@@ -24,8 +24,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::catalogue;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::roundhouse::catalogue;
 use crate::roundhouse::tree::{Lane, Target};
 
 pub const FILE_NAME: &str = "switchyard.toml";

@@ -6,104 +6,7 @@ use serde::Serialize;
 
 use crate::syntax::Span;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bincode::Encode, bincode::Decode)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Severity> {
-        match text {
-            "info" => Some(Severity::Info),
-            "warning" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
-        }
-    }
-}
-
-/// A rule id: one of the catalogue's (`roundhouse::catalogue`) or one of Switchyard's own. The only ways
-/// to make one are `rule!("id")`, checked against the catalogue when the crate compiles, and
-/// `catalogue::lookup`, for ids that arrive as text (query capture names, settings): a misspelt id is a
-/// build error, never a finding nobody can look up.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RuleId(&'static str);
-
-/// In the persisted index, by its text; read back through the catalogue (an id this build does not
-/// know makes the entry unreadable, and the file is indexed afresh).
-impl bincode::Encode for RuleId {
-    fn encode<E: bincode::enc::Encoder>(&self, encoder: &mut E) -> Result<(), bincode::error::EncodeError> {
-        self.0.encode(encoder)
-    }
-}
-
-impl<Context> bincode::Decode<Context> for RuleId {
-    fn decode<D: bincode::de::Decoder<Context = Context>>(decoder: &mut D) -> Result<Self, bincode::error::DecodeError> {
-        let id = String::decode(decoder)?;
-        crate::roundhouse::catalogue::lookup(&id).ok_or_else(|| bincode::error::DecodeError::OtherString(format!("unknown rule id {id}")))
-    }
-}
-
-bincode::impl_borrow_decode!(RuleId);
-
-impl RuleId {
-    /// Only the catalogue calls this, with an id it holds.
-    pub(crate) const fn from_catalogue(id: &'static str) -> RuleId {
-        RuleId(id)
-    }
-
-    pub const fn as_str(self) -> &'static str {
-        self.0
-    }
-}
-
-impl std::ops::Deref for RuleId {
-    type Target = str;
-    fn deref(&self) -> &str {
-        self.0
-    }
-}
-
-impl std::fmt::Display for RuleId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0)
-    }
-}
-
-impl std::fmt::Debug for RuleId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", self.0)
-    }
-}
-
-impl PartialEq<str> for RuleId {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for RuleId {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-impl Serialize for RuleId {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.0)
-    }
-}
+pub use crate::catalogue::{RuleId, Severity};
 
 /// Rule ids more than one layer names.
 pub mod rule {
@@ -127,4 +30,12 @@ pub struct Diagnostic {
     pub severity: Severity,
     pub rule: RuleId,
     pub message: String,
+}
+
+impl Diagnostic {
+    /// A finding of catalogue rule `rule`, at the rule's own severity.
+    pub fn finding(rule: RuleId, span: Span, message: String) -> Diagnostic {
+        let severity = crate::catalogue::rule(&rule).map_or(Severity::Warning, |r| r.severity);
+        Diagnostic { span, severity, rule, message }
+    }
 }

@@ -9,12 +9,13 @@
 /// misspelt id does not build). Defined before the modules so that every one of them can use it.
 macro_rules! rule {
     ($id:literal) => {{
-        const ID: $crate::diagnostic::RuleId = $crate::roundhouse::catalogue::known($id);
+        const ID: $crate::diagnostic::RuleId = $crate::catalogue::known($id);
         ID
     }};
 }
 
 pub mod app;
+pub mod catalogue;
 pub mod checks;
 pub mod cli;
 pub mod config;

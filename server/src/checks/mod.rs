@@ -96,10 +96,9 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
     let mut unused = Vec::new();
     for suppression in &facts.suppressions {
         for rule in &suppression.rules {
-            let compilers = roundhouse::catalogue::rule(rule).is_some_and(|r| r.family == "roundhouse");
+            let compilers = crate::catalogue::rule(rule).is_some_and(|r| r.family == crate::catalogue::Family::Roundhouse);
             if !compilers && !diagnostics.iter().any(|d| silences(suppression, rule, d)) {
-                let message = if roundhouse::catalogue::rule(rule).is_none() && crate::diagnostic::rule::UNUSED_SUPPRESSION != rule.as_str()
-                {
+                let message = if crate::catalogue::rule(rule).is_none() && crate::diagnostic::rule::UNUSED_SUPPRESSION != rule.as_str() {
                     format!("`{rule}` is not a rule (`switchyard rules` lists them): this comment silences nothing.")
                 } else {
                     format!("Nothing here reports `{rule}`: this comment silences nothing and can go.")
@@ -317,7 +316,7 @@ fn json_hash_assignments(file: &FileFacts, context: &AppContext) -> Vec<Diagnost
         .iter()
         .filter(|(column, _)| columns.contains(column.as_str()))
         .map(|(column, span)| {
-            roundhouse::catalogue::finding(
+            crate::diagnostic::Diagnostic::finding(
                 rule!("model.json-hash-assignment"),
                 *span,
                 format!(
@@ -454,7 +453,7 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         } else {
             format!("Instead, move what it adds into {}.", model_file.relative_path)
         };
-        out.push(roundhouse::catalogue::finding(
+        out.push(crate::diagnostic::Diagnostic::finding(
             rule!("model.reopened-without-superclass"),
             class.name_span,
             format!(
@@ -575,7 +574,7 @@ fn preload_crash(
         return None;
     }
     let written = inflect::underscore(owner).replace('/', "::");
-    Some(roundhouse::catalogue::finding(
+    Some(crate::diagnostic::Diagnostic::finding(
         rule!("model.preload-crash"),
         span,
         format!(
@@ -605,7 +604,7 @@ fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
         let span = perform.name_span;
         let class = &namespace.name;
         if let Some(what) = unforwarded {
-            out.push(roundhouse::catalogue::finding(
+            out.push(crate::diagnostic::Diagnostic::finding(
                 rule!("job.perform-not-wrapped"),
                 span,
                 format!(
@@ -613,7 +612,7 @@ fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 ),
             ));
         } else {
-            out.push(roundhouse::catalogue::finding(
+            out.push(crate::diagnostic::Diagnostic::finding(
                 rule!("job.runs-inline"),
                 span,
                 format!(
@@ -668,7 +667,7 @@ fn mailer_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic
             let Some(Some(what)) = unforwarded_parameters(&def.parameters) else { continue };
             let class = &namespace.name;
             let name = &def.name;
-            out.push(roundhouse::catalogue::finding(
+            out.push(crate::diagnostic::Diagnostic::finding(
                 rule!("mailer.method-not-wrapped"),
                 def.name_span,
                 format!(
@@ -758,9 +757,9 @@ fn unknown_association_loads(file: &FileFacts, context: &AppContext) -> Vec<Diag
                 continue;
             }
             let hint = closest(name, model.associations.iter().map(|a| a.name.as_str()))
-                .map(|n| format!(" Did you mean `:{n}`?"))
+                .map(|n| crate::catalogue::suggestion(&format!(":{n}")))
                 .unwrap_or_default();
-            out.push(roundhouse::catalogue::finding(
+            out.push(crate::diagnostic::Diagnostic::finding(
                 rule!("rails.unknown-association"),
                 *span,
                 format!(
@@ -820,7 +819,7 @@ fn implicit_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 continue;
             }
             let Some(summary) = controller.actions.iter().find(|a| &a.name == action) else { continue };
-            out.push(roundhouse::catalogue::finding(
+            out.push(crate::diagnostic::Diagnostic::finding(
                 MISSING_TEMPLATE,
                 summary.name_span,
                 format!(
@@ -845,7 +844,7 @@ fn unexpanded_macros(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             let Some(found) = modules.iter().find_map(|m| context.module_macro(m, &call.name)) else { continue };
             let args = crate::rails::concern_macros::call_args(&call.arguments, &call.options);
             let Some(why) = crate::rails::concern_macros::not_expanded(found, &args) else { continue };
-            out.push(roundhouse::catalogue::finding(
+            out.push(crate::diagnostic::Diagnostic::finding(
                 rule!("controller.concern-macro-not-expanded"),
                 call.span,
                 format!(

@@ -149,7 +149,7 @@ fn unknown_column(
     attributes: &crate::app::nav::Attributes,
 ) -> Diagnostic {
     let names = attributes.columns.iter().map(String::as_str).chain(attributes.associations.iter().map(String::as_str));
-    let suggestion = super::closest(name, names).map(|n| format!(" Did you mean `{n}`?")).unwrap_or_default();
+    let suggestion = super::closest(name, names).map(crate::catalogue::suggestion).unwrap_or_default();
     finding(
         UNKNOWN_COLUMN,
         Severity::Warning,
@@ -593,7 +593,7 @@ fn missing_translations(file: &FileFacts, context: &AppContext) -> Vec<Diagnosti
         // keys only, not the locale's thousands.
         let scope = key.rsplit_once('.').map_or("", |(scope, _)| scope);
         let siblings = nav.keys_under(locale, scope).filter(|k| k.rsplit_once('.').map_or("", |(s, _)| s) == scope);
-        let suggestion = super::closest(key, siblings).map(|k| format!(" Did you mean `{k}`?")).unwrap_or_default();
+        let suggestion = super::closest(key, siblings).map(crate::catalogue::suggestion).unwrap_or_default();
         out.push(finding(
             MISSING_TRANSLATION,
             Severity::Warning,

@@ -10,12 +10,12 @@ use serde::Serialize;
 
 use super::{Loaded, Outcome, load, report_file_errors};
 use crate::app::AppContext;
+use crate::catalogue;
 use crate::checks::{app_diagnostics, file_diagnostics};
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
 use crate::rails::project;
-use crate::roundhouse::catalogue;
 use crate::roundhouse::exact::ExactConfig;
 use crate::roundhouse::tree::Target;
 
@@ -692,7 +692,7 @@ fn write_summary(
     for (rule, n) in counts {
         writeln!(out, "  {n:>4}  {rule}")?;
     }
-    if let Some(documents) = counts.get("model.document-not-compiled") {
+    if let Some(documents) = counts.get(rule!("model.document-not-compiled").as_str()) {
         writeln!(
             out,
             "note: {documents} model{} {} persisted by a document store (Mongoid or another): Roundhouse compiles Active Record models only, so {} plain classes in every tree.",
@@ -701,7 +701,7 @@ fn write_summary(
             if *documents == 1 { "it compiles as" } else { "they compile as" }
         )?;
     }
-    if let Some(rule) = counts.keys().find(|r| crate::roundhouse::catalogue::rule(r).is_some()) {
+    if let Some(rule) = counts.keys().find(|r| crate::catalogue::rule(r).is_some()) {
         writeln!(out, "`switchyard explain <rule>` says why and how to fix each (`switchyard explain {rule}`).")?;
     }
     Ok(())

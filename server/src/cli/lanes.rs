@@ -10,12 +10,12 @@ use serde::Serialize;
 
 use super::{Loaded, Outcome, load, report_file_errors};
 use crate::app::AppContext;
+use crate::catalogue;
 use crate::checks::{app_diagnostics, file_diagnostics};
 use crate::config::{Chosen, Config};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rails::FileFacts;
 use crate::rails::project;
-use crate::roundhouse::catalogue;
 use crate::roundhouse::tree::Lane;
 
 /// One lane's verdict.

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::Outcome;
-use crate::roundhouse::catalogue::{RULES, rule};
+use crate::catalogue::{RULES, rule};
 
 pub fn rules(markdown: bool) -> Result<Outcome, String> {
     let mut out = super::stdout();

@@ -114,8 +114,8 @@ fn rule_id_before(line: &str) -> Option<String> {
 
 /// Every rule id starting with `partial`, with its summary.
 fn rule_ids(partial: &str) -> Vec<Item> {
-    let catalogue = crate::roundhouse::catalogue::RULES.iter().map(|r| r.id);
-    let own = crate::roundhouse::rule_docs::OWN.iter().map(|(id, _)| *id);
+    let catalogue = crate::catalogue::RULES.iter().map(|r| r.id);
+    let own = crate::roundhouse::rule_docs::OWN.iter().map(|(id, _)| id.as_str());
     catalogue
         .chain(own)
         .filter(|id| id.starts_with(partial))
@@ -492,7 +492,7 @@ mod tests {
         assert_eq!(offered("#- /app/models/cafe.rb\nclass Cafe < ApplicationRecord\n  café_$0\nend\n"), Vec::<String>::new());
         assert_eq!(offered("#- /app/models/cafe.rb\nclass Cafe < ApplicationRecord\n  a = 1 😀_$0\nend\n"), Vec::<String>::new());
         let all = offered("#- /app/models/cafe.rb\n# switchyard:disable é$0\nclass Cafe < ApplicationRecord\nend\n");
-        assert_eq!(all.len(), crate::roundhouse::catalogue::RULES.len() + crate::roundhouse::rule_docs::OWN.len());
+        assert_eq!(all.len(), crate::catalogue::RULES.len() + crate::roundhouse::rule_docs::OWN.len());
         // In a query's arguments after `é`: Post's columns.
         let columns = offered(
             "#- /app/controllers/cafes_controller.rb\nclass CafesController < ApplicationController\n  def index = Post.where(é$0)\nend\n",

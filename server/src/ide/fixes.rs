@@ -1,8 +1,10 @@
-//! Quick fixes for a diagnostic: rewrites where the rule has one mechanical answer (`"#@x"` →
+//! Quick fixes for a diagnostic: rewrites where the rule has one mechanical answer (the catalogue's
+//! `Rule::fix` says which: `"#@x"` →
 //! `"#{@x}"`, `alias a b` → `alias_method :a, :b`, a text `#{` → `&#35;{`, a misspelt helper or
 //! association → the name suggested, an unused suppression removed), and for every rule a
 //! `switchyard:disable` comment for the line or the file, written in the file's own comment syntax.
 
+use crate::catalogue::Fix as Rewrite;
 use crate::diagnostic::Diagnostic;
 use crate::rails::{FileFacts, Suppression};
 use crate::syntax::Language;
@@ -43,17 +45,24 @@ pub fn fixes(text: &str, facts: &FileFacts, diagnostic: &Diagnostic) -> Vec<Fix>
 }
 
 fn replace(title: String, start: usize, end: usize, new_text: String) -> Option<Fix> {
-    Some(Fix { title, edits: vec![Edit { start, end, new_text }], preferred: true, safe: true })
+    Some(Fix { title, edits: vec![Edit { start, end, new_text }], preferred: true, safe: false })
 }
 
+/// The rule's rewrite (`Rule::fix`), safe as the catalogue says it is.
 fn rewrite(text: &str, diagnostic: &Diagnostic, found: &str) -> Option<Fix> {
+    let rewrite = crate::catalogue::fix(diagnostic.rule)?;
+    let fix = rewritten(text, diagnostic, found, rewrite)?;
+    Some(Fix { safe: rewrite.is_safe(), ..fix })
+}
+
+fn rewritten(text: &str, diagnostic: &Diagnostic, found: &str, rewrite: Rewrite) -> Option<Fix> {
     let (start, end) = (diagnostic.span.start(), diagnostic.span.end());
-    match diagnostic.rule.as_str() {
-        "syntax.embedded-variable" => {
+    match rewrite {
+        Rewrite::EmbeddedVariable => {
             let variable = found.strip_prefix('#').filter(|v| v.starts_with(['@', '$']))?;
             replace(format!("Write `#{{{variable}}}`"), start, end, format!("#{{{variable}}}"))
         }
-        "syntax.alias-keyword" => {
+        Rewrite::AliasMethod => {
             let mut words = found.split_whitespace();
             let (Some("alias"), Some(new), Some(old), None) = (words.next(), words.next(), words.next(), words.next()) else { return None };
             let symbol = |w: &str| {
@@ -64,17 +73,16 @@ fn rewrite(text: &str, diagnostic: &Diagnostic, found: &str) -> Option<Fix> {
             let rewritten = format!("alias_method {new}, {old}");
             replace(format!("Write `{rewritten}`"), start, end, rewritten)
         }
-        "views.text-interpolation" if found.starts_with('#') => {
+        Rewrite::EscapeHash if found.starts_with('#') => {
             replace("Escape the `#` as `&#35;`".to_owned(), start, start + 1, "&#35;".to_owned())
         }
-        "rails.unknown-route-helper" | "rails.unknown-association" => {
-            let suggestion = diagnostic.message.split("Did you mean `").nth(1)?.split('`').next()?;
+        Rewrite::SuggestedName => {
+            let suggestion = crate::catalogue::suggested(&diagnostic.message)?;
             // A symbol is suggested as `:name`; a hash key is written without the colon.
             let suggestion = if found.starts_with(':') { suggestion } else { suggestion.trim_start_matches(':') };
-            // A guess: offered, never applied unasked.
-            replace(format!("Change to `{suggestion}`"), start, end, suggestion.to_owned()).map(|fix| Fix { safe: false, ..fix })
+            replace(format!("Change to `{suggestion}`"), start, end, suggestion.to_owned())
         }
-        "switchyard.unused-suppression" => {
+        Rewrite::RemoveComment => {
             let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
             let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
             let before = &text[line_start..start];
@@ -91,7 +99,8 @@ fn rewrite(text: &str, diagnostic: &Diagnostic, found: &str) -> Option<Fix> {
                 replace("Remove the unused `switchyard:disable` comment".to_owned(), cut, line_end, String::new())
             }
         }
-        _ => None,
+        // The query may be in another file: the LSP's code action writes it (`roundhouse::preload::fix`).
+        Rewrite::EscapeHash | Rewrite::Preload => None,
     }
 }
 

@@ -103,10 +103,12 @@ pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagn
         own.sort_by_key(|r| (r.span.start_byte, r.span.end_byte));
         route_hints(&routes.calls, facts, &own, &mut hints);
     }
-    for diagnostic in diagnostics.iter().filter(|d| !d.rule.starts_with("syntax.") && d.rule != rule!("views.template-parse-error")) {
+    for diagnostic in
+        diagnostics.iter().filter(|d| d.rule.family() != crate::catalogue::Family::Syntax && d.rule != rule!("views.template-parse-error"))
+    {
         let fate = match diagnostic.severity {
             // Wiring checks: Rails itself fails there, whatever Roundhouse does.
-            _ if diagnostic.rule.starts_with("rails.") => "fails at run time",
+            _ if diagnostic.rule.family() == crate::catalogue::Family::Rails => "fails at run time",
             Severity::Error => "not compiled",
             Severity::Warning => "dropped or changed",
             Severity::Info => "note",

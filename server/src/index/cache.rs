@@ -43,35 +43,6 @@ fn nanos(time: std::time::SystemTime) -> u32 {
     time.duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
 }
 
-/// How long before it is read a file must have last changed for its status to vouch for its content:
-/// longer than any file system's timestamp granularity (FAT's is two seconds).
-const SETTLED: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// A file's status as one number (size, modification and change times, inode), when it can vouch for
-/// the content read at `read_at`: `0` when the file changed too recently (a second write within the
-/// same tick would leave the same status) or its times cannot be read.
-pub fn status(metadata: &std::fs::Metadata, read_at: std::time::SystemTime) -> u64 {
-    let Ok(modified) = metadata.modified() else { return 0 };
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    metadata.len().hash(&mut hasher);
-    modified.hash(&mut hasher);
-    // The later of the modification and the change time (unix; elsewhere the modification time).
-    #[cfg(unix)]
-    let last_change = {
-        use std::os::unix::fs::MetadataExt;
-        (metadata.ino(), metadata.dev(), metadata.ctime(), metadata.ctime_nsec()).hash(&mut hasher);
-        let changed =
-            UNIX_EPOCH + std::time::Duration::new(metadata.ctime().max(0) as u64, metadata.ctime_nsec().clamp(0, 999_999_999) as u32);
-        modified.max(changed)
-    };
-    #[cfg(not(unix))]
-    let last_change = modified;
-    match read_at.duration_since(last_change) {
-        Ok(age) if age >= SETTLED => hasher.finish().max(1),
-        _ => 0,
-    }
-}
-
 /// One file, as written: its facts are encoded on their own, so they are decoded only when the file
 /// is unchanged, in the cold index's parallel pass. Read back as an `EntryRef`.
 #[derive(bincode::Encode)]
@@ -357,7 +328,6 @@ fn decode_entries<'a>(root: &str, bytes: &'a [u8]) -> Result<Vec<EntryRef<'a>>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, SystemTime};
 
     /// A cache file is read only as what it was written for: copied under another app's name, with a
     /// byte flipped, or replaced by a FIFO, it is not used (and nothing waits); a write that fails leaves
@@ -399,30 +369,5 @@ mod tests {
             std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().contains(".tmp.")).collect();
         assert!(left.is_empty(), "{left:?}");
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_status_vouches_only_for_a_settled_file_and_changes_with_any_write() {
-        let dir = std::env::temp_dir().join(format!("switchyard-status-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("post.rb");
-        std::fs::write(&file, "class Post\nend\n").unwrap();
-        let first = std::fs::metadata(&file).unwrap();
-        let now = SystemTime::now();
-        assert_eq!(status(&first, now), 0, "just written: its status vouches for nothing");
-        let later = now + Duration::from_secs(60);
-        let settled = status(&first, later);
-        assert_ne!(settled, 0);
-        assert_eq!(status(&std::fs::metadata(&file).unwrap(), later), settled, "untouched: the same status");
-        // The same size, and the old modification time put back: the change time still tells.
-        std::thread::sleep(Duration::from_millis(20));
-        std::fs::write(&file, "class Page\nend\n").unwrap();
-        std::fs::File::options().write(true).open(&file).unwrap().set_modified(first.modified().unwrap()).unwrap();
-        let rewritten = std::fs::metadata(&file).unwrap();
-        assert_eq!(rewritten.len(), first.len());
-        assert_eq!(rewritten.modified().unwrap(), first.modified().unwrap());
-        #[cfg(unix)]
-        assert_ne!(status(&rewritten, later), settled, "a rewrite with the old time and size is seen");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -263,7 +263,7 @@ impl Index {
         };
         let read_at = std::time::SystemTime::now();
         let metadata = opened.metadata.clone();
-        let status = if cached.is_some() { cache::status(&metadata, read_at) } else { 0 };
+        let status = if cached.is_some() { crate::files::status(&metadata, read_at) } else { 0 };
         let reuse = |entry: cache::Cached, fingerprint: cache::Fingerprint, len: usize| {
             let mut facts = cache::decode_facts(entry.facts.as_slice())?;
             facts.path = path.to_path_buf();

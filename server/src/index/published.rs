@@ -55,7 +55,7 @@ impl Published {
 /// The status of the file at `path` as of `now`, when it vouches for a text hashing to `text_hash`:
 /// it has settled, and reading it gives that text.
 pub fn status_of_text(path: &Path, text_hash: u64, now: std::time::SystemTime) -> Option<u64> {
-    let status = cache::status(&std::fs::metadata(path).ok()?, now);
+    let status = crate::files::status(&std::fs::metadata(path).ok()?, now);
     let text = crate::files::read_source(path)?;
     (status != 0 && crate::rails::text_hash(&text) == text_hash).then_some(status)
 }
@@ -136,7 +136,7 @@ fn load_at(cache: &Cache, keeper: Keeper, folders: &[PathBuf], now: std::time::S
         }
     };
     let changed = published.read.par_iter().find_any(|(path, status)| {
-        *status == 0 || std::fs::metadata(path).map_or(true, |metadata| cache::status(&metadata, now) != *status)
+        *status == 0 || std::fs::metadata(path).map_or(true, |metadata| crate::files::status(&metadata, now) != *status)
     });
     if let Some((path, _)) = changed {
         tracing::debug!("last diagnostics not used: {path} changed");
@@ -171,7 +171,7 @@ mod tests {
         };
         // Statuses are taken as if an hour from now, when what was just written has settled.
         let later = SystemTime::now() + Duration::from_secs(3600);
-        let status = |path: &Path| cache::status(&std::fs::metadata(path).unwrap(), later);
+        let status = |path: &Path| crate::files::status(&std::fs::metadata(path).unwrap(), later);
         let published = |read: Vec<(String, u64)>| Published {
             apps: vec![dir.display().to_string()],
             read,

@@ -16,11 +16,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::app::AppContext;
+use crate::catalogue;
 use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::rails::FileFacts;
 use crate::rails::deploy::{DeclaredGem, DeployFile, Gemfile, Lockfile, RuntimeCall, StartCommand, WorkerCount, Workers};
 use crate::rails::project::FileKind;
-use crate::roundhouse::catalogue;
 use crate::roundhouse::tree::Lane;
 use crate::syntax::Span;
 

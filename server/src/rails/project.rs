@@ -398,7 +398,7 @@ pub struct Discovered {
     pub apps: Vec<RailsApp>,
     pub files: Vec<PathBuf>,
     /// Every folder the walk listed and every ignore file that shaped it (the folder's own and its
-    /// ancestors'), each with its status (`index::cache::status`) taken before the walk read it: a
+    /// ancestors'), each with its status (`files::status`) taken before the walk read it: a
     /// later walk that finds them all with the same status finds the same files.
     pub read: Vec<(PathBuf, u64)>,
 }
@@ -444,7 +444,7 @@ pub fn discover_recording(folder: &Path, record: bool) -> Discovered {
                 // Called before the walk lists the folder: a change after this status changes it.
                 if record {
                     let now = std::time::SystemTime::now();
-                    let status = std::fs::metadata(path).map_or(0, |m| crate::index::cache::status(&m, now));
+                    let status = std::fs::metadata(path).map_or(0, |m| crate::files::status(&m, now));
                     finds.own.read.push((path.to_path_buf(), status));
                     finds.own.read.extend(statuses_of_ignore_files(path));
                 }
@@ -483,7 +483,7 @@ fn statuses_of_ignore_files(dir: &Path) -> Vec<(PathBuf, u64)> {
         .filter_map(|name| {
             let path = dir.join(name);
             let metadata = std::fs::metadata(&path).ok()?;
-            Some((path, crate::index::cache::status(&metadata, now)))
+            Some((path, crate::files::status(&metadata, now)))
         })
         .collect()
 }

@@ -114,7 +114,7 @@ pub fn run_blocking(config: &ExactConfig, app_root: &Path, out: &Path) -> Result
 impl ExactDiagnostic {
     /// The rule it is reported under: the compiler's kind (`roundhouse.lower_residue`).
     pub fn rule(&self) -> crate::diagnostic::RuleId {
-        super::catalogue::compiler_rule(self.code.as_deref())
+        crate::catalogue::compiler_rule(self.code.as_deref())
     }
 
     /// Its message as reported: a kind this version does not know is named first.
@@ -127,7 +127,7 @@ impl ExactDiagnostic {
 
     /// Its severity as reported: the rule's, or an error when the compiler says error.
     pub fn reported_severity(&self) -> Severity {
-        let default = super::catalogue::rule(&self.rule()).map_or(Severity::Warning, |r| r.severity);
+        let default = crate::catalogue::rule(&self.rule()).map_or(Severity::Warning, |r| r.severity);
         if self.severity == Severity::Error { Severity::Error } else { default }
     }
 
@@ -138,7 +138,7 @@ impl ExactDiagnostic {
         own.iter().any(|d| {
             d.span.start.line.saturating_sub(1) <= line
                 && line <= d.span.end.line + 1
-                && super::catalogue::echoes(d.rule, self.code.as_deref(), &self.message)
+                && crate::catalogue::echoes(d.rule, self.code.as_deref(), &self.message)
         })
     }
 

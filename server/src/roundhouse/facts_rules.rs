@@ -1,7 +1,6 @@
 //! Rules read from a file's facts (no query needed): model, controller, view, initializer, JVM and
 //! Spinel rules of `shared/spec/rules.md`. Each diagnostic sits on the construct's own span.
 
-use super::catalogue;
 use crate::diagnostic::Diagnostic;
 use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
@@ -25,7 +24,7 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
         names
             .iter()
             .find(|n| n.trim_end_matches('s') == name.trim_end_matches('s'))
-            .map(|n| format!(" Did you mean `:{n}`?"))
+            .map(|n| crate::catalogue::suggestion(&format!(":{n}")))
             .unwrap_or_default()
     };
     for association in &model.associations {
@@ -70,7 +69,7 @@ fn unknown_associations(model: &crate::rails::model::Model, out: &mut Vec<Diagno
 pub const MIGRATION_VERB: crate::diagnostic::RuleId = rule!("schema.migration-verb");
 
 fn push(out: &mut Vec<Diagnostic>, rule: crate::diagnostic::RuleId, span: Span, message: String) {
-    out.push(catalogue::finding(rule, span, message));
+    out.push(crate::diagnostic::Diagnostic::finding(rule, span, message));
 }
 
 const CONTROLLER_MACROS_DROPPED: &[&str] = &[
@@ -388,7 +387,8 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             if filter.kind == "skip_after_action" {
                 // Dropped, but what it skips never runs in the compiled app: nothing changes.
                 let message = "Roundhouse drops `skip_after_action`, which changes nothing: it never runs an `after_action` at all.";
-                let mut finding = catalogue::finding(rule!("controller.macro-dropped"), filter.span, message.to_owned());
+                let mut finding =
+                    crate::diagnostic::Diagnostic::finding(rule!("controller.macro-dropped"), filter.span, message.to_owned());
                 finding.severity = crate::diagnostic::Severity::Info;
                 out.push(finding);
                 continue;

@@ -50,7 +50,10 @@ fn reported(files: &[(String, String)]) -> Vec<String> {
             // A rule id is made only from the catalogue (`rule!`); every one has its page too.
             assert!(super::rule_docs::documented(&d.rule) && super::rule_docs::summary(&d.rule).is_some(), "{} has no page", d.rule);
             // Not the compiler's verdicts: Rails' wiring, Switchyard's own, the runtimes' lanes.
-            if d.rule.starts_with("rails.") || d.rule.starts_with("switchyard.") || d.rule.starts_with("lanes.") {
+            if matches!(
+                d.rule.family(),
+                crate::catalogue::Family::Rails | crate::catalogue::Family::Switchyard | crate::catalogue::Family::Lanes
+            ) {
                 continue;
             }
             out.push(format!("{}:{} {} {}", facts.relative_path, d.span.start.line + 1, d.severity.as_str(), d.rule));

@@ -70,7 +70,7 @@ pub fn check(text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
             if !top_list {
                 top_list = true;
                 let span = line_index.span(start..start + line.trim_end().len());
-                out.push(super::catalogue::finding(
+                out.push(crate::diagnostic::Diagnostic::finding(
                     rule!("fixtures.unsupported-value"),
                     span,
                     "Roundhouse's fixture reader rejects a file that is a list: it reads labels, each with its fields, and the compile stops. Instead, give each record a label: `first:` with its fields indented under it.".to_owned(),
@@ -87,7 +87,7 @@ pub fn check(text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
         }
         let span = line_index.span(start + indent(line)..start + line.trim_end().len());
         let mut report = |why: String, instead: &str| {
-            out.push(super::catalogue::finding(
+            out.push(crate::diagnostic::Diagnostic::finding(
                 rule!("fixtures.unsupported-value"),
                 span,
                 format!("Roundhouse's fixture reader rejects {why}: the compile stops. Instead, {instead}"),

@@ -19,7 +19,8 @@
 //!
 //! It does not decide what happens to a construct inside a file it reads: that is each rule's.
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::catalogue::{Family, Subject};
+use crate::diagnostic::{Diagnostic, RuleId, Severity};
 use crate::rails::FileFacts;
 use crate::rails::project::FileKind;
 use crate::syntax::outline::{Item, Namespace, NamespaceKind};
@@ -476,15 +477,8 @@ pub fn bodies(facts: &FileFacts) -> std::collections::HashMap<usize, Body> {
 
 /// Rules that describe how a file is read rather than a construct in it: they hold for files
 /// Roundhouse does not read, and explain why.
-fn about_reading(rule: &str) -> bool {
-    matches!(rule, "views.template-engine" | "views.template-format" | "views.output-collision" | "schema.migration-verb")
-        || rule.starts_with("rails.")
-        || rule.starts_with("switchyard.")
-        || rule.starts_with("initializer.")
-        || rule.starts_with("routes.")
-        || rule.starts_with("schema.")
-        || rule.starts_with("lanes.")
-        || rule == rule!("syntax.parse-error").as_str()
+fn about_reading(rule: RuleId) -> bool {
+    crate::catalogue::subject(rule) == Subject::Reading
 }
 
 /// A finding as the file's reading makes it true: gone where Roundhouse does not read the construct,
@@ -500,11 +494,11 @@ pub fn apply(reading: &Reading, relative_path: &str, finding: Diagnostic) -> Opt
             None
         }
         // A routes file nothing draws: its calls reach no route table.
-        Reading::NotRead(_) => (about_reading(&finding.rule)
-            && (!finding.rule.starts_with("routes.") || finding.rule == super::routes::FILE_NOT_DRAWN))
+        Reading::NotRead(_) => (about_reading(finding.rule)
+            && (finding.rule.family() != Family::Routes || finding.rule == super::routes::FILE_NOT_DRAWN))
             .then_some(finding),
-        Reading::Dsl => (about_reading(&finding.rule)).then_some(finding),
-        Reading::FileByFile if finding.severity == Severity::Error && rejects(&finding.rule) => Some(Diagnostic {
+        Reading::Dsl => (about_reading(finding.rule)).then_some(finding),
+        Reading::FileByFile if finding.severity == Severity::Error && rejects(finding.rule) => Some(Diagnostic {
             severity: Severity::Warning,
             message: format!(
                 "{} Roundhouse compiles this file on its own, so it drops the file instead of stopping: its classes are missing from every tree.",
@@ -552,7 +546,7 @@ pub fn replays_class_body(reading: &AppReading, superclass: Option<&str>) -> boo
 /// The finding that makes Roundhouse drop a file it reads on its own (`Reading::FileByFile`): the first
 /// construct its ingest rejects there, or a syntax error.
 pub fn dropped_by(facts: &FileFacts) -> Option<&Diagnostic> {
-    facts.diagnostics.iter().find(|d| d.severity == Severity::Error && (rejects(&d.rule) || d.rule == rule!("syntax.parse-error")))
+    facts.diagnostics.iter().find(|d| d.severity == Severity::Error && (rejects(d.rule) || d.rule == rule!("syntax.parse-error")))
 }
 
 /// Whether a finding (as extracted, before `apply`) still holds in a file Roundhouse reads on its own
@@ -560,16 +554,12 @@ pub fn dropped_by(facts: &FileFacts) -> Option<&Diagnostic> {
 /// syntax error: the errors `dropped_by` looks for), and what describes how the file is read or
 /// wired; not what the compiler would do with a statement of it, since no tree contains the file.
 pub fn holds_in_dropped_file(finding: &Diagnostic) -> bool {
-    finding.severity == Severity::Error && rejects(&finding.rule) || about_reading(&finding.rule)
+    finding.severity == Severity::Error && rejects(finding.rule) || about_reading(finding.rule)
 }
 
 /// Rules whose construct the ingest rejects (an error where the file is compiled).
-fn rejects(rule: &str) -> bool {
-    rule.starts_with("syntax.") && rule != rule!("syntax.parse-error").as_str()
-        || matches!(
-            rule,
-            "model.class-variable-initializer" | "model.enum-mapping" | "model.scope-body" | "model.singleton-class-statement"
-        )
+fn rejects(rule: RuleId) -> bool {
+    crate::catalogue::subject(rule) == Subject::Rejected
 }
 
 #[cfg(test)]

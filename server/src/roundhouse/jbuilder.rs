@@ -109,7 +109,7 @@ pub fn check(tree: &Tree, text: &str) -> Vec<Diagnostic> {
                     instead_of_dropped(first_line)
                 ),
             };
-            Some(super::catalogue::finding(rule!("views.jbuilder-ignored"), span, message))
+            Some(crate::diagnostic::Diagnostic::finding(rule!("views.jbuilder-ignored"), span, message))
         })
         .collect()
 }

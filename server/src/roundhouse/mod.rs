@@ -4,7 +4,6 @@
 //! `check_file` is the judgement of one file, run by the index right after the file's facts are read
 //! (the syntax rules need its tree, which only lives that long).
 
-pub mod catalogue;
 pub mod controller_lowering;
 pub mod erb_pairing;
 pub mod exact;
@@ -141,12 +140,14 @@ fn merge_compiled_template(found: &mut Vec<Diagnostic>, compiled: Vec<Diagnostic
         }
     }
     let text_lines: Vec<u32> = found.iter().filter(|f| f.rule == rule!("views.text-interpolation")).map(|f| f.span.start.line).collect();
-    let explained = |d: &Diagnostic| d.severity == Severity::Error && (d.rule.starts_with("views.") || d.rule == TEMPLATE_PARSE_ERROR);
+    let explained = |d: &Diagnostic| {
+        d.severity == Severity::Error && (d.rule.family() == crate::catalogue::Family::Views || d.rule == TEMPLATE_PARSE_ERROR)
+    };
     let stop_explained = found.iter().any(explained) || earlier.iter().any(explained);
     for d in compiled {
         if d.rule != TEMPLATE_PARSE_ERROR {
             // A rejection in the text (`#@x`) is the template rule's to say.
-            if !(d.rule.starts_with("syntax.") && text_lines.contains(&d.span.start.line)) {
+            if !(d.rule.family() == crate::catalogue::Family::Syntax && text_lines.contains(&d.span.start.line)) {
                 found.push(d);
             }
         } else if let Some(tag) = found.iter_mut().find(|f| f.rule == rule!("views.literal-tag") && f.span.start.line == d.span.start.line)

@@ -148,10 +148,10 @@ fn header(out: &mut Out, source: &str, entry: &TreeEntry, target: Target) {
 }
 
 fn flagged(out: &mut Out, diagnostics: &[Diagnostic]) {
-    for d in diagnostics.iter().filter(|d| d.rule.contains('.') && !d.rule.starts_with("rails.")) {
+    for d in diagnostics.iter().filter(|d| d.rule.family() != crate::catalogue::Family::Rails) {
         out.from(d.span.start.line, comment(&format!("{} (line {}): {}", d.rule, d.span.start.line + 1, d.message)));
     }
-    if diagnostics.iter().any(|d| !d.rule.starts_with("rails.")) {
+    if diagnostics.iter().any(|d| d.rule.family() != crate::catalogue::Family::Rails) {
         out.line("");
     }
 }

@@ -23,7 +23,7 @@ pub const FILE_NOT_DRAWN: crate::diagnostic::RuleId = rule!("routes.file-not-dra
 pub fn not_drawn(name: &str, calls: &[RouteCall]) -> Option<Diagnostic> {
     let first = calls.iter().find(|c| !c.method.starts_with("require")).or(calls.first())?;
     let span = if first.name_span.end_byte > first.name_span.start_byte { first.name_span } else { first.span };
-    Some(super::catalogue::finding(
+    Some(crate::diagnostic::Diagnostic::finding(
         FILE_NOT_DRAWN,
         span,
         format!(

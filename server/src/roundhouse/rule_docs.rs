@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::catalogue::{RULES, Rule, severity_meaning};
+use crate::catalogue::{RULES, Rule, severity_meaning};
 
 const PROSE: &str = include_str!("rule_docs.md");
 
@@ -26,7 +26,7 @@ pub fn prose(id: &str) -> Option<&'static Prose> {
 
 /// Whether `id` has a page: a catalogue rule or one of Switchyard's own.
 pub fn documented(id: &str) -> bool {
-    super::catalogue::rule(id).is_some() || OWN.iter().any(|(own, _)| *own == id)
+    crate::catalogue::rule(id).is_some() || OWN.iter().any(|(own, _)| *own == id)
 }
 
 /// `(id, body)` for every `## id` section of `rule_docs.md`.
@@ -84,9 +84,13 @@ pub fn page(rule: &Rule, level: usize) -> String {
             let _ = writeln!(out, "{sub} {heading}\n\n{text}\n");
         }
     }
-    let meaning = if rule.family == "rails" {
+    if let Some(fix) = rule.fix {
+        let safe = if fix.is_safe() { " `switchyard --check --fix` applies it too." } else { "" };
+        let _ = writeln!(out, "{sub} Quick fix\n\nThe editor offers one: it {}.{safe}\n", fix.describe());
+    }
+    let meaning = if rule.family == crate::catalogue::Family::Rails {
         "a wiring check that needs no compiler: Rails itself fails here when the code runs, whatever the target."
-    } else if rule.family == "lanes" {
+    } else if rule.family == crate::catalogue::Family::Lanes {
         "a runtime-lane finding: what the runtime does with the app's deployment files, gems or code, whichever tree it runs (`switchyard lanes` shows every lane; the default lanes are the targets' own, `--lane` and `lanes = [...]` in `switchyard.toml` choose others). Error: it stops there; warning: it fails or costs there until changed; info: a fact to know."
     } else {
         severity_meaning(rule.severity)
@@ -104,22 +108,22 @@ pub fn page(rule: &Rule, level: usize) -> String {
 
 /// Switchyard's own diagnostics, outside the catalogue (they are about Switchyard's settings, not about
 /// Roundhouse): id and page body.
-pub const OWN: &[(&str, &str)] = &[
+pub const OWN: &[(crate::diagnostic::RuleId, &str)] = &[
     (
-        "switchyard.unused-suppression",
+        rule!("switchyard.unused-suppression"),
         "**info** · Switchyard's own\n\nA `# switchyard:disable` comment that silences nothing: no finding of the rules it names is on \
          its line (or, for a file-wide comment, in the file), or an id it names is no rule. It may have outlived the code it was \
          written for.\n\n## Fix\n\nRemove the comment (the quick fix does), or correct the rule id (`switchyard rules` lists them).\n",
     ),
     (
-        "switchyard.config",
+        rule!("switchyard.config"),
         "**error** · Switchyard's own\n\nThe app's `switchyard.toml` has a mistake on this line: an unknown key, target, rule or level, \
          or a glob that does not parse. Until it is fixed the app is checked with the defaults (targets ruby and jruby, every \
          rule at its own level, no excludes).\n\n## Fix\n\nSee the message; the settings are `targets = [\"ruby\", \"jruby\", \
          \"spinel\"]`, `exclude = [\"glob\", …]` and `[rules]` `\"rule.id\" = \"off\" | \"info\" | \"warning\" | \"error\"`.\n",
     ),
     (
-        "switchyard.skipped-file",
+        rule!("switchyard.skipped-file"),
         "**warning** · Switchyard's own\n\nSwitchyard did not read this file, or not all of it, and says why: its Ruby nests deeper than \
          1,000 levels (real code stays under 50; such a file is usually generated), or it is larger than Switchyard reads. \
          Nothing in it is checked, and what it defines (models, routes, methods) is unknown to the rest of the app, so \
@@ -127,7 +131,7 @@ pub const OWN: &[(&str, &str)] = &[
          vendored: exclude it (`exclude = [\"path/glob\"]` in `switchyard.toml`). Otherwise split the nesting up.\n",
     ),
     (
-        "switchyard.unexpanded-routes",
+        rule!("switchyard.unexpanded-routes"),
         "**info** · Switchyard's own\n\nSwitchyard reads the routes file as Rails draws it, without running it: \
          it expands the routing DSL, loops over literal arrays, hashes and ranges, constants and locals the file assigns, and \
          conditions on `Rails.env` (as `bin/rails routes` runs, in development). This call makes routes it cannot list: a \
@@ -151,7 +155,7 @@ fn own_page_at(id: &str, level: usize) -> Option<String> {
 
 /// One line on a rule, for a hover: its id, severity, targets and why.
 pub fn summary(id: &str) -> Option<String> {
-    if let Some(rule) = super::catalogue::rule(id) {
+    if let Some(rule) = crate::catalogue::rule(id) {
         let targets: Vec<&str> = rule.targets.iter().map(|t| t.as_str()).collect();
         let why = prose(id).map_or("", |p| p.why.as_str());
         return Some(format!("**{id}** ({}; {}): {why}", rule.severity.as_str(), targets.join(", ")));
@@ -168,11 +172,11 @@ pub fn book() -> String {
         "# Switchyard rules\n\nEvery construct Roundhouse rejects, drops or compiles differently from Rails, as Switchyard reports it. \
          Generated by `switchyard rules --format markdown`; `switchyard explain <id>` prints one rule.\n\n",
     );
-    let mut family = "";
+    let mut family = None;
     for rule in RULES {
-        if rule.family != family {
-            family = rule.family;
-            let _ = writeln!(out, "## {family}\n");
+        if family != Some(rule.family) {
+            family = Some(rule.family);
+            let _ = writeln!(out, "## {}\n", rule.family.as_str());
         }
         out.push_str(&page(rule, 3));
         out.push('\n');
@@ -192,7 +196,8 @@ pub fn book() -> String {
 /// it wrote.
 pub fn write_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
-    let pages = RULES.iter().map(|rule| (rule.id, page(rule, 1))).chain(OWN.iter().filter_map(|(id, _)| Some((*id, own_page(id)?))));
+    let pages =
+        RULES.iter().map(|rule| (rule.id, page(rule, 1))).chain(OWN.iter().filter_map(|(id, _)| Some((id.as_str(), own_page(id)?))));
     let mut written = Vec::new();
     for (id, text) in pages {
         let path = dir.join(format!("{id}.md"));
@@ -215,13 +220,13 @@ mod tests {
             assert!(!prose.why.is_empty() && !prose.example.is_empty() && !prose.fix.is_empty(), "{}: {prose:?}", rule.id);
         }
         for (id, _) in sections() {
-            assert!(super::super::catalogue::rule(id).is_some(), "rule_docs.md documents `{id}`, which is no rule");
+            assert!(crate::catalogue::rule(id).is_some(), "rule_docs.md documents `{id}`, which is no rule");
         }
     }
 
     #[test]
     fn a_page_has_the_catalogue_facts_and_the_prose() {
-        let rule = super::super::catalogue::rule("syntax.for-loop").unwrap();
+        let rule = crate::catalogue::rule("syntax.for-loop").unwrap();
         let page = page(rule, 1);
         assert!(page.starts_with("# syntax.for-loop\n\n**error** · targets: ruby, jruby, spinel\n"), "{page}");
         assert!(page.contains("## Why\n\nThe ingest has no `for … in` node"), "{page}");
@@ -238,7 +243,7 @@ mod tests {
         let path = dir.join("views.output-block-pairing.md");
         std::fs::write(&path, "stale").unwrap();
         assert_eq!(write_pages(&dir).unwrap(), vec![path.clone()]);
-        let rule = super::super::catalogue::rule("views.output-block-pairing").unwrap();
+        let rule = crate::catalogue::rule("views.output-block-pairing").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), page(rule, 1));
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), RULES.len() + OWN.len());
         std::fs::remove_dir_all(&dir).unwrap();

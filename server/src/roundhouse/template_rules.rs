@@ -3,13 +3,12 @@
 //! comment inside `<%= %>`), tags that never close, and tags Roundhouse pairs differently from Ruby
 //! (`erb_pairing`).
 
-use super::catalogue;
 use crate::diagnostic::Diagnostic;
 use crate::syntax::NodeExt;
 use crate::syntax::{LineIndex, ParsedFile, Span};
 
 fn push(out: &mut Vec<Diagnostic>, rule: crate::diagnostic::RuleId, span: Span, message: String) {
-    out.push(catalogue::finding(rule, span, message));
+    out.push(crate::diagnostic::Diagnostic::finding(rule, span, message));
 }
 
 pub fn check(text: &str, parsed: &ParsedFile, line_index: &LineIndex) -> Vec<Diagnostic> {

@@ -15,86 +15,10 @@ use crate::rails::inflect::pluralize;
 use crate::rails::project::FileKind;
 use crate::syntax::outline::{Item, Namespace, NamespaceKind};
 
-/// A runtime an emitted tree runs on (`switchyard lanes`): the CRuby tree under Puma's forked
-/// workers, the JVM tree (one process, real threads), the CRuby tree on TruffleRuby (one process,
-/// real threads), the Spinel binary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lane {
-    Ruby,
-    Jruby,
-    Truffleruby,
-    Spinel,
-}
-
-impl Lane {
-    pub const ALL: [Lane; 4] = [Lane::Ruby, Lane::Jruby, Lane::Truffleruby, Lane::Spinel];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Lane::Ruby => "ruby",
-            Lane::Jruby => "jruby",
-            Lane::Truffleruby => "truffleruby",
-            Lane::Spinel => "spinel",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Lane> {
-        Lane::ALL.into_iter().find(|l| l.as_str() == text)
-    }
-
-    /// What runs in the lane, for people.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Lane::Ruby => "the CRuby tree under Puma (forked workers × threads)",
-            Lane::Jruby => "the JVM tree on JRuby (one process, real threads)",
-            Lane::Truffleruby => "the CRuby tree on TruffleRuby (one process, real threads)",
-            Lane::Spinel => "the Spinel binary (one process)",
-        }
-    }
-
-    /// The tree the lane runs.
-    pub fn target(self) -> Target {
-        match self {
-            Lane::Ruby | Lane::Truffleruby => Target::Ruby,
-            Lane::Jruby => Target::Jruby,
-            Lane::Spinel => Target::Spinel,
-        }
-    }
-
-    /// The lanes an app's targets imply, when no lane is named: each target's own runtime
-    /// (TruffleRuby only when asked for).
-    pub fn implied_by(targets: &[Target]) -> Vec<Lane> {
-        Lane::ALL.into_iter().filter(|l| *l != Lane::Truffleruby && targets.contains(&l.target())).collect()
-    }
-}
+pub use crate::catalogue::{Lane, Target};
 
 /// Why a deployment file (`Gemfile.lock`, a `Procfile`, a `Dockerfile`) lands in no tree.
 pub const DEPLOYMENT_NOT_READ: &str = "each tree brings its own Gemfile, lockfile and Puma configuration; the app's deployment files are read for its runtime lanes (`switchyard lanes`)";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Target {
-    Ruby,
-    Jruby,
-    Spinel,
-}
-
-impl Target {
-    pub const ALL: [Target; 3] = [Target::Ruby, Target::Jruby, Target::Spinel];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Target::Ruby => "ruby",
-            Target::Jruby => "jruby",
-            Target::Spinel => "spinel",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.as_str() == text)
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TargetTree {

@@ -35,7 +35,7 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
     // A finding whose fix is in another file (an N+1's query) needs the app.
     let context = shown
         .iter()
-        .any(|d| d.rule == crate::roundhouse::preload::RULE)
+        .any(|d| crate::catalogue::fix(d.rule) == Some(crate::catalogue::Fix::Preload))
         .then(|| session.index.app_for(&path).map(|app| super::request::app_context(session, app.root)))
         .flatten();
     guard::request("textDocument/codeAction", move || {
@@ -59,7 +59,8 @@ pub async fn code_action(backend: &Backend, params: CodeActionParams) -> Result<
             if end < range.start.line || start > range.end.line {
                 continue;
             }
-            if let Some(context) = context.as_ref().filter(|_| diagnostic.rule == crate::roundhouse::preload::RULE)
+            if let Some(context) =
+                context.as_ref().filter(|_| crate::catalogue::fix(diagnostic.rule) == Some(crate::catalogue::Fix::Preload))
                 && let Some(fix) = crate::roundhouse::preload::fix(&facts, context, diagnostic)
                 && let Some(target) = context.files.iter().find(|f| f.relative_path == fix.path)
                 && let Some(target_uri) = convert::uri_of(&target.path)

@@ -71,7 +71,7 @@ impl Publish {
         let diagnostic = Diagnostic {
             range: Range::new(Position::new(line, 0), Position::new(line + 1, 0)),
             severity: Some(DiagnosticSeverity::ERROR),
-            code: Some(NumberOrString::String("switchyard.config".to_owned())),
+            code: Some(NumberOrString::String(crate::diagnostic::rule::CONFIG.to_string())),
             code_description: session.rule_doc(&crate::diagnostic::rule::CONFIG).map(|href| CodeDescription { href }),
             source: Some("switchyard".to_owned()),
             message: format!("{}; Switchyard uses its defaults for this app until it is fixed.", error.message),

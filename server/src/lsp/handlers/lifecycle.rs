@@ -407,7 +407,7 @@ fn keep_at_shutdown(session: &Session) {
     let statuses: Option<Vec<(PathBuf, u64)>> = facts
         .par_iter()
         .map(|facts| {
-            let status = crate::index::cache::status(&std::fs::metadata(&facts.path).ok()?, now);
+            let status = crate::files::status(&std::fs::metadata(&facts.path).ok()?, now);
             if status == 0 {
                 return None;
             }

@@ -477,19 +477,19 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
     found.dedup_by(|later, first| later.start == first.start && later.rule == first.rule);
     // The compiler never looks inside a node kind it rejects: a construct within one (a `case … in`
     // inside another, a call inside a `for` loop) is not seen.
-    const WHOLE: &[&str] = &[
-        "syntax.pattern-matching",
-        "syntax.nested-definition",
-        "syntax.for-loop",
-        "syntax.do-while",
-        "syntax.flip-flop",
-        "syntax.begin-end-block",
-        "syntax.regex-named-capture",
-        "syntax.multi-index-assign",
-        "syntax.global-variable-write",
-        "syntax.backtick-command",
+    const WHOLE: &[crate::diagnostic::RuleId] = &[
+        rule!("syntax.pattern-matching"),
+        rule!("syntax.nested-definition"),
+        rule!("syntax.for-loop"),
+        rule!("syntax.do-while"),
+        rule!("syntax.flip-flop"),
+        rule!("syntax.begin-end-block"),
+        rule!("syntax.regex-named-capture"),
+        rule!("syntax.multi-index-assign"),
+        rule!("syntax.global-variable-write"),
+        rule!("syntax.backtick-command"),
     ];
-    let rejects = |f: &Found| WHOLE.iter().any(|r| f.rule == *r);
+    let rejects = |f: &Found| WHOLE.contains(&f.rule);
     let outer: Vec<(usize, usize)> = found.iter().filter(|f| rejects(f)).map(|f| (f.start, f.end)).collect();
     found.retain(|f| !outer.iter().any(|&(start, end)| start <= f.start && f.end <= end && (start, end) != (f.start, f.end)));
     for f in found {
@@ -660,7 +660,7 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
         d.span = line_index.span(found.start..first_line);
         return Some(d);
     }
-    let severity = super::catalogue::rule(&found.rule).map_or(Severity::Error, |r| r.severity);
+    let severity = crate::catalogue::rule(&found.rule).map_or(Severity::Error, |r| r.severity);
     if found.rule == rule!("model.errors-index-dynamic") {
         let call = snippet.lines().next().unwrap_or("").trim_end();
         let (why, instead) = if found.name.as_deref() == Some(":base") {
@@ -702,7 +702,7 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             "Ruby reads `{snippet}` as the targets of a multiple assignment with nothing assigned: a syntax slip, most often a call whose arguments have no parentheses inside another call's arguments. Roundhouse's ingest rejects it, and the compile stops. Instead, put that call's arguments in parentheses (`link_to(t(:label), path)`)."
         )
     } else {
-        super::syntax_rules::message(&found.rule, snippet)
+        super::syntax_rules::message(found.rule, snippet)
     };
     let mut severity = severity;
     if found.cost == Cost::StatementDropped && severity == Severity::Error {

@@ -9,7 +9,7 @@ fn judged(fixture: &str) -> String {
     for facts in fixture.index.snapshot() {
         let reading = super::super::ingest::reading(&facts, None);
         for d in &facts.diagnostics {
-            let decided_here = d.rule.starts_with("syntax.")
+            let decided_here = d.rule.family() == crate::catalogue::Family::Syntax
                 || matches!(
                     d.rule.as_ref(),
                     "model.class-variable-initializer" | "model.singleton-class-statement" | "spinel.dynamic-dispatch"
@@ -53,7 +53,8 @@ fn converter_caret_fixture() {
             (d.rule.as_ref(), range)
         })
         .collect();
-    let names: Vec<&str> = super::super::catalogue::RULES.iter().filter(|r| r.family == "syntax" && r.implemented).map(|r| r.id).collect();
+    let names: Vec<&str> =
+        crate::catalogue::RULES.iter().filter(|r| r.family == crate::catalogue::Family::Syntax && r.implemented).map(|r| r.id).collect();
     crate::syntax::carets::check("rules/syntax.rb", &text, &captured, &names);
 }
 
@@ -208,7 +209,7 @@ fn templates_are_held_to_the_program_they_compile_into() {
     );
     let mut lines = Vec::new();
     for facts in fixture.index.snapshot() {
-        for d in facts.diagnostics.iter().filter(|d| d.rule.starts_with("views.")) {
+        for d in facts.diagnostics.iter().filter(|d| d.rule.family() == crate::catalogue::Family::Views) {
             lines.push(format!("{}:{} {:?} {}", facts.relative_path, d.span.start.line + 1, d.severity, d.rule));
         }
     }

@@ -4,15 +4,319 @@
 //! filters on them, SARIF carries them): add, never rename. `switchyard rules` lists this table and
 //! `switchyard explain <id>` prints an entry.
 
-use super::tree::{Lane, Target};
-use crate::diagnostic::{RuleId, Severity};
+//!
+//! A leaf: it names the targets, lanes and severities rules are about, and depends on no other part
+//! of Switchyard (every layer reads it; `diagnostic` and `roundhouse::tree` re-export its types).
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, bincode::Encode, bincode::Decode)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        match text {
+            "info" => Some(Severity::Info),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+/// A rule id: one of the catalogue's (`roundhouse::catalogue`) or one of Switchyard's own. The only ways
+/// to make one are `rule!("id")`, checked against the catalogue when the crate compiles, and
+/// `catalogue::lookup`, for ids that arrive as text (query capture names, settings): a misspelt id is a
+/// build error, never a finding nobody can look up.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RuleId {
+    id: &'static str,
+    family: Family,
+}
+
+/// In the persisted index, by its text; read back through the catalogue (an id this build does not
+/// know makes the entry unreadable, and the file is indexed afresh).
+impl bincode::Encode for RuleId {
+    fn encode<E: bincode::enc::Encoder>(&self, encoder: &mut E) -> Result<(), bincode::error::EncodeError> {
+        self.id.encode(encoder)
+    }
+}
+
+impl<Context> bincode::Decode<Context> for RuleId {
+    fn decode<D: bincode::de::Decoder<Context = Context>>(decoder: &mut D) -> Result<Self, bincode::error::DecodeError> {
+        let id = String::decode(decoder)?;
+        crate::catalogue::lookup(&id).ok_or_else(|| bincode::error::DecodeError::OtherString(format!("unknown rule id {id}")))
+    }
+}
+
+bincode::impl_borrow_decode!(RuleId);
+
+impl RuleId {
+    /// Only the catalogue calls this, with an id it holds.
+    const fn from_catalogue(id: &'static str, family: Family) -> RuleId {
+        RuleId { id, family }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        self.id
+    }
+
+    /// The family the catalogue files it under (`Family::Switchyard` for Switchyard's own).
+    pub const fn family(self) -> Family {
+        self.family
+    }
+}
+
+impl std::ops::Deref for RuleId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.id
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+impl std::fmt::Debug for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.id)
+    }
+}
+
+impl PartialEq<str> for RuleId {
+    fn eq(&self, other: &str) -> bool {
+        self.id == other
+    }
+}
+
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, other: &&str) -> bool {
+        self.id == *other
+    }
+}
+
+impl Serialize for RuleId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id)
+    }
+}
+
+/// A runtime an emitted tree runs on (`switchyard lanes`): the CRuby tree under Puma's forked
+/// workers, the JVM tree (one process, real threads), the CRuby tree on TruffleRuby (one process,
+/// real threads), the Spinel binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lane {
+    Ruby,
+    Jruby,
+    Truffleruby,
+    Spinel,
+}
+
+impl Lane {
+    pub const ALL: [Lane; 4] = [Lane::Ruby, Lane::Jruby, Lane::Truffleruby, Lane::Spinel];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lane::Ruby => "ruby",
+            Lane::Jruby => "jruby",
+            Lane::Truffleruby => "truffleruby",
+            Lane::Spinel => "spinel",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Lane> {
+        Lane::ALL.into_iter().find(|l| l.as_str() == text)
+    }
+
+    /// What runs in the lane, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Lane::Ruby => "the CRuby tree under Puma (forked workers × threads)",
+            Lane::Jruby => "the JVM tree on JRuby (one process, real threads)",
+            Lane::Truffleruby => "the CRuby tree on TruffleRuby (one process, real threads)",
+            Lane::Spinel => "the Spinel binary (one process)",
+        }
+    }
+
+    /// The tree the lane runs.
+    pub fn target(self) -> Target {
+        match self {
+            Lane::Ruby | Lane::Truffleruby => Target::Ruby,
+            Lane::Jruby => Target::Jruby,
+            Lane::Spinel => Target::Spinel,
+        }
+    }
+
+    /// The lanes an app's targets imply, when no lane is named: each target's own runtime
+    /// (TruffleRuby only when asked for).
+    pub fn implied_by(targets: &[Target]) -> Vec<Lane> {
+        Lane::ALL.into_iter().filter(|l| *l != Lane::Truffleruby && targets.contains(&l.target())).collect()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    Ruby,
+    Jruby,
+    Spinel,
+}
+
+impl Target {
+    pub const ALL: [Target; 3] = [Target::Ruby, Target::Jruby, Target::Spinel];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Ruby => "ruby",
+            Target::Jruby => "jruby",
+            Target::Spinel => "spinel",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+}
+
+/// A family of rules, as the catalogue groups them (the part of an id before its dot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    Controller,
+    Fixtures,
+    Initializer,
+    Job,
+    Jruby,
+    Lanes,
+    Library,
+    Mailer,
+    Model,
+    Rails,
+    Roundhouse,
+    Routes,
+    Schema,
+    Spinel,
+    Syntax,
+    Views,
+    /// Switchyard's own: about its settings and comments.
+    Switchyard,
+}
+
+impl Family {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Family::Controller => "controller",
+            Family::Fixtures => "fixtures",
+            Family::Initializer => "initializer",
+            Family::Job => "job",
+            Family::Jruby => "jruby",
+            Family::Lanes => "lanes",
+            Family::Library => "library",
+            Family::Mailer => "mailer",
+            Family::Model => "model",
+            Family::Rails => "rails",
+            Family::Roundhouse => "roundhouse",
+            Family::Routes => "routes",
+            Family::Schema => "schema",
+            Family::Spinel => "spinel",
+            Family::Syntax => "syntax",
+            Family::Views => "views",
+            Family::Switchyard => "switchyard",
+        }
+    }
+
+    /// Whether its findings are about what the compiler does to the app: not about Rails itself
+    /// (`rails`), the runtime lanes, the compiler's own lines or Switchyard's settings.
+    pub const fn about_the_compiler(self) -> bool {
+        !matches!(self, Family::Rails | Family::Lanes | Family::Roundhouse | Family::Switchyard)
+    }
+}
+
+/// What a rule's findings are about, which decides where they hold: in a file the compiler reads, in
+/// one it drops, in one it does not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// A construct the compiler reads and drops, changes or compiles differently from Rails.
+    Construct,
+    /// A construct its ingest rejects: an error where the file is compiled with the app (the compile
+    /// stops), the file dropped where it is compiled on its own.
+    Rejected,
+    /// How the file is read or wired (or what Rails makes of it), rather than what the compiler does
+    /// with a construct: true of files the compiler does not read as well.
+    Reading,
+}
+
+/// The rewrite a rule's quick fix makes (`ide::fixes` applies it to the text at the finding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fix {
+    /// `"#@x"` → `"#{@x}"`.
+    EmbeddedVariable,
+    /// `alias a b` → `alias_method :a, :b`.
+    AliasMethod,
+    /// A template's text `#{` → `&#35;{`.
+    EscapeHash,
+    /// The name the message suggests (`Did you mean …`); a guess, offered and never applied unasked.
+    SuggestedName,
+    /// `.includes(:x)` in the query that feeds the loop, possibly in another file.
+    Preload,
+    /// The unused `switchyard:disable` comment removed.
+    RemoveComment,
+}
+
+impl Fix {
+    /// What the fix does, for `explain`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Fix::EmbeddedVariable => "writes the interpolation out with braces",
+            Fix::AliasMethod => "rewrites it as `alias_method`",
+            Fix::EscapeHash => "escapes the `#` as `&#35;`",
+            Fix::SuggestedName => "changes the name to the one suggested",
+            Fix::Preload => "adds `.includes(…)` to the query that feeds the loop",
+            Fix::RemoveComment => "removes the comment",
+        }
+    }
+
+    /// Whether it keeps the code's meaning, so `switchyard --check --fix` applies it unasked: a
+    /// guessed name does not, and the preload's edit may be in another file than the finding's.
+    pub fn is_safe(self) -> bool {
+        !matches!(self, Fix::SuggestedName | Fix::Preload)
+    }
+}
+
+/// The sentence a finding's message ends with when a name it reads is near one it knows: the one
+/// place its wording is decided, for the rules that write it and for `Fix::SuggestedName`, which
+/// reads the name back.
+pub fn suggestion(name: &str) -> String {
+    format!(" Did you mean `{name}`?")
+}
+
+/// The name `message` suggests (`suggestion`), if it suggests one.
+pub fn suggested(message: &str) -> Option<&str> {
+    message.rsplit_once(" Did you mean `")?.1.strip_suffix("`?")
+}
 
 pub struct Rule {
     pub id: &'static str,
     pub severity: Severity,
     pub targets: &'static [Target],
     /// The family, as the catalogue groups rules: `syntax`, `model`, `routes`…
-    pub family: &'static str,
+    pub family: Family,
     /// What triggers it (Markdown, as the catalogue writes it).
     pub trigger: &'static str,
     /// Whether Switchyard reports it yet.
@@ -20,6 +324,20 @@ pub struct Rule {
     /// The runtime lanes a `lanes.*` rule is about (empty for the compiler's rules): lanes are chosen
     /// as targets are, and a finding is reported where one of its lanes is.
     pub lanes: &'static [Lane],
+    /// What a finding of it is about, which decides where it holds (`roundhouse::ingest::apply`).
+    pub subject: Subject,
+    /// What its message says of the construct and what to write instead, where the message is
+    /// made from them alone (the `syntax.*` rules: `roundhouse::syntax_rules::message`).
+    pub says: Option<Says>,
+    /// The rewrite its quick fix makes, where the rule has one mechanical answer (`ide::fixes`).
+    pub fix: Option<Fix>,
+}
+
+/// What a finding's message says of the construct (`what`: "the `alias` keyword") and what to write
+/// instead ("write `alias_method :new, :old`").
+pub struct Says {
+    pub what: &'static str,
+    pub instead: &'static str,
 }
 
 const ALL: &[Target] = &[Target::Ruby, Target::Jruby, Target::Spinel];
@@ -37,1117 +355,1525 @@ pub const RULES: &[Rule] = &[
         id: "syntax.parse-error",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "a `.rb` file that does not parse",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "syntax.backtick-command",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`` `cmd` ``, `%x(cmd)`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "shell commands (`cmd`, %x())",
+            instead: "use Open3 or Process.spawn in code Roundhouse does not compile",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.for-loop",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`for x in xs`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "`for … in` loops", instead: "write `collection.each do |x| … end`" }),
+        fix: None,
     },
     Rule {
         id: "syntax.pattern-matching",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`case v in …`, `x in Pat`, `x => Pat`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "pattern matching (`case … in`, `x in Pat`, `x => Pat`)",
+            instead: "use `case … when` or explicit checks",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.regex-named-capture",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`/(?<y>\\d+)/ =~ s` (match-write)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "a regexp whose named captures assign locals (`/(?<y>…)/ =~ s`)",
+            instead: "use `m = s.match(/(?<y>…)/)` and `m[:y]`",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.global-variable-write",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`$x = 1`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "writes to global variables", instead: "use a constant, a class-level reader or configuration" }),
+        fix: None,
     },
     Rule {
         id: "syntax.class-variable-in-method",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`@@c = 1` or `@@c \\|\\|= v` inside a `def` (observed often in real `lib/` code: `@@bin \\|\\|= BIN`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "class variables written inside a method",
+            instead: "use a class-level instance variable (`@x` in `class << self`) or a constant",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.alias-keyword",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`alias new old` in the body of an Active Record model or a controller (the compile stops); elsewhere (library classes, helpers, concerns, a model's subclass) Roundhouse drops the `alias` without a word — a warning there",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "the `alias` keyword", instead: "write `alias_method :new, :old`" }),
+        fix: Some(Fix::AliasMethod),
     },
     Rule {
         id: "syntax.undef",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`undef x`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "`undef`", instead: "remove the method from the class instead" }),
+        fix: None,
     },
     Rule {
         id: "syntax.magic-constant",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`__FILE__`, `__LINE__`, `__ENCODING__`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "`__FILE__`, `__LINE__` and `__ENCODING__`", instead: "use `__dir__` or a constant" }),
+        fix: None,
     },
     Rule {
         id: "syntax.rational-imaginary",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`1r`, `2i`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "rational and imaginary literals (`1r`, `2i`)", instead: "use `Rational(1)` or floats" }),
+        fix: None,
     },
     Rule {
         id: "syntax.begin-end-block",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`BEGIN { }`, `END { }`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "`BEGIN { }` and `END { }` blocks", instead: "call the code from an initializer or `at_exit`" }),
+        fix: None,
     },
     Rule {
         id: "syntax.argument-forwarding",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`def f(...) = g(...)`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "argument forwarding (`...`)", instead: "name the parameters and pass them on" }),
+        fix: None,
     },
     Rule {
         id: "syntax.anonymous-keyword-forwarding",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "forwarding an anonymous `**` (`def f(**) = g(**)`); an anonymous `**` parameter that is never passed on compiles",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "anonymous keyword forwarding (`**`)", instead: "name it: `**options`" }),
+        fix: None,
     },
     Rule {
         id: "syntax.flip-flop",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`if (a==1)..(b==2)`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "flip-flops", instead: "track the state in a variable" }),
+        fix: None,
     },
     Rule {
         id: "syntax.nested-definition",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "a `class`/`module` defined inside a method, or in the body of an Active Record model, an Active Model class or a controller, or in a test's `setup` block (`class << self` is fine; a class nested in a plain class or a test class's body is too)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "a class or module defined inside a method (or a class nested in a model's body)",
+            instead: "define it at the top level of a file",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.multi-assign-target",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`a.b, c = 1, 2`; `a, *b, c = arr`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "multiple assignment to attributes or around a splat", instead: "assign one target per statement" }),
+        fix: None,
     },
     Rule {
         id: "syntax.regex-once-flag",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "an interpolated regexp with an encoding flag (`/#{x}/u`, `/#{x}/n`, `e`, `s`); `/#{x}/o` is accepted (the compiler drops the flag, which changes nothing but speed)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "an interpolated regexp with an encoding flag (`u`, `n`, `e`, `s`)",
+            instead: "drop the flag: source files are UTF-8 already",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.defined-path",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`defined?(A::B)`, `defined?(a.b)`, `defined?(Constant)`, `defined?(@@x)`, `defined?(super)` (only a bare local or method name or an instance variable is supported)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "`defined?` around anything but a bare name (a constant, a path, a call with a receiver, `super`…)",
+            instead: "use `Object.const_defined?(\"Name\")` or `respond_to?(:name)`",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.do-while",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`begin … end while c` / `until c`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "`begin … end while` loops", instead: "write `loop do … break unless c end`" }),
+        fix: None,
     },
     Rule {
         id: "syntax.multi-index-assign",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`m[i, j] += 1`, `m[i, j] \\|\\|= 0`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "compound assignment to a multi-index element (`m[i, j] += 1`)",
+            instead: "read, compute and write back in separate statements",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.empty-interpolation",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`\"a#{}b\"`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "an empty interpolation (`#{}`)", instead: "remove it" }),
+        fix: None,
     },
     Rule {
         id: "syntax.embedded-variable",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`\"#@x\"`, `\"#$x\"`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "`#@x` / `#$x` interpolation", instead: "write `#{@x}`" }),
+        fix: Some(Fix::EmbeddedVariable),
     },
     Rule {
         id: "syntax.block-argument-form",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`&method(:f)`, `&proc { }`, `&self.blk` (only `&:sym` and `&local` work)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "a block argument other than `&:sym` or `&local`",
+            instead: "pass a block, or assign the proc to a local first",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.dynamic-class-name",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`class (expr)::Foo` — not reported: the compiler accepts it (it reads the last name, `Foo`)",
         implemented: false,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says { what: "a class whose name is computed (`class (expr)::Foo`)", instead: "name the class with constants" }),
+        fix: None,
     },
     Rule {
         id: "syntax.block-parameter-form",
         severity: Severity::Warning,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "`\\|(a, b)\\|`, `\\|a, b = 1\\|`, `\\|*rest\\|`, `\\|k:\\|`, `\\|&blk\\|`, `_1` in a scope's lambda (dropped; only plain names survive; a block's `_1` and `it` are kept)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "destructuring, default, splat, keyword and block parameters of a block (they are dropped)",
+            instead: "take plain names and unpack inside the block",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.def-in-expression",
         severity: Severity::Warning,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "a `def` used as a value: `private def x`, `protected def x`, `memoize def x`, a `def` inside a block (`Class.new do def x … end end`) — compiled as `nil`, the method is missing",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "syntax.regex-condition",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "a bare regexp as a condition (`if /x/`, matched against `$_`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "a bare regexp as a condition (it matches `$_`)",
+            instead: "match against the string: `if line.match?(/x/)`",
+        }),
+        fix: None,
     },
     Rule {
         id: "syntax.shareable-constant",
         severity: Severity::Error,
         targets: ALL,
-        family: "syntax",
+        family: Family::Syntax,
         trigger: "a constant written under the `# shareable_constant_value:` magic comment",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: Some(Says {
+            what: "constants written under the `# shareable_constant_value:` magic comment",
+            instead: "remove the magic comment and freeze the values (`.freeze`)",
+        }),
+        fix: None,
     },
     Rule {
         id: "model.document-not-compiled",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "a class under `app/models` persisted by another library (`include Mongoid::Document`, `MongoMapper`, `Dynamoid`, `< Sequel::Model`…): compiled as a plain class, its fields, associations, validations, scopes, callbacks and indexes dropped",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.enum-mapping",
         severity: Severity::Error,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "`enum :s, CONST` (mapping not an array/hash literal or `%w[…].index_by(&:itself)`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.singleton-class-statement",
         severity: Severity::Error,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "a statement other than `def` or a bare `private`/`protected`/`public` inside an Active Record model's `class << self` (`attr_accessor`, `private :x`…)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.scope-body",
         severity: Severity::Error,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "`scope :x, :sym` (body not a lambda/proc)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.class-variable-initializer",
         severity: Severity::Error,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "a class-variable write in a class body: in an Active Record model **any** `@@x = …`, even `@@x = nil` (Roundhouse: unsupported expression node ClassVariableWriteNode); in library classes (`lib/`, helpers, jobs …) a non-nil initializer such as `@@x = {}` — there the whole file is dropped (`@@x = nil` is accepted)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Rejected,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.unsupported-macro",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "a model class-body call Roundhouse does not lower (it prints `<dsl> not supported (all targets)`): dropped — `delegate`, `serialize`, `store_accessor`, `normalizes`, `default_scope`, `accepts_nested_attributes_for`, `has_many_attached`, `extend`, `has_rich_text` with options, `attribute` with options, gems' macros; changed — `private`/`protected` (the methods are public), `has_one_attached` (a reader only); kept with the warning — `include` of a gem's module (info for `ActiveModel::*` and the app's own modules), `attr_accessor`/`attr_reader`/`attr_writer` (info). Also: a model's subclass, or a model that is not its file's first class, whose model statements are dropped (\"not modelled and is dropped\"), and a concern's `included` block statements that are not model DSL (dropped without a word)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.callback-form",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "a callback Roundhouse drops (it prints `<hook> not supported`): `if:`/`unless:`/`prepend:`, an `on:` list, `on:` on a hook other than validation and commit ones, a lambda or a callbacks object, `around_*`, `after_find`, `after_touch`, `after_initialize :method`; a method name or a block on a known hook runs",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.validation-ignored",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "a validation Roundhouse does not enforce, without a word: `uniqueness:`, `format:`, `numericality:`, `inclusion:`, `exclusion:`, `comparison:`, `confirmation:`, `acceptance:`, a custom validator (`email: true`), `length:` with `is:`/`in:`/`within:` or a bound that is not a number, `presence:` with options; and, printing `not supported`, `validate` with options or a block, `validates_each`, `validates_with`, `validates_associated`, the other `validates_*_of` or ones with options",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.validation-option-ignored",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "an option of `validates` that Roundhouse ignores while enforcing the check: `if:`, `unless:`, `on:` (the check always runs), `allow_nil:` on presence, `allow_blank:` on length, `message:` and messages inside `length:` (Rails' default messages), `strict:`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.association-option-ignored",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "an association option Roundhouse ignores without a word — everything but `class_name`, `foreign_key`, `dependent`, `through`, `source`, `source_type`, `as`, `polymorphic`, `optional`, `default` and `join_table` (`counter_cache:`, `touch:`, `inverse_of:`, `autosave:`, `primary_key:`, `required: false`, `validate: true`…) — and a scope on `belongs_to`/`has_one` or a scope with parameters",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.json-hash-assignment",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "a whole Hash written to a `has_json` column (`record.update!(settings: { … })`, `record.settings = { … }`): Roundhouse prints `has_json not supported` and does not cast the keys through the column's schema as Rails does",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.method-parameters-dropped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "a named `*args`, `**opts` or `&blk` parameter of an Active Record model's method that its body uses: Roundhouse drops the parameter (anonymous ones, and a block only yielded to, change nothing)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "schema.unknown-column-type",
         severity: Severity::Warning,
         targets: ALL,
-        family: "schema",
+        family: Family::Schema,
         trigger: "`t.jsonb`, `t.uuid`, `t.inet`, `t.citext`, `t.virtual`, … (column dropped from the model)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "schema.migration-verb",
         severity: Severity::Error,
         targets: ALL,
-        family: "schema",
+        family: Family::Schema,
         trigger: "without `db/schema.rb`: `change_table`, `create_join_table`, `drop_join_table`, `execute`, `reversible`, `revert`, `up_only` called in a migration's `change` (or `up`, when it has no `change`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.unsupported-dsl",
         severity: Severity::Error,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "`concern`/`concerns`, `shallow do`, `devise_for`, `use_doorkeeper`, `authenticate … do`, `controller :x do`, `defaults do`, `nested do`, top-level `redirect`, gem route macros (`mount_avo`, …), any other unknown routes method",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.mount",
         severity: Severity::Warning,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "`mount Engine => \"/p\"` / `mount Engine, at:` (the engine's routes are dropped)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.draw-missing",
         severity: Severity::Error,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "`draw(:x)` with no `config/routes/x.rb`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.file-not-drawn",
         severity: Severity::Warning,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "a `config/routes/x.rb` that `config/routes.rb` does not draw (`draw(:x)`), directly or through a file it draws",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.statement-skipped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "a routes call inside an `if`/`unless` or a loop (`%w(a b).each do`) in a routes file (skipped, routes and all)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.redirect",
         severity: Severity::Warning,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "`get \"/a\", to: redirect(\"/b\")` (route dropped)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.missing-target",
         severity: Severity::Warning,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "a verb route without `to:` outside `resources` (dropped)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.resource-option-ignored",
         severity: Severity::Warning,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "`resources/resource … controller:/path:/param:/shallow:/module:/concerns:/constraints:/defaults:` (only `only`, `except`, `as` are honoured — the emitted route may reach a different controller or path than Rails)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "routes.malformed",
         severity: Severity::Error,
         targets: ALL,
-        family: "routes",
+        family: Family::Routes,
         trigger: "`namespace do` without a name, bare `get`, `resources \"posts\"` (string name)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "controller.macro-dropped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "controller",
+        family: Family::Controller,
         trigger: "`rescue_from`, `protect_from_forgery`, `skip_forgery_protection`, `allow_browser`, `caches_page`, `prepend_before_action`, `skip_after_action`, `before_filter`, other unknown class-body macros",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "controller.after-around-filter",
         severity: Severity::Warning,
         targets: ALL,
-        family: "controller",
+        family: Family::Controller,
         trigger: "`after_action`, `around_action` (never applied in the emitted dispatch)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "controller.concern-macro-not-expanded",
         severity: Severity::Warning,
         targets: ALL,
-        family: "controller",
+        family: Family::Controller,
         trigger: "a controller calls a class method of an included concern as a class-body macro (`require_sudo_mode`, `guard_feature :x`) whose body holds statements other than filter DSL (`before_action …`): Roundhouse does not expand it and its effect is lost; report at the call in the controller",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "controller.json-format-dropped",
         severity: Severity::Warning,
         targets: SPINEL,
-        family: "controller",
+        family: Family::Controller,
         trigger: "a `format.json` arm of a `respond_to` in an action that renders `json:` inline — the Spinel tree drops it and answers with the html branch; `head`, `render :template` and bare `format.json` arms are kept — target **spinel** only",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.template-engine",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "`*.slim`, `*.ruby`, `*.builder`, `*.rabl` (not ingested: no emitted template)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.template-format",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "`*.text.erb`, `*.json.erb`, `*.xml.erb` and other non-html formats (allowed: `.html`, none, `turbo_stream`, `svg`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.haml-filter",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "HAML filters other than `:ruby` (`:javascript`, `:css`, …)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.haml-class-merge",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "`%p.a{class: x}` (shortcut class + hash class)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.output-collision",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "two templates that map to one emitted file, e.g. `x/create.html.erb` + `x/create.turbo_stream.erb` (last one wins)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.jbuilder-ignored",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "a `.json.jbuilder` statement Roundhouse's jbuilder lowering does not keep: `json.cache!`/`json.merge!`/`json.key_format!` (written as a key named after the call), `json.key value do … end` (the block lost), `json.set!`, `json.child!`, `json.key do … end`, `json.key record, :a`, `json.array!` with a block or attribute names, and any statement that is not a `json.` call (`if`, loops, assignments)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.turbo-stream-option-form",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "`turbo_stream.<action>` with an option other than `partial:`/`locals:` (`collection:`, `content:`, `html:`, `template:`…), an `_all` action with options, or a `{ … }` block (dropped); `partial:` (with `locals:`) and a `do … end` block are read",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.template-parse-error",
         severity: Severity::Error,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "an ERB/HAML/jbuilder template whose Ruby, as Roundhouse compiles the template, does not parse (HAML `==`, a quote inside text interpolation, a tag Roundhouse reads differently)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.text-interpolation",
         severity: Severity::Error,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "`#{`, `#@x`, `#$x` in plain template text (outside any tag): Roundhouse writes text as a double-quoted Ruby string, so Rails' literal text becomes Ruby interpolation — an error where it does not compile, a warning (evaluated) where it does",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: Some(Fix::EscapeHash),
     },
     Rule {
         id: "views.output-block-pairing",
         severity: Severity::Error,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "inside a `<%= … do %>` output block: a code tag that opens a block Roundhouse does not count (two openers in one tag; statements after the `do |x|` line of a multi-line tag; an opener keyword not first, `<% x = if c %>`; a keyword followed by a newline; a trailing `# comment` after the opener), or a closing tag that is not exactly `end` / `end if …` (`<% end\\n} %>`, `<% end, error: true } %>`) — Roundhouse pairs `end`s by text and closes the wrong block",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.output-tag-comment-or-heredoc",
         severity: Severity::Error,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "a heredoc, or a `# comment` with no code after it, inside a `<%= … %>` tag (Roundhouse's `).to_s` lands in it); a comment on an earlier line of a multi-line tag is fine",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.literal-tag",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "`<%%` (literal `<%` in Rails) and `=%>` closers: Roundhouse compiles them as code, with no gap recorded — text is lost or swallowed",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "controller.permit-field-no-writer",
         severity: Severity::Warning,
         targets: ALL,
-        family: "controller",
+        family: Family::Controller,
         trigger: "a field of a permit list of a model's resource (`params.require(:post)` for `Post`; each list sizes a synthesized `update`/`from_params`) that the compiled model has no writer for: not a column, a `belongs_to`, `attr_accessor`/`attr_writer`/`attribute`, `has_secure_password`, a bare `has_rich_text` (in its body, or a concern's `included` block) or a `def <field>=` in its own body (a `has_many`'s `tag_ids`, a `store_accessor`, an `alias_attribute`, a reader alone). Reported at the model's class, where the compiler says it (`` permitted field `x` has no writer on `Y` ``)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "controller.permit-key-dropped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "controller",
+        family: Family::Controller,
         trigger: "an array-valued key of a permit list Roundhouse reads (`params.require(:card).permit(:name, assignee_ids: [])`, `params.expect(card: [:name, tag_ids: []])`): the `<X>Params` record it synthesizes holds string fields only, so it drops the key, and the compiled app never assigns it (the compiler: `permitted key … is array-valued`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "controller.format-arm-dropped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "controller",
+        family: Family::Controller,
         trigger: "a `format.<x>` arm of a `respond_to` block the compiler flattens, for a format other than html, json and rss (`format.csv`, `format.xml`, `format.js`, `format.turbo_stream`, `format.any`, a custom MIME type): every tree drops it, and the action answers that format with its html branch (the compiler warns `` `respond_to` arm `format.x` dropped (format not modeled) ``)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "controller.format-arms-unread",
         severity: Severity::Warning,
         targets: ALL,
-        family: "controller",
+        family: Family::Controller,
         trigger: "an `if`/`unless` holding `format.<x>` arms beside other statements in a `respond_to` block (`respond_to do |format| @post.x = 1; if @post.save … end end`): Roundhouse reads arms only at the block's top level or in an `if` that is the block's (or a branch's) only statement, so these are copied as written and `format` is undefined in the compiled action",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.preload-crash",
         severity: Severity::Error,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "`has_many :x` without `foreign_key:` on a model in a namespace (`module Shop; class Order`), where the target is one of the app's models, in an app with scopes that calls `includes`/`preload`/`eager_load` on a relation: Roundhouse writes preload methods keyed by `shop::order_id`, which does not parse, and panics before it writes any tree",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "job.runs-inline",
         severity: Severity::Info,
         targets: ALL,
-        family: "job",
+        family: Family::Job,
         trigger: "an Active Job class's `perform` with positional parameters: Roundhouse gives the class a `perform_later` and `perform_now` that run it at once, in the caller (every tree's job adapter is inline), and drops `set(wait:/queue:/priority:)` options (the compiler: `job_class_side: `perform` — set(wait:/queue:/priority:) options are dropped under inline job semantics`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "job.perform-not-wrapped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "job",
+        family: Family::Job,
         trigger: "an Active Job class's `perform` with a required keyword parameter (`account_id:`; an optional one is forwarded by position) or a block parameter: Roundhouse writes no class-side `perform_later`/`perform_now` for it (it forwards arguments by position), so calling either raises NoMethodError (the compiler: `job_class_side: `perform` — keyword parameters do not forward positionally`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.errors-add-dynamic",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "`errors.add` (on `errors` of any receiver, in a model's, controller's or library class's method or class body, or the seeds) whose field is not a symbol literal (`errors.add(attribute, …)`, `errors.add(\"name\", …)`), with no field, or with options beside the message (`errors.add(:name, :too_short, count: 3)`): Roundhouse grounds the others into an append of the full message, and leaves these as written, on errors that are a list of messages with no `add` (the compiler: `` `errors.add` left as dynamic dispatch ``)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.errors-index-dynamic",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "`errors[…]` (on `errors` of any receiver, in a model's, controller's or library class's method or class body, the seeds, or a model or controller test) with `:base` or a field that is not a symbol literal: Roundhouse finds a field's messages by their prefix in the list of full messages it keeps, and leaves these as an index into that list, which raises TypeError (the compiler: `` `errors[:field]` left as dynamic dispatch ``)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.missing-preload",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "an N+1 query, as the compiler's analysis proves it from source: a block over a query's records (`each`, `map`, `find_each`…) that reads on each record an association the query does not `includes`/`preload`/`eager_load`. The query is a chain from a model's constant through `where`, `order`, `limit`… and the model's scopes, in the same method or template, or bound to an instance variable by the actions that render the template (the preloads they all have). Queries the compiler follows by types (an association of a record, a class method) are left to `--check --exact` (the compiler: `missing_preload`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: Some(Fix::Preload),
     },
     Rule {
         id: "mailer.method-not-wrapped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "mailer",
+        family: Family::Mailer,
         trigger: "an instance method of an Action Mailer class (its superclass reaches `ActionMailer::Base` through the app's classes) with a required keyword parameter (`user_id:`; an optional one is forwarded by position) or a block parameter: Roundhouse gives each mailer method a class-side twin that forwards its arguments by position, and writes none for these, so `Mailer.method(…)` raises NoMethodError (the compiler: `mailer method `x` gets no class-side wrapper`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "library.class-body-call-dropped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "library",
+        family: Family::Library,
         trigger: "a receiver-less call in the body of a class or module the compiler reads as a library class (a job, a mailer, a service, a policy, a form object, a concern's own body), other than `include`, `attr_*`/`cattr_*`/`mattr_*`, `extend self`, `module_function`, `private` and the like, `included`/`class_methods` and `extend ActiveSupport::Concern`: `queue_as`, `retry_on`, `sidekiq_options`, `alias_method`, `attribute`, `validates`, `helper`, `layout`, gems' macros. The compiler keeps them only in a class whose base is a gem's (`< Parslet::Parser`); elsewhere it drops them (`` `x` in the body of `Y` is not modelled and is dropped ``). A model's subclass is `model.unsupported-macro`'s",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "library.delegates-lost",
         severity: Severity::Warning,
         targets: ALL,
-        family: "library",
+        family: Family::Library,
         trigger: "a `delegate` Roundhouse cannot write as a method, in a plain class it reads as a library class (a class in `app/models` that is not a model, `lib/`, a job, a model's subclass): a setter (`delegate :x=, to: :y`) or a keyword target (`to: :class`). It writes every plain `delegate` of the class in one piece of Ruby, which that one makes unparsable, so the class gets none of them (the survey records a `<delegate>` gap)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "model.reopened-without-superclass",
         severity: Severity::Warning,
         targets: ALL,
-        family: "model",
+        family: Family::Model,
         trigger: "`class Post` without a superclass in another file the compiler reads (`app/models/post/labels.rb` with `class Post; module Labels`, a reopening in `lib/`): Roundhouse writes the compiled model from the reopening, a plain class, and the model keeps only its scopes",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.statement-dropped",
         severity: Severity::Warning,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "a code tag's statement Roundhouse's view lowering drops with everything inside it: a helper's block (`<% dialog.with_body do %>`, `- custom_field.with(:x) do`, `each_with_index do`), a call without a receiver other than `render`/`content_for` (`<% page_title \"x\" %>`, `- title t(\".t\")`), `next`/`break`/`return`, `a, b = …`, `a && b`, `x&.y`, `begin … rescue` — the compiler warns `template statement dropped`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.unterminated-tag",
         severity: Severity::Error,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "a `<%` with no closing `%>`: Erubi keeps it as text, Roundhouse's ingest crashes on the whole app",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "views.crlf-template",
         severity: Severity::Info,
         targets: ALL,
-        family: "views",
+        family: Family::Views,
         trigger: "a template with CRLF line endings: Roundhouse keeps `\\r` in the output, Rails drops it",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "initializer.not-read",
         severity: Severity::Info,
         targets: ALL,
-        family: "initializer",
+        family: Family::Initializer,
         trigger: "initializer statements Roundhouse does not read: anything but `config.<key> =` / `Rails.application.config.<key> =` assignments (also inside `Rails.application.configure do … end`), `config.x.…`, `Time::DATE_FORMATS[…] =`, `ActiveSupport::TimeFormats.register`, the `session_store` key, and statements that `require` files (an initializer can make Roundhouse read a `lib/` folder that way)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "initializer.inflection-ignored",
         severity: Severity::Warning,
         targets: ALL,
-        family: "initializer",
+        family: Family::Initializer,
         trigger: "`ActiveSupport::Inflector.inflections { \\|i\\| i.acronym/irregular/plural/singular/uncountable … }` — Roundhouse names classes and files with Rails' default inflections, so emitted names may differ",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "initializer.monkey-patch",
         severity: Severity::Warning,
         targets: ALL,
-        family: "initializer",
+        family: Family::Initializer,
         trigger: "an initializer that reopens a core or framework class (`class String`, `module ActiveRecord`, `X.prepend`, `X.include` at top level) — not carried into any emitted tree",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "jruby.c-extension",
         severity: Severity::Warning,
         targets: JRUBY,
-        family: "jruby",
+        family: Family::Jruby,
         trigger: "app code that names the sqlite3 gem's API (`SQLite3::Database`, `SQLite3::BusyException`…): the JVM tree reaches SQLite through JDBC and does not load that gem, so the name is undefined there",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "spinel.dynamic-dispatch",
         severity: Severity::Warning,
         targets: SPINEL,
-        family: "spinel",
+        family: Family::Spinel,
         trigger: "`send`/`__send__`/`public_send`, `instance_variable_get/set`, `define_method`, `class_eval`/`instance_eval`/`module_eval`, `eval`, `method_missing`, `Thread.new`, `Mutex.new` in app code Roundhouse compiles (not in a library class's class-body loop, which it does not read) — target **spinel** only",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "spinel.test-lane",
         severity: Severity::Info,
         targets: SPINEL,
-        family: "spinel",
+        family: Family::Spinel,
         trigger: "a compiled test (test/models, test/controllers) whose class inherits from `ActiveSupport::TestCase`, `Minitest::Test` or `ActionDispatch::IntegrationTest`: Roundhouse turns it into a `TestBase` test, which the Spinel tree compiles ahead of time at `test/<name>_test.rb` — target **spinel** only",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "fixtures.unsupported-value",
         severity: Severity::Error,
         targets: ALL,
-        family: "fixtures",
+        family: Family::Fixtures,
         trigger: "a `test/fixtures/*.yml` (or `.yaml`) field whose value is a list or a hash (`[]`, `{}`, `- a`, nested keys, a `<<:` merge), an ERB tag inside a larger value, an ERB-made label, a label whose value is ERB or anything else but its fields (`~`, a string, a list), or a file that is a list",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "rails.unknown-route-helper",
         severity: Severity::Error,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "`foo_path`/`foo_url` with no route named `foo`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: Some(Fix::SuggestedName),
     },
     Rule {
         id: "rails.missing-action",
         severity: Severity::Warning,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "a route whose `controller#action` has no controller or no action (and no template for an implicit action)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "rails.missing-template",
         severity: Severity::Warning,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "`render \"x\"`/`render partial: \"x\"`/implicit render with no matching template",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "rails.unknown-association",
         severity: Severity::Warning,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "`includes(:x)`, `has_many … through: :x` naming no association",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: Some(Fix::SuggestedName),
     },
     Rule {
         id: "rails.unknown-column",
         severity: Severity::Warning,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "`where(x:)`, `find_by(x:)`, `order(:x)`, `pluck(:x)`, `validates :x` naming no column, association or attribute of the model (whose table the schema has)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "rails.pending-migration",
         severity: Severity::Warning,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "a migration in db/migrate newer than the version `db/schema.rb` (or `db/structure.sql`) was dumped at",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "rails.unset-instance-variable",
         severity: Severity::Warning,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "a template reads `@x` that no action rendering it, no filter, helper or view ever assigns",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "rails.unused-instance-variable",
         severity: Severity::Info,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "an action assigns `@x` and renders its template, and nothing that template renders (partials, layouts), no helper and no code of the controller reads `@x`",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "rails.partial-locals",
         severity: Severity::Warning,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "a `render` of a partial with a `locals:` comment that leaves out a required local or passes one it does not declare",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "rails.missing-translation",
         severity: Severity::Warning,
         targets: ALL,
-        family: "rails",
+        family: Family::Rails,
         trigger: "`t(\"a.b\")` or `t(\".b\")` (no `default:`) with no such key in the default locale's YAML",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.forked-workers",
         severity: Severity::Warning,
         targets: RUBY_FAMILY,
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "`workers` in `config/puma.rb` (or `puma -w N` in a Procfile or Dockerfile) that forks by default, unless the file keeps it off runtimes that cannot fork",
         implemented: true,
         lanes: THREADED,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.forking-process",
         severity: Severity::Warning,
         targets: RUBY_FAMILY,
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "a Procfile or Dockerfile command that starts a forking tool: `resque-pool`, Unicorn",
         implemented: true,
         lanes: THREADED,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.fork-call",
         severity: Severity::Warning,
         targets: RUBY_FAMILY,
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "`fork`, `Process.fork`, `Kernel.fork` or `Process.daemon` in the app's code",
         implemented: true,
         lanes: THREADED,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.forked-state",
         severity: Severity::Warning,
         targets: RUBY,
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "Puma forks workers by default, and the app broadcasts live updates (which the CRuby tree delivers from an Action Cable registry inside each worker) or Rails caches in `:memory_store` in production (one cache per worker)",
         implemented: true,
         lanes: &[Lane::Ruby],
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.no-jvm-build",
         severity: Severity::Warning,
         targets: &[Target::Jruby],
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "a gem the lockfile installs on JRuby that builds a C extension and has no JVM build",
         implemented: true,
         lanes: &[Lane::Jruby],
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.lockfile-without-java",
         severity: Severity::Warning,
         targets: &[Target::Jruby],
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "a lockfile whose `PLATFORMS` lacks `java` while it resolves gems that ship separate JVM builds",
         implemented: true,
         lanes: &[Lane::Jruby],
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.cext-lock",
         severity: Severity::Warning,
         targets: RUBY,
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "a C extension on the request path (database driver, server, WebSocket) that does not declare itself thread-safe: TruffleRuby runs it under its global C-extension lock",
         implemented: true,
         lanes: &[Lane::Truffleruby],
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.platform-only-lockfile",
         severity: Severity::Warning,
         targets: RUBY,
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "a lockfile whose `PLATFORMS` lacks `ruby` and that resolves gems only to precompiled platform variants",
         implemented: true,
         lanes: &[Lane::Truffleruby],
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.parallel-test-processes",
         severity: Severity::Warning,
         targets: RUBY_FAMILY,
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "`parallelize(workers: …)` in a test helper without `with: :threads` (Rails forks test processes)",
         implemented: true,
         lanes: THREADED,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.object-space",
         severity: Severity::Warning,
         targets: &[Target::Jruby],
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "`ObjectSpace.each_object(X)` for `X` other than `Class` or `Module` (JRuby disables it by default)",
         implemented: true,
         lanes: &[Lane::Jruby],
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "lanes.shared-state",
         severity: Severity::Info,
         targets: RUBY_FAMILY,
-        family: "lanes",
+        family: Family::Lanes,
         trigger: "state of the whole process written at run time: a class's instance variable written in a class method, `Dir.chdir`",
         implemented: true,
         lanes: THREADED,
+        subject: Subject::Reading,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.unsupported",
         severity: Severity::Warning,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[unsupported]`: a construct its lowering does not support, named at its line (reported by `--check --exact` where no finding of Switchyard's own says it within a line)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.lower_residue",
         severity: Severity::Warning,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[lower_residue]`: what its lowering left behind — a statement dropped, an option ignored, a chain left to run dynamically (reported by `--check --exact` where no finding of Switchyard's own says it within a line)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.blank_unlowered",
         severity: Severity::Warning,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[blank_unlowered]`: a `blank?`/`present?` its lowering did not rewrite (reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.missing_preload",
         severity: Severity::Warning,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[missing_preload]`: a loop reads an association its query did not preload, an N+1 (reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.ivar_unresolved",
         severity: Severity::Info,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[ivar_unresolved]`: an instance variable its type analysis cannot type (`roundhouse-check` counts it an error; reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.send_dispatch_failed",
         severity: Severity::Info,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[send_dispatch_failed]`: a call its type analysis finds no method for on the receiver's type (`roundhouse-check` counts it an error; reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.incompatible_binop",
         severity: Severity::Info,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[incompatible_binop]`: an operator its type analysis finds applied to types that do not take it (reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.parse",
         severity: Severity::Error,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[parse]`: a file its parser does not read (reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.unresolved_type",
         severity: Severity::Info,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[unresolved_type]`: an expression its type analysis leaves untyped; thousands in a real app, so off unless `--rule` names it or `switchyard.toml` gives it a level (reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.gradual_untyped",
         severity: Severity::Info,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "the compiler's `warning[gradual_untyped]`: an expression typed `untyped` through a signature (a gradual escape); off unless `--rule` names it or `switchyard.toml` gives it a level (reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
     Rule {
         id: "roundhouse.other",
         severity: Severity::Warning,
         targets: ALL,
-        family: "roundhouse",
+        family: Family::Roundhouse,
         trigger: "any other line of the compiler's with a file and a line (a kind this version does not know, or none); its message starts with the compiler's own kind (reported by `--check --exact`)",
         implemented: true,
         lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
     },
 ];
 
@@ -1158,8 +1884,9 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
 /// The rule a line of the compiler's of `kind` (`lower_residue`; `None` for a line without one) is
 /// reported under: `roundhouse.<kind>`, or `roundhouse.other` for a kind this version does not know.
 pub fn compiler_rule(kind: Option<&str>) -> RuleId {
-    let known = kind.and_then(|kind| RULES.iter().find(|r| r.family == "roundhouse" && r.id.strip_prefix("roundhouse.") == Some(kind)));
-    known.map_or(rule!("roundhouse.other"), |r| RuleId::from_catalogue(r.id))
+    let known =
+        kind.and_then(|kind| RULES.iter().find(|r| r.family == Family::Roundhouse && r.id.strip_prefix("roundhouse.") == Some(kind)));
+    known.map_or(rule!("roundhouse.other"), |r| RuleId::from_catalogue(r.id, r.family))
 }
 
 /// Rules reported only when asked for by name (`--rule`) or given a level in `switchyard.toml`: the
@@ -1204,7 +1931,7 @@ const ECHOES: &[Echo] = &[
 /// Whether a finding of `rule` says what the compiler's line of `kind` with `message` says.
 pub fn echoes(rule: RuleId, kind: Option<&str>, message: &str) -> bool {
     let Some(kind) = kind else { return false };
-    let about_the_compiler = |id: &str| self::rule(id).is_some_and(|r| !matches!(r.family, "rails" | "lanes" | "roundhouse"));
+    let about_the_compiler = |id: &str| self::rule(id).is_some_and(|r| r.family.about_the_compiler());
     ECHOES.iter().any(|echo| {
         echo.kind == kind
             && message.contains(echo.message)
@@ -1236,14 +1963,14 @@ pub const fn known(id: &'static str) -> RuleId {
     let mut i = 0;
     while i < RULES.len() {
         if same(RULES[i].id, id) {
-            return RuleId::from_catalogue(RULES[i].id);
+            return RuleId::from_catalogue(RULES[i].id, RULES[i].family);
         }
         i += 1;
     }
     let mut j = 0;
     while j < OWN.len() {
         if same(OWN[j], id) {
-            return RuleId::from_catalogue(OWN[j]);
+            return RuleId::from_catalogue(OWN[j], Family::Switchyard);
         }
         j += 1;
     }
@@ -1252,13 +1979,10 @@ pub const fn known(id: &'static str) -> RuleId {
 
 /// An id that arrives as text (a query's capture name, a setting), if it is one.
 pub fn lookup(id: &str) -> Option<RuleId> {
-    RULES.iter().map(|r| r.id).chain(OWN.iter().copied()).find(|r| *r == id).map(RuleId::from_catalogue)
-}
-
-/// A finding of catalogue rule `rule`, at the rule's own severity.
-pub fn finding(rule: RuleId, span: crate::syntax::Span, message: String) -> crate::diagnostic::Diagnostic {
-    let severity = self::rule(&rule).map_or(Severity::Warning, |r| r.severity);
-    crate::diagnostic::Diagnostic { span, severity, rule, message }
+    match RULES.iter().find(|r| r.id == id) {
+        Some(r) => Some(RuleId::from_catalogue(r.id, r.family)),
+        None => OWN.iter().find(|r| **r == id).map(|r| RuleId::from_catalogue(r, Family::Switchyard)),
+    }
 }
 
 /// What the severities mean, for `explain`.
@@ -1271,5 +1995,64 @@ pub fn severity_meaning(severity: Severity) -> &'static str {
             "It compiles, but the emitted app behaves differently from Rails (a drop, an ignored option, a template that will not render)."
         }
         Severity::Info => "A fact to know: not read, lands elsewhere, lane membership.",
+    }
+}
+
+/// The rewrite `rule`'s quick fix makes, if it has one.
+pub fn fix(rule: RuleId) -> Option<Fix> {
+    if rule == rule!("switchyard.unused-suppression") {
+        return Some(Fix::RemoveComment);
+    }
+    self::rule(&rule)?.fix
+}
+
+/// What findings of `rule` are about (Switchyard's own are about how files are read and set up).
+pub fn subject(rule: RuleId) -> Subject {
+    self::rule(&rule).map_or(Subject::Reading, |r| r.subject)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every rule id outside this file is a `rule!` (checked when the crate builds) or a `RuleId`
+    /// read back through `lookup`: no code compares a rule with a string of its own or tests its
+    /// family by the id's prefix. Test modules and comments may quote ids.
+    #[test]
+    fn no_rule_id_is_matched_as_a_string_outside_the_catalogue() {
+        let ids: Vec<&str> = RULES.iter().map(|r| r.id).chain(OWN.iter().copied()).collect();
+        let prefixes: Vec<String> = RULES.iter().map(|r| format!("starts_with(\"{}.\")", r.family.as_str())).collect();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = Vec::new();
+        for entry in ignore::WalkBuilder::new(&src).build().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "rs") || path.ends_with("catalogue.rs") || path.ends_with("tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (n, line) in code.lines().enumerate() {
+                let line = line.split("//").next().unwrap_or("");
+                let quoted = ids.iter().any(|id| {
+                    let literal = format!("\"{id}\"");
+                    line.match_indices(&literal).any(|(at, _)| !line[..at].ends_with("rule!("))
+                });
+                if quoted || prefixes.iter().any(|p| line.contains(p.as_str())) {
+                    found.push(format!("{}:{}: {}", path.strip_prefix(&src).unwrap().display(), n + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "rule ids matched as strings (use `rule!`, `RuleId::family` or the catalogue's data):\n{}",
+            found.join("\n")
+        );
+    }
+
+    #[test]
+    fn a_rule_is_filed_under_the_family_its_id_names() {
+        for rule in RULES {
+            assert_eq!(rule.id.split('.').next(), Some(rule.family.as_str()), "{} is filed under {:?}", rule.id, rule.family);
+        }
     }
 }
