@@ -17,11 +17,17 @@
 //!   and the `before_action`s its controller declares for it bind (their methods may be inherited);
 //!   the query is the one every such action binds (the preloads they all have);
 //! - the record is the block's first parameter, and each call on it named like one of the model's
-//!   associations (its own, or one a concern's `included` block declares) is a read.
+//!   associations (its own, or one a concern's `included` block declares) is a read;
+//! - a controller's superclass is looked up from its namespaces outwards (`BaseController` in
+//!   `Admin::PostsController` is `Admin::BaseController` when there is one), a scope may be a
+//!   concern's (its `included` block), `references` keeps a query, and an `if`/`unless`/`case`
+//!   whose branches give records of one model (or nothing) gives that model's record;
+//! - a partial's local is typed when every render of the partial by name passes it an instance
+//!   variable that holds a record (a query or another expression passed is not followed).
 //!
 //! What the compiler decides by its types and this reading leaves out (it says nothing there): a
 //! query from a call without a receiver in a class method, a record from a helper or a gem's filter,
-//! a partial's locals, a filter of a module.
+//! a collection render's locals, a filter of a module.
 //!
 //! The facts of one file are a function of its text (`PreloadFacts`, kept on `FileFacts`); what they
 //! mean is decided against the app in `checks` (which models, associations and scopes there are).
@@ -37,7 +43,7 @@ pub const RULE: crate::diagnostic::RuleId = rule!("model.missing-preload");
 /// (The compiler keeps more — `group`, gems' `page` — where its types follow them; these are the
 /// ones whose records it always knows.)
 pub const PRESERVERS: &[&str] =
-    &["where", "not", "order", "reorder", "limit", "offset", "joins", "left_joins", "left_outer_joins", "distinct", "all"];
+    &["where", "not", "order", "reorder", "limit", "offset", "joins", "left_joins", "left_outer_joins", "distinct", "all", "references"];
 
 /// Links that preload associations.
 pub const PRELOADERS: &[&str] = &["includes", "preload", "eager_load"];
@@ -85,6 +91,10 @@ pub enum Value {
     Implicit,
     /// `@x ||= value`: a record it gives is bound, a query is not followed.
     OrAssigned(Box<Value>),
+    /// `nil`: a branch that gives nothing.
+    Nil,
+    /// An `if`/`unless`/`case`/ternary's value: one of its branches' (a branch left out gives `nil`).
+    Either(Vec<Value>),
     /// A call: its receiver, its method, the associations it names when it preloads, and where it
     /// is (from its receiver's start to its own end, on one line).
     Call { receiver: Box<Value>, method: String, preloads: Vec<String>, span: Span, whole: bool },
@@ -118,6 +128,18 @@ pub struct Body {
     pub renders: Option<String>,
     /// Whether its `render`s name different templates (it then feeds the one named for it).
     pub renders_conflict: bool,
+    /// Each partial it renders by name (`render "form", post: @post`, `render partial: "form",
+    /// locals: { post: @post }`), in a template: what the partial's locals are given.
+    pub partials: Vec<PartialRender>,
+}
+
+/// A `render` of a partial named by a literal: the name as written, and each local it passes (a
+/// query, or `None` for anything else); `locals` is `None` for a form this reading does not follow
+/// (a collection, `object:`), which then leaves the partial's locals untyped.
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct PartialRender {
+    pub partial: String,
+    pub locals: Option<Vec<(String, Option<Chain>)>>,
 }
 
 /// The N+1 facts of one file.
@@ -128,7 +150,7 @@ pub struct PreloadFacts {
 
 impl PreloadFacts {
     pub fn is_empty(&self) -> bool {
-        self.bodies.iter().all(|b| b.bindings.is_empty() && b.iterations.is_empty())
+        self.bodies.iter().all(|b| b.bindings.is_empty() && b.iterations.is_empty() && b.partials.is_empty())
     }
 
     /// What other files' findings read of these facts (the instance variables each method binds,
@@ -141,16 +163,31 @@ impl PreloadFacts {
                 Value::SelfRef => "self".to_owned(),
                 Value::Implicit => "_".to_owned(),
                 Value::OrAssigned(value) => format!("||= {}", shape(value)),
+                Value::Nil => "nil".to_owned(),
+                Value::Either(branches) => format!("({})", branches.iter().map(shape).collect::<Vec<_>>().join(" | ")),
                 Value::Call { receiver, method, preloads, .. } => format!("{}.{method}{preloads:?}", shape(receiver)),
             }
         }
         self.bodies
             .iter()
-            .filter(|b| !b.bindings.is_empty())
+            .filter(|b| !b.bindings.is_empty() || !b.partials.is_empty())
             .map(|b| {
                 let bindings: Vec<String> =
                     b.bindings.iter().map(|(name, value)| format!("{name}={}", value.as_ref().map_or("?".to_owned(), shape))).collect();
-                format!("preload {} {}", b.name, bindings.join(" "))
+                let partials: Vec<String> = b
+                    .partials
+                    .iter()
+                    .map(|r| {
+                        let locals = r.locals.as_ref().map(|locals| {
+                            locals
+                                .iter()
+                                .map(|(name, value)| format!("{name}={}", value.as_ref().map_or("?".to_owned(), shape)))
+                                .collect::<Vec<_>>()
+                        });
+                        format!("{}{locals:?}", r.partial)
+                    })
+                    .collect();
+                format!("preload {} {} {}", b.name, bindings.join(" "), partials.join(" "))
             })
             .collect()
     }
@@ -283,6 +320,14 @@ impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
         if node.as_self_node().is_some() {
             return Some(Value::SelfRef);
         }
+        if node.as_nil_node().is_some() {
+            return Some(Value::Nil);
+        }
+        if node.as_if_node().is_some() || node.as_unless_node().is_some() || node.as_case_node().is_some() {
+            let mut branches = Vec::new();
+            self.branches(node, &mut branches, depth + 1)?;
+            return Some(Value::Either(branches));
+        }
         if let Some(read) = node.as_local_variable_read_node() {
             return self.bound(&crate::roundhouse::prism_ingest::convert::name_of(read.name())).cloned().flatten();
         }
@@ -325,6 +370,80 @@ impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
         let span = self.span(location.start_offset(), location.end_offset());
         let whole = !location.as_slice().contains(&b'\n');
         Some(Value::Call { receiver: Box::new(receiver), method, preloads, span, whole })
+    }
+
+    /// A `render` of a partial named by a literal, with the locals it passes.
+    fn partial_render(&self, call: &ruby_prism::CallNode<'_>) -> Option<PartialRender> {
+        let arguments: Vec<Node<'_>> = call.arguments()?.arguments().iter().collect();
+        let literal = |node: &Node<'_>| node.as_string_node().map(|s| String::from_utf8_lossy(s.unescaped()).into_owned());
+        let locals_of = |pairs: Vec<(String, Node<'_>)>| -> Vec<(String, Option<Chain>)> {
+            pairs.into_iter().map(|(name, value)| (name, self.chain(&value, 0))).collect()
+        };
+        match arguments.as_slice() {
+            // `render "form"`, `render "form", post: @post`.
+            [first, rest @ ..] if literal(first).is_some() => {
+                let partial = literal(first)?;
+                let locals = match rest {
+                    [] => Some(Vec::new()),
+                    [hash] => pairs_of(hash).map(locals_of),
+                    _ => None,
+                };
+                Some(PartialRender { partial, locals })
+            }
+            // `render partial: "form", locals: { post: @post }`.
+            [hash] => {
+                let pairs = pairs_of(hash)?;
+                let partial = pairs.iter().find(|(k, _)| k == "partial").and_then(|(_, v)| literal(v))?;
+                let unread = pairs.iter().any(|(k, _)| !matches!(k.as_str(), "partial" | "locals" | "formats" | "layout"));
+                let locals = match pairs.iter().find(|(k, _)| k == "locals") {
+                    _ if unread => None,
+                    Some((_, hash)) => pairs_of(hash).map(locals_of),
+                    None => Some(Vec::new()),
+                };
+                Some(PartialRender { partial, locals })
+            }
+            _ => None,
+        }
+    }
+
+    /// The values an `if`/`unless`/`case` may give, each branch's last statement (`nil` for a branch
+    /// left out or empty); `None` when one of them is not followed.
+    fn branches(&self, node: &Node<'_>, out: &mut Vec<Value>, depth: u32) -> Option<()> {
+        if depth > 16 {
+            return None;
+        }
+        let last = |statements: Option<ruby_prism::StatementsNode<'_>>, out: &mut Vec<Value>| -> Option<()> {
+            match statements.and_then(|s| s.body().iter().last()) {
+                Some(value) => out.push(self.chain(&value, depth + 1)?),
+                None => out.push(Value::Nil),
+            }
+            Some(())
+        };
+        if let Some(node) = node.as_if_node() {
+            last(node.statements(), out)?;
+            match node.subsequent() {
+                Some(next) if next.as_else_node().is_some() => last(next.as_else_node()?.statements(), out)?,
+                Some(next) => self.branches(&next, out, depth + 1)?,
+                None => out.push(Value::Nil),
+            }
+        } else if let Some(node) = node.as_unless_node() {
+            last(node.statements(), out)?;
+            match node.else_clause() {
+                Some(other) => last(other.statements(), out)?,
+                None => out.push(Value::Nil),
+            }
+        } else if let Some(node) = node.as_case_node() {
+            for condition in node.conditions().iter() {
+                last(condition.as_when_node()?.statements(), out)?;
+            }
+            match node.else_clause() {
+                Some(other) => last(other.statements(), out)?,
+                None => out.push(Value::Nil),
+            }
+        } else {
+            return None;
+        }
+        Some(())
     }
 
     /// A node's source, as the program has it (a constant's path).
@@ -384,6 +503,20 @@ fn rendered_template(call: &ruby_prism::CallNode<'_>) -> Option<String> {
     let key = pair.key();
     let key = key.as_symbol_node()?;
     matches!(key.unescaped(), b"template" | b"action").then(|| literal(&pair.value())).flatten()
+}
+
+/// A hash's `key: value` pairs, each key a symbol; `None` when one is not.
+fn pairs_of<'pr>(node: &Node<'pr>) -> Option<Vec<(String, Node<'pr>)>> {
+    let elements = node.as_keyword_hash_node().map(|h| h.elements()).or_else(|| node.as_hash_node().map(|h| h.elements()))?;
+    elements
+        .iter()
+        .map(|e| {
+            let pair = e.as_assoc_node()?;
+            let key = pair.key();
+            let key = key.as_symbol_node()?;
+            Some((String::from_utf8_lossy(key.unescaped()).into_owned(), pair.value()))
+        })
+        .collect()
 }
 
 /// The block's first parameter: a plain name, `it`, or `_1`.
@@ -481,6 +614,12 @@ impl<'pr, F: Fn(usize) -> usize> Visit<'pr> for Walker<'_, F> {
                 _ => {}
             }
         }
+        if node.receiver().is_none()
+            && node.name().as_slice() == b"render"
+            && let Some(render) = self.partial_render(node)
+        {
+            self.body.partials.push(render);
+        }
         if let Some(receiver) = node.receiver() {
             self.visit(&receiver);
         }
@@ -570,6 +709,21 @@ fn associations(context: &AppContext, model: &crate::rails::model::Model) -> BTr
     out
 }
 
+/// The body of the scope `name` of `model`: its own, or one a concern's `included` block declares.
+fn scope_body(context: &AppContext, model: &crate::rails::model::Model, name: &str) -> Option<String> {
+    if let Some(own) = model.scopes.iter().find(|s| s.name == name) {
+        return Some(own.body.clone());
+    }
+    context.included_blocks(model).into_iter().filter(|(file, _)| file.relative_path.starts_with("app/")).find_map(|(_, block)| {
+        block.items.iter().find_map(|item| match item {
+            crate::syntax::outline::Item::Call(c) if c.receiver.is_none() && c.method == "scope" && c.first_name() == Some(name) => {
+                c.arguments.get(1).map(ToString::to_string)
+            }
+            _ => None,
+        })
+    })
+}
+
 /// The model a query's constant names: one the compiler compiles as a model.
 fn model_of<'c>(context: &'c AppContext, name: &str) -> Option<&'c crate::rails::model::Model> {
     context.model(name).filter(|m| {
@@ -636,11 +790,25 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
             Some((model, false)) => Some(Typed::Record(model.to_owned())),
             _ => None,
         },
-        Value::Implicit => None,
+        Value::Implicit | Value::Nil => None,
+        // The records of one model, whichever branch gives them (a `nil` branch gives none); a query
+        // is not followed through a branch.
+        Value::Either(branches) => {
+            let mut records = branches.iter().filter(|b| **b != Value::Nil).map(|b| match resolve(scope, b, depth + 1)? {
+                Typed::Record(model) => Some(model),
+                Typed::Query { .. } => None,
+            });
+            let first = records.next()??;
+            records.all(|other| other.as_ref() == Some(&first)).then_some(Typed::Record(first))
+        }
         Value::OrAssigned(value) => match resolve(scope, value, depth + 1)? {
             Typed::Record(model) => Some(Typed::Record(model)),
             Typed::Query { .. } => None,
         },
+        // A name read without a receiver in a partial: one of its locals, when its renders type it.
+        Value::Call { receiver, method, .. } if **receiver == Value::Implicit && scope.env.contains_key(method) => {
+            scope.env.get(method).cloned()
+        }
         Value::Call { receiver, method, preloads: named, span, whole } => match resolve(scope, receiver, depth + 1)? {
             Typed::Query { model, mut preloads, origin, path, mut insert } => {
                 if PRELOADERS.contains(&method.as_str()) {
@@ -653,8 +821,7 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                     return Some(Typed::Record(model));
                 } else {
                     let declaring = scope.context.model(&model)?;
-                    let body = declaring.scopes.iter().find(|s| s.name == *method)?;
-                    preloads.extend(scope_preloads(&body.body)?);
+                    preloads.extend(scope_preloads(&scope_body(scope.context, declaring, method)?)?);
                 }
                 Some(Typed::Query { model, preloads, origin, path, insert })
             }
@@ -723,9 +890,27 @@ fn lineage<'c>(
             let inherited: Vec<&Body> = preload.bodies.iter().filter(|b| !own.contains(&b.name.as_str())).collect();
             bodies.extend(inherited.into_iter().map(|b| (b, facts.relative_path.as_str())));
         }
-        name = class.superclass.as_deref().map(|s| s.trim_start_matches("::").to_owned());
+        name = class.superclass.as_deref().and_then(|s| superclass(context, &class_name, s));
     }
     (bodies, filters)
+}
+
+/// The controller class `written` names as the superclass of `class_name`, as the compiler's types
+/// find it: in the class's enclosing namespaces first, innermost first (`BaseController` in
+/// `Admin::PostsController` is `Admin::BaseController` when the app has one), then at the top.
+fn superclass(context: &AppContext, class_name: &str, written: &str) -> Option<String> {
+    if let Some(absolute) = written.strip_prefix("::") {
+        return Some(absolute.to_owned());
+    }
+    let mut namespace = class_name;
+    while let Some((outer, _)) = namespace.rsplit_once("::") {
+        let candidate = format!("{outer}::{written}");
+        if context.controllers.contains_key(&candidate) {
+            return Some(candidate);
+        }
+        namespace = outer;
+    }
+    Some(written.to_owned())
 }
 
 /// The instance variables whose type this reading cannot tell across `bodies`: one bound anywhere
@@ -835,7 +1020,59 @@ pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
             given.entry(renders).or_default().push(env);
         }
     }
-    TemplateEnvs(given.into_iter().map(|(template, envs)| (template, shared(envs))).collect())
+    let mut envs: HashMap<String, Env> = given.into_iter().map(|(template, envs)| (template, shared(envs))).collect();
+    // A partial's locals, typed from the templates that render it by name (and, a second time,
+    // from the partials those render): the records every render passes the same way. A partial
+    // some render gives locals this reading does not follow (a collection) knows none of them.
+    let mut partials: HashMap<String, Env> = HashMap::new();
+    for _ in 0..2 {
+        let mut given: HashMap<String, Vec<Option<Env>>> = HashMap::new();
+        for file in context.files.iter() {
+            let (Some(template), Some(preload)) = (file.template.as_ref(), file.preload.as_ref()) else { continue };
+            let site = partials.get(&template.logical_path).or_else(|| envs.get(&template.logical_path));
+            let empty = Env::new();
+            let scope = Scope { context, path: &file.relative_path, env: site.unwrap_or(&empty), model: None };
+            for render in preload.bodies.iter().flat_map(|b| &b.partials) {
+                let Some(partial) = partial_path(&template.logical_path, &render.partial) else { continue };
+                let env = render.locals.as_ref().map(|locals| {
+                    locals
+                        .iter()
+                        // As the compiler types them: a local given an instance variable that
+                        // holds a record (a query, or any other expression, is not followed).
+                        .filter_map(|(name, value)| match value.as_ref()? {
+                            ivar @ Value::Ivar(_) => match resolve(&scope, ivar, 0)? {
+                                record @ Typed::Record(_) => Some((name.clone(), record)),
+                                Typed::Query { .. } => None,
+                            },
+                            _ => None,
+                        })
+                        .collect::<Env>()
+                });
+                given.entry(partial).or_default().push(env);
+            }
+        }
+        partials = given
+            .into_iter()
+            .filter_map(|(partial, envs)| Some((partial, shared(envs.into_iter().collect::<Option<Vec<Env>>>()?))))
+            .collect();
+    }
+    for (partial, env) in partials {
+        envs.entry(partial).or_insert(env);
+    }
+    TemplateEnvs(envs)
+}
+
+/// The logical path of the partial `name` a template at `from` renders: `posts/_form` for `"form"`
+/// in `posts/new`, `shared/_nav` for `"shared/nav"`.
+fn partial_path(from: &str, name: &str) -> Option<String> {
+    if name.is_empty() || name.contains(['#', '{', '.']) {
+        return None;
+    }
+    let (dir, base) = match name.rsplit_once('/') {
+        Some((dir, base)) => (dir.trim_start_matches('/'), base),
+        None => (from.rsplit_once('/').map_or("", |(dir, _)| dir), name),
+    };
+    Some(if dir.is_empty() { format!("_{base}") } else { format!("{dir}/_{base}") })
 }
 
 /// The instance variables every env binds the same way (a query: with the preloads all have).
@@ -943,9 +1180,18 @@ mod tests {
     /// Every prefix of a controller and of templates being typed is read without a panic, and every
     /// place it records is inside the text.
     #[test]
+    fn a_partial_is_found_as_rails_finds_it_from_the_template_that_renders_it() {
+        assert_eq!(partial_path("posts/show", "form").as_deref(), Some("posts/_form"));
+        assert_eq!(partial_path("posts/show", "shared/nav").as_deref(), Some("shared/_nav"));
+        assert_eq!(partial_path("admin/posts/index", "admin/notes/show").as_deref(), Some("admin/notes/_show"));
+        assert_eq!(partial_path("home", "card").as_deref(), Some("_card"));
+        assert_eq!(partial_path("posts/show", "#{kind}/row"), None);
+    }
+
+    #[test]
     fn every_prefix_of_a_file_being_typed_is_read_without_a_panic() {
-        let controller = "class PostsController < ApplicationController\n  def index\n    @posts = Post.includes(:é, [:a, {b: 1}]).where(x: \"ü\").limit(2)\n    @posts.each { |p| p.user.name }\n    Post.all.map(&:author)\n    render template: \"posts/index\"\n  end\n\n  def show\n    @post ||= Post.find(params[:id])\n    respond_to { |f| f.html { render :edit } }\n    @post.comments.each do |c|\n      c.user\n    end\n  end\nend\n";
-        let erb = "<% @posts.each do |post| %>é<%= post.author.name %>\n<% Post.where(a: 1).each_with_index do |p, i| %><%= p.user %><% end %><% end %>";
+        let controller = "class PostsController < ApplicationController\n  def index\n    @posts = Post.includes(:é, [:a, {b: 1}]).where(x: \"ü\").limit(2)\n    @posts.each { |p| p.user.name }\n    Post.all.map(&:author)\n    render template: \"posts/index\"\n  end\n\n  def show\n    @post ||= Post.find(params[:id])\n    @user = if a then (User.new if b) elsif c then nil else case d when 1 then User.find(1) end end\n    respond_to { |f| f.html { render :edit } }\n    @post.comments.each do |c|\n      c.user\n    end\n  end\nend\n";
+        let erb = "<%= render \"form\", post: @post %><%= render partial: \"shared/é\", locals: { a: @a, b: 1 } %><% @posts.each do |post| %>é<%= post.author.name %>\n<% Post.where(a: 1).each_with_index do |p, i| %><%= p.user %><% end %><% end %>";
         let haml = "- @posts.each do |post|\n  %p= post.author.name\n  - post.comments.map(&:user)\n";
         let check = |facts: &PreloadFacts, text: &str| {
             for body in &facts.bodies {
@@ -981,7 +1227,18 @@ mod tests {
         let show = &facts.bodies[1];
         // A respond_to block's render is a format's, not the action's.
         assert_eq!(show.renders, None);
-        assert!(matches!(show.bindings.as_slice(), [(name, Some(Value::OrAssigned(_)))] if name == "@post"));
+        assert!(matches!(show.bindings.as_slice(), [(name, Some(Value::OrAssigned(_))), _] if name == "@post"));
+        // `if … elsif … else case … end end`: every branch's value, a branch left out giving nil.
+        let Some(Value::Either(branches)) = &show.bindings[1].1 else { panic!("{:?}", show.bindings[1]) };
+        fn shape(value: &Value) -> String {
+            match value {
+                Value::Nil => "nil".to_owned(),
+                Value::Call { method, .. } => method.clone(),
+                Value::Either(branches) => format!("({})", branches.iter().map(shape).collect::<Vec<_>>().join(" | ")),
+                _ => "other".to_owned(),
+            }
+        }
+        assert_eq!(branches.iter().map(shape).collect::<Vec<_>>(), ["(new | nil)", "nil", "(find | nil)"]);
         assert_eq!(show.iterations[0].reads.iter().map(|(r, _)| r.as_str()).collect::<Vec<_>>(), ["user"]);
     }
 }
