@@ -263,7 +263,14 @@ pub fn of_template(
             walker.visit(&statement);
         }
     }
-    let body = walker.finish(String::new());
+    let mut body = walker.finish(String::new());
+    // A read in a HAML tag's inline Ruby is where the compiler places it: on the Ruby line of the
+    // block around it.
+    for (_, span) in body.iterations.iter_mut().flat_map(|i| i.reads.iter_mut()) {
+        if let Some(line) = compiled.anchor(span.start_byte as usize) {
+            *span = line_index.span(line.start.min(source.len())..line.end.min(source.len()));
+        }
+    }
     PreloadFacts { bodies: vec![body] }
 }
 
@@ -668,6 +675,9 @@ enum Typed {
         origin: Span,
         path: String,
         insert: Option<Span>,
+        /// Whether it starts from a record's `has_many`: the compiler's types follow no scope
+        /// called on one (`@user.posts.published`), where they follow `where` and the like.
+        association: bool,
     },
     Record(String),
 }
@@ -780,6 +790,7 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                 origin: *span,
                 path: scope.path.to_owned(),
                 insert: Some(*span),
+                association: false,
             })
         }
         Value::Ivar(name) => scope.env.get(name).cloned(),
@@ -810,7 +821,7 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
             scope.env.get(method).cloned()
         }
         Value::Call { receiver, method, preloads: named, span, whole } => match resolve(scope, receiver, depth + 1)? {
-            Typed::Query { model, mut preloads, origin, path, mut insert } => {
+            Typed::Query { model, mut preloads, origin, path, mut insert, association } => {
                 if PRELOADERS.contains(&method.as_str()) {
                     preloads.extend(named.iter().cloned());
                 } else if PRESERVERS.contains(&method.as_str()) {
@@ -819,11 +830,13 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                     }
                 } else if RECORD.contains(&method.as_str()) {
                     return Some(Typed::Record(model));
+                } else if association {
+                    return None;
                 } else {
                     let declaring = scope.context.model(&model)?;
                     preloads.extend(scope_preloads(&scope_body(scope.context, declaring, method)?)?);
                 }
-                Some(Typed::Query { model, preloads, origin, path, insert })
+                Some(Typed::Query { model, preloads, origin, path, insert, association })
             }
             Typed::Record(model) => {
                 let declaring = model_of(scope.context, &model)?;
@@ -838,6 +851,7 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                         origin: *span,
                         path: scope.path.to_owned(),
                         insert: whole.then_some(*span),
+                        association: true,
                     }),
                     _ => Some(Typed::Record(target)),
                 }
@@ -846,11 +860,12 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
     }
 }
 
-/// The instance variables a body leaves bound, from `base`.
+/// The instance variables a body leaves bound, from `base` (a value read through another instance
+/// variable is typed by what is bound so far).
 fn bindings(context: &AppContext, body: &Body, base: &Env, path: &str) -> Env {
     let mut env = base.clone();
     for (name, value) in &body.bindings {
-        let scope = Scope { context, path, env: &Env::new(), model: None };
+        let scope = Scope { context, path, env: &env, model: None };
         match value.as_ref().and_then(|v| resolve(&scope, v, 0)) {
             Some(typed) => {
                 env.insert(name.clone(), typed);
@@ -913,15 +928,14 @@ fn superclass(context: &AppContext, class_name: &str, written: &str) -> Option<S
     Some(written.to_owned())
 }
 
-/// The instance variables whose type this reading cannot tell across `bodies`: one bound anywhere
-/// to something not followed here, or to records of two models. The compiler says nothing of a
-/// loop over one whose type is not a model's records.
-fn untyped(context: &AppContext, bodies: &[(&Body, &str)]) -> BTreeSet<String> {
+/// The instance variables whose type this reading cannot tell across `bodies`, given what `known`
+/// types: one bound anywhere to something not followed here, or to records of two models. The
+/// compiler says nothing of a loop over one whose type is not a model's records.
+fn untyped(context: &AppContext, bodies: &[(&Body, &str)], known: &Env) -> BTreeSet<String> {
     let mut dropped: BTreeSet<String> = BTreeSet::new();
-    let empty = Env::new();
     let mut models: HashMap<String, String> = HashMap::new();
     for (body, path) in bodies {
-        let scope = Scope { context, path, env: &empty, model: None };
+        let scope = Scope { context, path, env: known, model: None };
         for (name, value) in &body.bindings {
             let model = match value.as_ref().and_then(|v| resolve(&scope, v, 0)) {
                 Some(Typed::Query { model, .. }) => format!("query {model}"),
@@ -945,6 +959,7 @@ fn untyped(context: &AppContext, bodies: &[(&Body, &str)]) -> BTreeSet<String> {
 /// its class or one it inherits), to a value this reading follows, and to records of one model.
 fn typed_for(
     context: &AppContext,
+    known: &Env,
     lineage: &[(&Body, &str)],
     filters: &[&crate::rails::controller::Filter],
     action: &Body,
@@ -956,28 +971,44 @@ fn typed_for(
         .collect();
     let bodies: Vec<(&Body, &str)> =
         lineage.iter().copied().filter(|(b, _)| std::ptr::eq(*b, action) || targets.contains(&b.name.as_str())).collect();
-    let untyped = untyped(context, &bodies);
+    let untyped = untyped(context, &bodies, known);
     bodies.iter().flat_map(|(b, _)| b.bindings.iter().map(|(name, _)| name.clone())).filter(|name| !untyped.contains(name)).collect()
 }
 
 /// A controller's instance variables bound the same way by every method that binds them, and
-/// typed (`untyped`).
+/// typed (`untyped`). A value read through another instance variable (`@user.posts`, `@user` bound
+/// by a filter) is typed once that one is: a few rounds, each from what the last one typed.
 fn controller_env(context: &AppContext, bodies: &[(&Body, &str)]) -> Env {
+    let mut known = Env::new();
+    for _ in 0..3 {
+        let next = merged(context, bodies, &known);
+        if next == known {
+            break;
+        }
+        known = next;
+    }
+    known
+}
+
+/// One round of `controller_env`: each binding typed by what `known` types.
+fn merged(context: &AppContext, bodies: &[(&Body, &str)], known: &Env) -> Env {
     let mut merged = Env::new();
-    let mut dropped = untyped(context, bodies);
+    let mut dropped = untyped(context, bodies, known);
     for (body, path) in bodies {
-        for (name, typed) in bindings(context, body, &Env::new(), path) {
-            if dropped.contains(&name) {
+        let scope = Scope { context, path, env: known, model: None };
+        for (name, value) in &body.bindings {
+            if dropped.contains(name) {
                 continue;
             }
-            match merged.get(&name) {
+            let Some(typed) = value.as_ref().and_then(|v| resolve(&scope, v, 0)) else { continue };
+            match merged.get(name) {
                 None => {
-                    merged.insert(name, typed);
+                    merged.insert(name.clone(), typed);
                 }
                 Some(previous) if *previous == typed => {}
                 Some(_) => {
-                    merged.remove(&name);
-                    dropped.insert(name);
+                    merged.remove(name);
+                    dropped.insert(name.clone());
                 }
             }
         }
@@ -1015,7 +1046,7 @@ pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
                 (controller_env(context, &bodies), bodies, filters)
             });
             let mut env = bindings(context, action, base, path);
-            let typed = typed_for(context, bodies, filters, action);
+            let typed = typed_for(context, base, bodies, filters, action);
             env.retain(|name, _| typed.contains(name));
             given.entry(renders).or_default().push(env);
         }
@@ -1135,7 +1166,7 @@ fn found(file: &FileFacts, context: &AppContext) -> Vec<(Diagnostic, Option<Prel
     for body in &preload.bodies {
         let scope = Scope { context, path, env: &env, model: model.map(|m| (m, body.singleton)) };
         for iteration in &body.iterations {
-            let Some(Typed::Query { model, preloads, origin, path: query_path, insert }) = resolve(&scope, &iteration.chain, 0) else {
+            let Some(Typed::Query { model, preloads, origin, path: query_path, insert, .. }) = resolve(&scope, &iteration.chain, 0) else {
                 continue;
             };
             let Some(declaring) = context.model(&model) else { continue };

@@ -33,9 +33,19 @@ pub struct Segment {
 pub struct Compiled {
     pub ruby: String,
     pub segments: Vec<Segment>,
+    /// HAML: each tag's inline Ruby (`%td= post.user.name`), by its range in the template, and the
+    /// Ruby line of the block it is in (`- @posts.each do |post|`): where the compiler places what
+    /// it finds in that Ruby (its `missing_preload` reads). Empty for ERB.
+    pub anchors: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)>,
 }
 
 impl Compiled {
+    /// Where the compiler places a finding at template offset `offset`: the Ruby line of the block
+    /// around a HAML tag's inline Ruby (`anchors`), else nowhere else.
+    pub fn anchor(&self, offset: usize) -> Option<std::ops::Range<usize>> {
+        self.anchors.iter().find(|(inline, _)| inline.start <= offset && offset < inline.end).map(|(_, line)| line.clone())
+    }
+
     /// The template offset of a program offset: exact inside a tag's Ruby, the start of the text
     /// for an offset inside a text literal; the nearest piece before it otherwise.
     pub fn template_offset(&self, offset: usize) -> usize {
@@ -182,7 +192,7 @@ fn closes(code: &str) -> Option<&str> {
 /// The program Roundhouse builds from `source`, or `None` when a `<%` is never closed.
 pub fn compile(source: &str) -> Option<Compiled> {
     let bytes = source.as_bytes();
-    let mut out = Compiled { ruby: "_buf = \"\"\n".to_owned(), segments: Vec::new() };
+    let mut out = Compiled { ruby: "_buf = \"\"\n".to_owned(), segments: Vec::new(), anchors: Vec::new() };
     let mut opened: Vec<Opened> = Vec::new();
     let mut pending = Pending::default();
     let mut cursor = 0;

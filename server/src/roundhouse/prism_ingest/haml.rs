@@ -46,6 +46,8 @@ struct Frame {
     children: Children,
     /// A Ruby block, which `else` and the like continue.
     block: bool,
+    /// The Ruby of the `-`/`=` line that opened it, in the template.
+    line: Option<std::ops::Range<usize>>,
 }
 
 struct Builder {
@@ -173,7 +175,12 @@ impl Builder {
     }
 
     fn push(&mut self, indent: usize, close: Close, children: Children, block: bool) {
-        self.stack.push(Frame { indent, close, children, block });
+        self.stack.push(Frame { indent, close, children, block, line: None });
+    }
+
+    /// A frame opened by a Ruby line, whose code is at `line` in the template.
+    fn push_ruby(&mut self, indent: usize, close: Close, block: bool, line: std::ops::Range<usize>) {
+        self.stack.push(Frame { indent, close, children: Children::Read, block, line: Some(line) });
     }
 
     fn line(&mut self, content: &str, indent: usize, at: usize) {
@@ -214,7 +221,7 @@ impl Builder {
         self.code(expression, at + lead);
         if opens_block(expression) {
             self.out.ruby.push('\n');
-            self.push(indent, Close::OutputEnd, Children::Read, false);
+            self.push_ruby(indent, Close::OutputEnd, false, at + lead..at + lead + expression.len());
         } else {
             self.out.ruby.push_str("\n).to_s\n");
         }
@@ -226,7 +233,7 @@ impl Builder {
         self.code(code, at + lead);
         self.out.ruby.push('\n');
         if !continues_block(code) && opens_counted(code) {
-            self.push(indent, Close::End, Children::Read, true);
+            self.push_ruby(indent, Close::End, true, at + lead..at + lead + code.trim_end().len());
         }
     }
 
@@ -340,7 +347,11 @@ impl Builder {
         if let Some((expression, skip)) = inline {
             let lead = expression.len() - expression.trim_start().len();
             self.out.ruby.push_str("_buf = _buf + (");
-            self.code(expression.trim(), rest_at + skip + lead);
+            let start = rest_at + skip + lead;
+            if let Some(line) = self.stack.iter().rev().find_map(|f| f.line.clone()) {
+                self.out.anchors.push((start..start + expression.trim().len(), line));
+            }
+            self.code(expression.trim(), start);
             self.out.ruby.push_str("\n).to_s\n");
         } else {
             self.text_at(trimmed, Some(rest_at..rest_at + trimmed.len()));
@@ -351,7 +362,8 @@ impl Builder {
 
 /// The program Roundhouse builds from a HAML template.
 pub fn compile(source: &str) -> Compiled {
-    let mut builder = Builder { out: Compiled { ruby: "_buf = \"\"\n".to_owned(), segments: Vec::new() }, stack: Vec::new() };
+    let mut builder =
+        Builder { out: Compiled { ruby: "_buf = \"\"\n".to_owned(), segments: Vec::new(), anchors: Vec::new() }, stack: Vec::new() };
     let mut lines: Vec<(usize, &str)> = Vec::new();
     let mut start = 0;
     for (i, b) in source.bytes().enumerate() {
