@@ -753,6 +753,12 @@ fn association_models_at<'c>(context: &'c AppContext, model: &Model, association
     if let Some(class_name) = option("class_name").and_then(|v| v.as_name()) {
         return find_model_near(context, &model.class_name, class_name.trim_start_matches("::")).into_iter().collect();
     }
+    // `through:` a polymorphic `belongs_to`: `source_type:` names the class.
+    if option("through").is_some()
+        && let Some(source_type) = option("source_type").and_then(|v| v.as_name())
+    {
+        return find_model_near(context, &model.class_name, source_type.trim_start_matches("::")).into_iter().collect();
+    }
     if let Some(through) = option("through").and_then(|v| v.as_name()) {
         let Some(hop) = all_associations(context, model).into_iter().find(|a| a.name == through) else { return Vec::new() };
         let source = option("source").and_then(|v| v.as_name()).map(str::to_owned);

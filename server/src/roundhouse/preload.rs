@@ -22,8 +22,8 @@
 //!   `Admin::PostsController` is `Admin::BaseController` when there is one), a scope may be a
 //!   concern's (its `included` block), `references` keeps a query, and an `if`/`unless`/`case`
 //!   whose branches give records of one model (or nothing) gives that model's record;
-//! - a partial's local is typed when every render of the partial by name passes it an instance
-//!   variable that holds a record (a query or another expression passed is not followed).
+//! - a partial's local is typed when every render of the partial by name passes it a record of one
+//!   model (`@post`, `@post.user`; a query passed is not followed).
 //!
 //! What the compiler decides by its types and this reading leaves out (it says nothing there): a
 //! query from a call without a receiver in a class method, a record from a helper or a gem's filter,
@@ -40,10 +40,15 @@ use crate::syntax::{LineIndex, Span};
 pub const RULE: crate::diagnostic::RuleId = rule!("model.missing-preload");
 
 /// Chain links that keep a query's records and preloads (the core of Active Record's query methods).
-/// (The compiler keeps more — `group`, gems' `page` — where its types follow them; these are the
-/// ones whose records it always knows.)
+/// (The compiler keeps more — `group` — where its types follow them; these are the ones whose
+/// records it always knows.)
 pub const PRESERVERS: &[&str] =
     &["where", "not", "order", "reorder", "limit", "offset", "joins", "left_joins", "left_outer_joins", "distinct", "all", "references"];
+
+/// Pagination (will_paginate's `paginate(page:)`, Kaminari's `page`/`per`): the compiler's types
+/// keep a query from a model's constant through them, not one from a record's `has_many`, and not
+/// a `paginate` given more than `page:` (`per_page:`).
+pub const PAGINATION: &[&str] = &["paginate", "page", "per"];
 
 /// Links that preload associations.
 pub const PRELOADERS: &[&str] = &["includes", "preload", "eager_load"];
@@ -368,6 +373,9 @@ impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
             None => Value::Implicit,
         };
         let method = crate::roundhouse::prism_ingest::convert::name_of(call.name());
+        if method == "paginate" && !only_page(&call) {
+            return None;
+        }
         let mut preloads = Vec::new();
         if PRELOADERS.contains(&method.as_str()) {
             for argument in call.arguments().iter().flat_map(|a| a.arguments().iter()) {
@@ -510,6 +518,13 @@ fn rendered_template(call: &ruby_prism::CallNode<'_>) -> Option<String> {
     let key = pair.key();
     let key = key.as_symbol_node()?;
     matches!(key.unescaped(), b"template" | b"action").then(|| literal(&pair.value())).flatten()
+}
+
+/// Whether a `paginate` call is given `page:` alone.
+fn only_page(call: &ruby_prism::CallNode<'_>) -> bool {
+    let arguments: Vec<Node<'_>> = call.arguments().iter().flat_map(|a| a.arguments().iter()).collect();
+    let [hash] = arguments.as_slice() else { return false };
+    pairs_of(hash).is_some_and(|pairs| pairs.len() == 1 && pairs[0].0 == "page")
 }
 
 /// A hash's `key: value` pairs, each key a symbol; `None` when one is not.
@@ -832,7 +847,8 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                     return Some(Typed::Record(model));
                 } else if association {
                     return None;
-                } else {
+                } else if !PAGINATION.contains(&method.as_str()) {
+                    // One of the model's scopes, or nothing this reading follows.
                     let declaring = scope.context.model(&model)?;
                     preloads.extend(scope_preloads(&scope_body(scope.context, declaring, method)?)?);
                 }
@@ -1068,14 +1084,11 @@ pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
                 let env = render.locals.as_ref().map(|locals| {
                     locals
                         .iter()
-                        // As the compiler types them: a local given an instance variable that
-                        // holds a record (a query, or any other expression, is not followed).
-                        .filter_map(|(name, value)| match value.as_ref()? {
-                            ivar @ Value::Ivar(_) => match resolve(&scope, ivar, 0)? {
-                                record @ Typed::Record(_) => Some((name.clone(), record)),
-                                Typed::Query { .. } => None,
-                            },
-                            _ => None,
+                        // As the compiler types them: a local given a record (`@post`,
+                        // `@post.user`); a query passed is not followed.
+                        .filter_map(|(name, value)| match resolve(&scope, value.as_ref()?, 0)? {
+                            record @ Typed::Record(_) => Some((name.clone(), record)),
+                            Typed::Query { .. } => None,
                         })
                         .collect::<Env>()
                 });
