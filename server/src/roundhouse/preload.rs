@@ -22,12 +22,14 @@
 //!   `Admin::PostsController` is `Admin::BaseController` when there is one), a scope may be a
 //!   concern's (its `included` block), `references` keeps a query, and an `if`/`unless`/`case`
 //!   whose branches give records of one model (or nothing) gives that model's record;
-//! - a partial's local is typed when every render of the partial by name passes it a record of one
-//!   model (`@post`, `@post.user`; a query passed is not followed).
+//! - a partial is given what the templates (not partials) that render it by name give it: the
+//!   records among their instance variables, and a local every render passes a record of one model
+//!   (`@post`, `@post.user`); a query is not followed into a partial.
 //!
 //! What the compiler decides by its types and this reading leaves out (it says nothing there): a
 //! query from a call without a receiver in a class method, a record from a helper or a gem's filter,
-//! a collection render's locals, a filter of a module.
+//! a collection render's locals, what a partial rendered from another partial is given, a filter of
+//! a module.
 //!
 //! The facts of one file are a function of its text (`PreloadFacts`, kept on `FileFacts`); what they
 //! mean is decided against the app in `checks` (which models, associations and scopes there are).
@@ -1068,42 +1070,47 @@ pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
         }
     }
     let mut envs: HashMap<String, Env> = given.into_iter().map(|(template, envs)| (template, shared(envs))).collect();
-    // A partial's locals, typed from the templates that render it by name (and, a second time,
-    // from the partials those render): the records every render passes the same way. A partial
-    // some render gives locals this reading does not follow (a collection) knows none of them.
-    let mut partials: HashMap<String, Env> = HashMap::new();
-    for _ in 0..2 {
-        let mut given: HashMap<String, Vec<Option<Env>>> = HashMap::new();
-        for file in context.files.iter() {
-            let (Some(template), Some(preload)) = (file.template.as_ref(), file.preload.as_ref()) else { continue };
-            let site = partials.get(&template.logical_path).or_else(|| envs.get(&template.logical_path));
-            let empty = Env::new();
-            let scope = Scope { context, path: &file.relative_path, env: site.unwrap_or(&empty), model: None };
-            for render in preload.bodies.iter().flat_map(|b| &b.partials) {
-                let Some(partial) = partial_path(&template.logical_path, &render.partial) else { continue };
-                let env = render.locals.as_ref().map(|locals| {
-                    locals
-                        .iter()
-                        // As the compiler types them: a local given a record (`@post`,
-                        // `@post.user`); a query passed is not followed.
-                        .filter_map(|(name, value)| match resolve(&scope, value.as_ref()?, 0)? {
-                            record @ Typed::Record(_) => Some((name.clone(), record)),
-                            Typed::Query { .. } => None,
-                        })
-                        .collect::<Env>()
-                });
-                given.entry(partial).or_default().push(env);
-            }
+    // A partial is given what the templates that render it by name give it, as the compiler types
+    // it: the records among their instance variables (a query is not followed into a partial), and
+    // each local every render passes a record of one model. A render in another partial does not
+    // count; a partial some render gives locals this reading does not follow (a collection) knows
+    // nothing.
+    let mut given: HashMap<String, Vec<Option<Env>>> = HashMap::new();
+    for file in context.files.iter() {
+        let (Some(template), Some(preload)) = (file.template.as_ref(), file.preload.as_ref()) else { continue };
+        if is_partial(&template.logical_path) {
+            continue;
         }
-        partials = given
-            .into_iter()
-            .filter_map(|(partial, envs)| Some((partial, shared(envs.into_iter().collect::<Option<Vec<Env>>>()?))))
-            .collect();
+        let empty = Env::new();
+        let site = envs.get(&template.logical_path).unwrap_or(&empty);
+        let records: Env =
+            site.iter().filter(|(_, typed)| matches!(typed, Typed::Record(_))).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let scope = Scope { context, path: &file.relative_path, env: site, model: None };
+        for render in preload.bodies.iter().flat_map(|b| &b.partials) {
+            let Some(partial) = partial_path(&template.logical_path, &render.partial) else { continue };
+            let env = render.locals.as_ref().map(|locals| {
+                let mut env = records.clone();
+                // A local given a record (`@post`, `@post.user`); a query passed is not followed.
+                env.extend(locals.iter().filter_map(|(name, value)| match resolve(&scope, value.as_ref()?, 0)? {
+                    record @ Typed::Record(_) => Some((name.clone(), record)),
+                    Typed::Query { .. } => None,
+                }));
+                env
+            });
+            given.entry(partial).or_default().push(env);
+        }
     }
-    for (partial, env) in partials {
-        envs.entry(partial).or_insert(env);
+    for (partial, sites) in given {
+        if let Some(sites) = sites.into_iter().collect::<Option<Vec<Env>>>() {
+            envs.entry(partial).or_insert_with(|| shared(sites));
+        }
     }
     TemplateEnvs(envs)
+}
+
+/// Whether the template at `logical_path` is a partial (`posts/_form`).
+fn is_partial(logical_path: &str) -> bool {
+    logical_path.rsplit('/').next().is_some_and(|name| name.starts_with('_'))
 }
 
 /// The logical path of the partial `name` a template at `from` renders: `posts/_form` for `"form"`
