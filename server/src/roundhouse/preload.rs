@@ -22,6 +22,9 @@
 //!   `Admin::PostsController` is `Admin::BaseController` when there is one), a scope may be a
 //!   concern's (its `included` block), `references` keeps a query, and an `if`/`unless`/`case`
 //!   whose branches give records of one model (or nothing) gives that model's record;
+//! - a loop's block parameter is one record of what it iterates, so a loop nested in it over the
+//!   record's `has_many` is checked; a query through one of the model's class methods gives its
+//!   records with preloads unknown (nothing said of a loop over it, its members typed);
 //! - a partial is given what the templates (not partials) that render it by name give it: the
 //!   records among their instance variables, and a local every render passes a record of one model
 //!   (`@post`, `@post.user`); a query is not followed into a partial.
@@ -102,6 +105,8 @@ pub enum Value {
     Nil,
     /// An `if`/`unless`/`case`/ternary's value: one of its branches' (a branch left out gives `nil`).
     Either(Vec<Value>),
+    /// A loop's block parameter: one record of the query the loop iterates.
+    Member(Box<Value>),
     /// A call: its receiver, its method, the associations it names when it preloads, and where it
     /// is (from its receiver's start to its own end, on one line).
     Call { receiver: Box<Value>, method: String, preloads: Vec<String>, span: Span, whole: bool },
@@ -172,6 +177,7 @@ impl PreloadFacts {
                 Value::OrAssigned(value) => format!("||= {}", shape(value)),
                 Value::Nil => "nil".to_owned(),
                 Value::Either(branches) => format!("({})", branches.iter().map(shape).collect::<Vec<_>>().join(" | ")),
+                Value::Member(value) => format!("each {}", shape(value)),
                 Value::Call { receiver, method, preloads, .. } => format!("{}.{method}{preloads:?}", shape(receiver)),
             }
         }
@@ -387,6 +393,17 @@ impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
         let span = self.span(location.start_offset(), location.end_offset());
         let whole = !location.as_slice().contains(&b'\n');
         Some(Value::Call { receiver: Box::new(receiver), method, preloads, span, whole })
+    }
+
+    /// The block parameter of a loop over something this reading follows, and what it is.
+    fn loop_member(&self, call: &ruby_prism::CallNode<'_>) -> Option<(String, Chain)> {
+        if !ITERATORS.iter().any(|m| m.as_bytes() == call.name().as_slice()) {
+            return None;
+        }
+        let block = call.block()?;
+        let member = block_member(&block.as_block_node()?)?;
+        let chain = self.chain(&call.receiver()?, 0)?;
+        Some((member, Value::Member(Box::new(chain))))
     }
 
     /// A `render` of a partial named by a literal, with the locals it passes.
@@ -652,10 +669,19 @@ impl<'pr, F: Fn(usize) -> usize> Visit<'pr> for Walker<'_, F> {
         }
         self.iteration(node);
         if let Some(block) = node.block() {
+            // A loop's block parameter is one record of what it iterates, inside the block.
+            let member = self.loop_member(node);
+            let outside = member.as_ref().map(|(name, _)| self.bound(name).cloned());
+            if let Some((name, chain)) = member.clone() {
+                self.env.push((name, Some(chain)));
+            }
             // A `respond_to` block's renders are a format's: not the action's template.
             self.respond_to += u32::from(respond_to);
             self.visit(&block);
             self.respond_to -= u32::from(respond_to);
+            if let (Some((name, _)), Some(outside)) = (member, outside) {
+                self.env.push((name, outside.flatten()));
+            }
         }
     }
 
@@ -696,6 +722,10 @@ enum Typed {
         /// called on one (`@user.posts.published`), where they follow `where` and the like.
         association: bool,
     },
+    /// Records of a model from a query whose preloads this reading does not know (through one of
+    /// the model's class methods, `Post.order(:id).visible(x)`): the compiler says nothing of a
+    /// loop over it, but its block parameter is one of the model's records.
+    Records(String),
     Record(String),
 }
 
@@ -749,6 +779,11 @@ fn scope_body(context: &AppContext, model: &crate::rails::model::Model, name: &s
             _ => None,
         })
     })
+}
+
+/// Whether `name` is a class method `model` defines (`def self.visible`).
+fn class_method(model: &crate::rails::model::Model, name: &str) -> bool {
+    model.methods.iter().any(|m| m.singleton && m.name == name)
 }
 
 /// The model a query's constant names: one the compiler compiles as a model.
@@ -819,19 +854,23 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
             _ => None,
         },
         Value::Implicit | Value::Nil => None,
+        Value::Member(query) => match resolve(scope, query, depth + 1)? {
+            Typed::Query { model, .. } | Typed::Records(model) => Some(Typed::Record(model)),
+            Typed::Record(_) => None,
+        },
         // The records of one model, whichever branch gives them (a `nil` branch gives none); a query
         // is not followed through a branch.
         Value::Either(branches) => {
             let mut records = branches.iter().filter(|b| **b != Value::Nil).map(|b| match resolve(scope, b, depth + 1)? {
                 Typed::Record(model) => Some(model),
-                Typed::Query { .. } => None,
+                Typed::Query { .. } | Typed::Records(_) => None,
             });
             let first = records.next()??;
             records.all(|other| other.as_ref() == Some(&first)).then_some(Typed::Record(first))
         }
         Value::OrAssigned(value) => match resolve(scope, value, depth + 1)? {
             Typed::Record(model) => Some(Typed::Record(model)),
-            Typed::Query { .. } => None,
+            Typed::Query { .. } | Typed::Records(_) => None,
         },
         // A name read without a receiver in a partial: one of its locals, when its renders type it.
         Value::Call { receiver, method, .. } if **receiver == Value::Implicit && scope.env.contains_key(method) => {
@@ -850,11 +889,31 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                 } else if association {
                     return None;
                 } else if !PAGINATION.contains(&method.as_str()) {
-                    // One of the model's scopes, or nothing this reading follows.
+                    // One of the model's scopes; or one of its class methods, which gives its
+                    // records with preloads this reading does not follow; or nothing followed.
                     let declaring = scope.context.model(&model)?;
-                    preloads.extend(scope_preloads(&scope_body(scope.context, declaring, method)?)?);
+                    match scope_body(scope.context, declaring, method) {
+                        Some(body) => preloads.extend(scope_preloads(&body)?),
+                        None if class_method(declaring, method) => return Some(Typed::Records(model)),
+                        None => return None,
+                    }
                 }
                 Some(Typed::Query { model, preloads, origin, path, insert, association })
+            }
+            Typed::Records(model) => {
+                let declaring = scope.context.model(&model)?;
+                if RECORD.contains(&method.as_str()) {
+                    Some(Typed::Record(model))
+                } else if PRESERVERS.contains(&method.as_str())
+                    || PRELOADERS.contains(&method.as_str())
+                    || PAGINATION.contains(&method.as_str())
+                    || scope_body(scope.context, declaring, method).is_some()
+                    || class_method(declaring, method)
+                {
+                    Some(Typed::Records(model))
+                } else {
+                    None
+                }
             }
             Typed::Record(model) => {
                 let declaring = model_of(scope.context, &model)?;
@@ -956,7 +1015,7 @@ fn untyped(context: &AppContext, bodies: &[(&Body, &str)], known: &Env) -> BTree
         let scope = Scope { context, path, env: known, model: None };
         for (name, value) in &body.bindings {
             let model = match value.as_ref().and_then(|v| resolve(&scope, v, 0)) {
-                Some(Typed::Query { model, .. }) => format!("query {model}"),
+                Some(Typed::Query { model, .. } | Typed::Records(model)) => format!("query {model}"),
                 Some(Typed::Record(model)) => format!("record {model}"),
                 None => {
                     dropped.insert(name.clone());
@@ -1024,6 +1083,9 @@ fn merged(context: &AppContext, bodies: &[(&Body, &str)], known: &Env) -> Env {
                     merged.insert(name.clone(), typed);
                 }
                 Some(previous) if *previous == typed => {}
+                Some(previous) if let Some(joined) = joined(previous, &typed) => {
+                    merged.insert(name.clone(), joined);
+                }
                 Some(_) => {
                     merged.remove(name);
                     dropped.insert(name.clone());
@@ -1093,7 +1155,7 @@ pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
                 // A local given a record (`@post`, `@post.user`); a query passed is not followed.
                 env.extend(locals.iter().filter_map(|(name, value)| match resolve(&scope, value.as_ref()?, 0)? {
                     record @ Typed::Record(_) => Some((name.clone(), record)),
-                    Typed::Query { .. } => None,
+                    Typed::Query { .. } | Typed::Records(_) => None,
                 }));
                 env
             });
@@ -1127,6 +1189,19 @@ fn partial_path(from: &str, name: &str) -> Option<String> {
 }
 
 /// The instance variables every env binds the same way (a query: with the preloads all have).
+/// One model's records from two queries, where one of them is a query whose preloads are not known.
+fn joined(a: &Typed, b: &Typed) -> Option<Typed> {
+    match (a, b) {
+        (Typed::Records(model), Typed::Query { model: theirs, .. } | Typed::Records(theirs))
+        | (Typed::Query { model, .. }, Typed::Records(theirs))
+            if model == theirs =>
+        {
+            Some(Typed::Records(model.clone()))
+        }
+        _ => None,
+    }
+}
+
 fn shared(envs: Vec<Env>) -> Env {
     let mut envs = envs.into_iter();
     let Some(mut env) = envs.next() else { return Env::new() };
@@ -1139,6 +1214,13 @@ fn shared(envs: Vec<Env>) -> Env {
                 true
             }
             (Typed::Record(model), Some(Typed::Record(theirs))) => model == theirs,
+            (mine, Some(theirs)) => match joined(mine, theirs) {
+                Some(joined) => {
+                    *mine = joined;
+                    true
+                }
+                None => false,
+            },
             _ => false,
         });
     }
