@@ -195,7 +195,8 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
     }
     for model in &facts.models {
         out.push(format!("model {} <{:?} {}", model.class_name, model.superclass, model.concerns.len()));
-        out.extend(model.methods.iter().map(|m| format!("  {}", m.name)));
+        // A class method gives a query's records to the N+1 check (`model.missing-preload`).
+        out.extend(model.methods.iter().map(|m| format!("  {} {}", m.name, m.singleton)));
         out.extend(model.associations.iter().map(|a| format!("  association {}", a.name)));
         // A scope's body decides what a query through it preloads (`model.missing-preload`).
         out.extend(model.scopes.iter().map(|s| format!("  scope {} {}", s.name, s.body)));
@@ -206,9 +207,25 @@ pub fn contribution(facts: &FileFacts) -> Vec<String> {
         out.extend(controller.private_methods.iter().map(|m| format!("  private {}", m.name)));
         out.extend(controller.concerns.iter().flat_map(|c| c.arguments.iter().map(|a| format!("  include {a}"))));
     }
-    if !facts.controllers.is_empty() {
-        // The queries a controller binds feed its templates' N+1 check.
+    if !facts.controllers.is_empty() || facts.template.is_some() {
+        // The queries a controller binds feed its templates' N+1 check; what a template passes
+        // the partials it renders feeds theirs.
         out.extend(facts.preload.iter().flat_map(|p| p.contribution()));
+    }
+    // What a module's `included` block declares (associations, scopes) is its includers'.
+    for namespace in facts.outline.namespaces() {
+        if let Some(block) = namespace.included_block() {
+            let calls = block.items.iter().filter_map(|item| match item {
+                crate::syntax::outline::Item::Call(c) => Some(format!(
+                    "  included {} {} {:?}",
+                    namespace.name,
+                    c.method,
+                    c.arguments.iter().map(ToString::to_string).collect::<Vec<_>>()
+                )),
+                _ => None,
+            });
+            out.extend(calls);
+        }
     }
     if let Some(template) = &facts.template {
         // Controller previews pass a template's instance variables; renders check a partial's locals.
@@ -788,4 +805,40 @@ fn defined_name(code: &str) -> Option<String> {
     let rest = rest.strip_prefix("self.").unwrap_or(rest);
     let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '?' | '!' | '=')).collect();
     (!name.is_empty()).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contribution;
+    use crate::test_fixture::Fixture;
+
+    /// What other files' N+1 findings read of a file changes its contribution (the editor then
+    /// re-checks the app): a partial's locals as a template passes them, a model's class methods, a
+    /// concern's scopes; typing elsewhere in the file does not.
+    #[test]
+    fn what_the_n_plus_one_check_reads_of_a_file_is_its_contribution() {
+        let app = |template: &str, model: &str, concern: &str| {
+            Fixture::from_files(&[
+                ("app/views/posts/show.html.erb".to_owned(), template.to_owned()),
+                ("app/models/post.rb".to_owned(), model.to_owned()),
+                ("app/models/concerns/listable.rb".to_owned(), concern.to_owned()),
+            ])
+        };
+        let template = "<%= render \"card\", user: @user %>\n";
+        let model = "class Post < ApplicationRecord\n  def self.visible\n    where(a: 1)\n  end\nend\n";
+        let concern =
+            "module Listable\n  extend ActiveSupport::Concern\n  included do\n    scope :upcoming, -> { where(a: 1) }\n  end\nend\n";
+        let before = app(template, model, concern);
+        let of = |fixture: &Fixture, path: &str| contribution(&fixture.facts(path));
+        let edits = [
+            (app("<%= render \"card\", user: @user.author %>\n", model, concern), "app/views/posts/show.html.erb"),
+            (app(template, &model.replace("def self.visible", "def visible"), concern), "app/models/post.rb"),
+            (app(template, model, &concern.replace("where(a: 1)", "where(a: 1).includes(:user)")), "app/models/concerns/listable.rb"),
+        ];
+        for (after, path) in &edits {
+            assert_ne!(of(&before, path), of(after, path), "{path}");
+        }
+        let typed = app(&format!("<p>hello</p>\n{template}"), model, concern);
+        assert_eq!(of(&before, "app/views/posts/show.html.erb"), of(&typed, "app/views/posts/show.html.erb"));
+    }
 }
