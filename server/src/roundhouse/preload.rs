@@ -24,7 +24,9 @@
 //!   whose branches give records of one model (or nothing) gives that model's record;
 //! - a loop's block parameter is one record of what it iterates, so a loop nested in it over the
 //!   record's `has_many` is checked; a query through one of the model's class methods gives its
-//!   records with preloads unknown (nothing said of a loop over it, its members typed);
+//!   records with preloads unknown (nothing said of a loop over it, its members typed), and so does
+//!   a `has_many` read without a receiver in a model's instance method (a `belongs_to` so read
+//!   gives its record);
 //! - a partial is given what the templates (not partials) that render it by name give it: the
 //!   records among their instance variables, and a local every render passes a record of one model
 //!   (`@post`, `@post.user`); a query is not followed into a partial.
@@ -875,6 +877,22 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
         // A name read without a receiver in a partial: one of its locals, when its renders type it.
         Value::Call { receiver, method, .. } if **receiver == Value::Implicit && scope.env.contains_key(method) => {
             scope.env.get(method).cloned()
+        }
+        // An association read without a receiver in a model's instance method: `self`'s. A
+        // `has_many` gives its records with preloads the compiler does not follow there (nothing
+        // is said of a loop over it; its block parameter is typed); a `belongs_to`/`has_one` its
+        // record.
+        Value::Call { receiver, method, .. } if **receiver == Value::Implicit && matches!(scope.model, Some((_, false))) => {
+            let (model, _) = scope.model?;
+            let declaring = model_of(scope.context, model)?;
+            let association = declaring.associations.iter().find(|a| a.name == *method)?;
+            let targets = crate::app::nav::association_models(scope.context, declaring, association);
+            let [target] = targets.as_slice() else { return None };
+            let target = model_of(scope.context, &target.class_name)?.class_name.clone();
+            match association.kind.as_str() {
+                "has_many" | "has_and_belongs_to_many" => Some(Typed::Records(target)),
+                _ => Some(Typed::Record(target)),
+            }
         }
         Value::Call { receiver, method, preloads: named, span, whole } => match resolve(scope, receiver, depth + 1)? {
             Typed::Query { model, mut preloads, origin, path, mut insert, association } => {
