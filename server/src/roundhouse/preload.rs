@@ -1268,6 +1268,10 @@ pub fn fix(file: &FileFacts, context: &AppContext, diagnostic: &Diagnostic) -> O
 
 fn found(file: &FileFacts, context: &AppContext) -> Vec<(Diagnostic, Option<PreloadFix>)> {
     let Some(preload) = file.preload.as_ref() else { return Vec::new() };
+    // No loop, nothing to say: the app's envs are not worked out for it.
+    if preload.bodies.iter().all(|b| b.iterations.is_empty()) {
+        return Vec::new();
+    }
     let path = file.relative_path.as_str();
     let env: Env = if let Some(controller) = file.controllers.first().filter(|_| file.relative_path.starts_with("app/controllers/")) {
         controller_env(context, &lineage(context, controller).0)
