@@ -783,6 +783,18 @@ fn scope_body(context: &AppContext, model: &crate::rails::model::Model, name: &s
     })
 }
 
+/// The model a record of `model` reaches through its association `name`, and whether the
+/// association is a collection (`has_many`, `has_and_belongs_to_many`): one model the compiler
+/// compiles, or nothing.
+fn association_target(context: &AppContext, model: &str, name: &str) -> Option<(String, bool)> {
+    let declaring = model_of(context, model)?;
+    let association = declaring.associations.iter().find(|a| a.name == name)?;
+    let targets = crate::app::nav::association_models(context, declaring, association);
+    let [target] = targets.as_slice() else { return None };
+    let target = model_of(context, &target.class_name)?.class_name.clone();
+    Some((target, matches!(association.kind.as_str(), "has_many" | "has_and_belongs_to_many")))
+}
+
 /// Whether `name` is a class method `model` defines (`def self.visible`).
 fn class_method(model: &crate::rails::model::Model, name: &str) -> bool {
     model.methods.iter().any(|m| m.singleton && m.name == name)
@@ -884,14 +896,9 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
         // record.
         Value::Call { receiver, method, .. } if **receiver == Value::Implicit && matches!(scope.model, Some((_, false))) => {
             let (model, _) = scope.model?;
-            let declaring = model_of(scope.context, model)?;
-            let association = declaring.associations.iter().find(|a| a.name == *method)?;
-            let targets = crate::app::nav::association_models(scope.context, declaring, association);
-            let [target] = targets.as_slice() else { return None };
-            let target = model_of(scope.context, &target.class_name)?.class_name.clone();
-            match association.kind.as_str() {
-                "has_many" | "has_and_belongs_to_many" => Some(Typed::Records(target)),
-                _ => Some(Typed::Record(target)),
+            match association_target(scope.context, model, method)? {
+                (target, true) => Some(Typed::Records(target)),
+                (target, false) => Some(Typed::Record(target)),
             }
         }
         Value::Call { receiver, method, preloads: named, span, whole } => match resolve(scope, receiver, depth + 1)? {
@@ -933,24 +940,17 @@ fn resolve(scope: &Scope<'_>, value: &Value, depth: u32) -> Option<Typed> {
                     None
                 }
             }
-            Typed::Record(model) => {
-                let declaring = model_of(scope.context, &model)?;
-                let association = declaring.associations.iter().find(|a| a.name == *method)?;
-                let targets = crate::app::nav::association_models(scope.context, declaring, association);
-                let [target] = targets.as_slice() else { return None };
-                let target = model_of(scope.context, &target.class_name)?.class_name.clone();
-                match association.kind.as_str() {
-                    "has_many" | "has_and_belongs_to_many" => Some(Typed::Query {
-                        model: target,
-                        preloads: BTreeSet::new(),
-                        origin: *span,
-                        path: scope.path.to_owned(),
-                        insert: whole.then_some(*span),
-                        association: true,
-                    }),
-                    _ => Some(Typed::Record(target)),
-                }
-            }
+            Typed::Record(model) => match association_target(scope.context, &model, method)? {
+                (target, true) => Some(Typed::Query {
+                    model: target,
+                    preloads: BTreeSet::new(),
+                    origin: *span,
+                    path: scope.path.to_owned(),
+                    insert: whole.then_some(*span),
+                    association: true,
+                }),
+                (target, false) => Some(Typed::Record(target)),
+            },
         },
     }
 }
