@@ -76,8 +76,8 @@ fn tree_paths(files: &[(String, String)], source: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-#[test]
-fn every_fixture_reports_what_its_verdict_says() {
+/// The fixtures, in order (not the base app).
+fn fixture_paths() -> Vec<std::path::PathBuf> {
     let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(DIR)
         .expect("tests/fixtures/fidelity")
         .flatten()
@@ -85,6 +85,35 @@ fn every_fixture_reports_what_its_verdict_says() {
         .filter(|p| p.extension().is_some_and(|e| e == "fixture") && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('_')))
         .collect();
     paths.sort();
+    paths
+}
+
+/// Each fidelity fixture as an app (the base app with its files over it), for the consistency tests
+/// of the lowerings: its name, its context, its whole-app findings, and each file's text by its
+/// path in the app.
+pub(crate) fn each_fixture_app(
+    mut visit: impl FnMut(
+        &str,
+        &crate::app::AppContext,
+        &std::collections::HashMap<std::path::PathBuf, Vec<crate::diagnostic::Diagnostic>>,
+        &std::collections::HashMap<String, String>,
+    ),
+) {
+    for path in fixture_paths() {
+        let (_, files) = parse(&std::fs::read_to_string(&path).unwrap());
+        let files = app_files(files);
+        let fixture = Fixture::from_files(&files);
+        let snapshot = fixture.index.snapshot();
+        let context = crate::app::AppContext::new(&fixture.index, &fixture.root, &snapshot);
+        let derived = crate::checks::app_diagnostics(&context);
+        let texts = files.into_iter().collect();
+        visit(&path.file_name().unwrap().to_string_lossy(), &context, &derived, &texts);
+    }
+}
+
+#[test]
+fn every_fixture_reports_what_its_verdict_says() {
+    let paths = fixture_paths();
     assert!(paths.len() >= 20, "the fidelity fixtures are missing: {}", paths.len());
     let mut failures = Vec::new();
     for path in &paths {

@@ -9,7 +9,7 @@ pub mod erb_pairing;
 pub mod exact;
 pub mod facts_rules;
 #[cfg(test)]
-mod fidelity;
+pub(crate) mod fidelity;
 pub mod fixtures;
 pub mod ingest;
 pub mod jbuilder;
@@ -20,6 +20,7 @@ pub mod prism_ingest;
 pub mod routes;
 pub mod rule_docs;
 pub mod syntax_rules;
+pub mod template_lowering;
 pub mod template_rules;
 pub mod tree;
 

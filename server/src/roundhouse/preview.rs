@@ -572,17 +572,60 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
     let mut body = Out::default();
     body.line("io = String.new");
     let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Erb, text);
+    // What the compiler drops, from the template lowering the rule reads too: shown as comments.
+    let lowering = super::template_lowering::lower(text, crate::syntax::Language::Erb, &facts.line_index);
     let mut stack: Vec<bool> = Vec::new(); // true: a block opened by an output tag
     if let Some(erb) = &parsed.erb {
         let root = erb.root_node();
         let mut cursor = root.walk();
         for node in root.children(&mut cursor) {
             let line = node.start_position().row as u32;
-            let code = || {
+            let code_range = || {
                 let mut inner = node.walk();
                 let code_node = node.children(&mut inner).find(|c| c.kind_name() == "code");
-                code_node.and_then(|c| text.get(c.byte_range())).unwrap_or("").trim().to_owned()
+                code_node.map(|c| c.byte_range())
             };
+            // The statements the lowering drops inside the tag's code (`next` in `next if x`).
+            let inside: Vec<&super::template_lowering::DroppedStatement> = code_range()
+                .map(|range| lowering.dropped.iter().filter(|d| range.start <= d.range.start && d.range.end <= range.end).collect())
+                .unwrap_or_default();
+            // The tag's code, each statement dropped inside it as `nil`.
+            let code = || {
+                let Some(range) = code_range() else { return String::new() };
+                let mut code = text.get(range.clone()).unwrap_or("").to_owned();
+                for d in inside.iter().rev() {
+                    code.replace_range(d.range.start - range.start..d.range.end - range.start, "nil");
+                }
+                code.trim().to_owned()
+            };
+            // The tag's code without its surrounding blanks (text: the whole node), in the template.
+            let extent = match code_range() {
+                Some(r) => {
+                    let inner = text.get(r.clone()).unwrap_or("");
+                    let start = r.start + (inner.len() - inner.trim_start().len());
+                    start..(start + inner.trim().len()).max(start)
+                }
+                None => node.byte_range(),
+            };
+            if !extent.is_empty()
+                && let Some(dropped) = lowering.dropping(extent.clone())
+            {
+                let source = text.get(extent.clone()).unwrap_or("");
+                let what = if extent.start == dropped.range.start {
+                    format!("dropped ({}): {}", dropped.finding.rule, source.trim())
+                } else if node.kind_name() == "content" {
+                    format!("  dropped with it: io << {}", ruby_string(source))
+                } else {
+                    format!("  dropped with it: {}", text.get(node.byte_range()).unwrap_or("").trim())
+                };
+                for (i, l) in what.lines().enumerate() {
+                    body.from(line + i as u32, comment(l));
+                }
+                continue;
+            }
+            for d in &inside {
+                body.from(line, comment(&format!("dropped ({}): {}", d.finding.rule, &text[d.range.clone()])));
+            }
             match node.kind_name() {
                 "content" => {
                     let content = text.get(node.byte_range()).unwrap_or("");

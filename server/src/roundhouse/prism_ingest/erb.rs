@@ -85,6 +85,15 @@ impl Compiled {
         segment.template.end
     }
 
+    /// The template offset of any program offset: inside a text literal, the same character of the
+    /// text (`text_offset`); elsewhere `template_offset`.
+    pub fn place(&self, offset: usize, source: &str) -> usize {
+        match self.text_segment(offset) {
+            Some(segment) => self.text_offset(segment, offset, source),
+            None => self.template_offset(offset),
+        }
+    }
+
     /// The text literal a program offset is inside, if any.
     pub fn text_segment(&self, offset: usize) -> Option<&Segment> {
         let i = self.segments.partition_point(|s| s.compiled.start <= offset);

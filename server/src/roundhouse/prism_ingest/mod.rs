@@ -125,7 +125,7 @@ pub fn parse_errors(text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
 
 /// `offset`, or the start of the character it falls inside: every offset this pass maps from one
 /// text to another is placed on a character before the text is sliced there.
-fn on_char(text: &str, offset: usize) -> usize {
+pub(crate) fn on_char(text: &str, offset: usize) -> usize {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -221,41 +221,17 @@ pub fn judge_compiled(
     line_index: &LineIndex,
     dispatch: bool,
 ) -> Vec<Diagnostic> {
-    judge_template(compiled, result, source, line_index, dispatch, true)
-}
-
-fn judge_template(
-    compiled: &erb::Compiled,
-    result: &ruby_prism::ParseResult<'_>,
-    source: &str,
-    line_index: &LineIndex,
-    dispatch: bool,
-    text: bool,
-) -> Vec<Diagnostic> {
     let root = result.node();
     let Some(program) = root.as_program_node() else { return Vec::new() };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
     for statement in program.statements().body().iter() {
         converter.expression(&statement);
     }
-    // A program offset in the template: inside a text literal, the same characters of the text.
-    let place = |offset: usize| -> Option<usize> {
-        match compiled.text_segment(offset) {
-            Some(segment) if !text => {
-                let _ = segment;
-                None
-            }
-            Some(segment) => Some(compiled.text_offset(segment, offset, source)),
-            None => Some(compiled.template_offset(offset)),
-        }
-    };
     let broken = converter.missing > 0;
-    // Whether the program does not parse: a stand-in the converter met, or an error other than one
-    // of context alone (a layout's top-level `yield` is `Invalid yield`).
-    let unparsed = broken || result.errors().any(|e| !e.message().starts_with("Invalid "));
+    let unparsed = !program_parses(broken, result);
     let mut found: Vec<Found> = Vec::new();
     for mut f in converter.found {
-        let (Some(start), Some(end)) = (place(f.start), place(f.end)) else { continue };
+        let (start, end) = (compiled.place(f.start, source), compiled.place(f.end, source));
         f.start = on_char(source, start);
         // A block's construct (a `for` loop) over several of the template's lines: its first line.
         let line_end = source[f.start..].find('\n').map_or(source.len(), |n| f.start + n);
@@ -265,15 +241,7 @@ fn judge_template(
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
     // A program that parses: the statements its lowering drops, each on its first line.
     if !unparsed {
-        for dropped in template_walk::dropped(&program) {
-            let first_line_end = compiled.ruby[dropped.start..].find('\n').map_or(dropped.end, |n| dropped.start + n);
-            let Some(start) = place(dropped.start) else { continue };
-            let start = on_char(source, start);
-            let line_end = source[start..].find('\n').map_or(source.len(), |n| start + n);
-            let end = place(dropped.end.min(first_line_end)).map_or(line_end, |e| on_char(source, e.clamp(start, line_end)));
-            let end = if end > start { end } else { line_end };
-            out.push(statement_dropped(&dropped.kind, &source[start..end], line_index.span(start..end)));
-        }
+        out.extend(super::template_lowering::of_program(compiled, &program, source, line_index).dropped.into_iter().map(|d| d.finding));
     }
     // Each line where Prism finds the program broken: the compile stops at the template.
     let mut lines_seen: Vec<usize> = Vec::new();
@@ -281,11 +249,7 @@ fn judge_template(
     // an error of context alone (a layout's top-level `yield`) is no stop to it.
     for error in result.errors().filter(|_| broken).filter(|e| !e.message().starts_with("Invalid ")).take(MAX_PARSE_ERRORS) {
         let offset = error.location().start_offset();
-        let at = match compiled.text_segment(offset) {
-            Some(segment) => compiled.text_offset(segment, offset, source),
-            None => compiled.template_offset(offset),
-        };
-        let at = on_char(source, at);
+        let at = on_char(source, compiled.place(offset, source));
         let line_start = source[..at].rfind('\n').map_or(0, |n| n + 1);
         if lines_seen.contains(&line_start) {
             continue;
@@ -340,7 +304,7 @@ fn judge_template(
     // Prism's recovery swallows later slips of the same kind: every text interpolation whose code
     // holds a double quote breaks the program, each on its own line, whether Prism names it or not.
     // (HAML's text: an ERB template's `#{` in text is `views.text-interpolation`'s.)
-    if text && unparsed {
+    if unparsed {
         for segment in compiled.segments.iter().filter(|s| s.text) {
             let Some(text) = source.get(segment.template.clone()) else { continue };
             for (i, _) in text.match_indices("#{") {
@@ -362,7 +326,7 @@ fn judge_template(
     // A HAML code line that assigns a keyword block (`- x = if a`, `- y = case b`): the reader opens
     // a block only for a line that starts with the keyword, so it never writes this one's `end`, and
     // Prism notices only at the end of the program.
-    if text && unparsed {
+    if unparsed {
         let mut line_start = 0;
         for line in source.split_inclusive('\n') {
             if assigns_keyword_block(line) {
@@ -392,47 +356,10 @@ fn judge_template(
     out
 }
 
-/// `views.statement-dropped`: what the compiled page loses with a statement the lowering drops.
-fn statement_dropped(kind: &template_walk::DroppedKind, code: &str, span: crate::syntax::Span) -> Diagnostic {
-    use template_walk::DroppedKind;
-    let code = code.split("%>").next().unwrap_or(code).trim().trim_end_matches('-').trim_end();
-    let keeps = "of a code tag's statements it keeps output, assignments, `if`/`unless`/`case`/`while`, `collection.each do |x|`, `cache … do`, `content_for :name do`, calls on a receiver without a block, `render` and `content_for :name, value`";
-    let message = match kind {
-        DroppedKind::Block(name) if name.starts_with("each_with_index") => format!(
-            "Roundhouse drops `{code}` with everything inside it: the compiled page has none of the markup the block writes ({keeps}). Instead, iterate with `.each do |x|` and count the index in a local (`<% i = 0 %>` before it, `<% i += 1 %>` at the end of the block)."
-        ),
-        DroppedKind::Block(name) => format!(
-            "Roundhouse drops `{code}` with everything inside it: the `{name}` call is never made and the compiled page has none of the markup its block writes ({keeps})."
-        ),
-        DroppedKind::Call(name) if name == "provide" => format!(
-            "Roundhouse drops `{code}`: the call is never made, so the content it provides is missing from the compiled page ({keeps}). Instead, write `content_for` with the same arguments (what `provide` does when the page is not streamed)."
-        ),
-        DroppedKind::Call(name) if name == "raise" => format!(
-            "Roundhouse drops `{code}`: the compiled page goes on rendering where Rails raises ({keeps}). Instead, raise in the controller before rendering."
-        ),
-        DroppedKind::Call(name) => format!(
-            "Roundhouse drops `{code}`: the `{name}` call is never made, so what it sets or writes (a page title, a breadcrumb, `concat`ed markup) is missing from the compiled page ({keeps})."
-        ),
-        DroppedKind::SafeNavigation => format!(
-            "Roundhouse drops `{code}`: a `&.` call in a code tag is never made. Instead, call it plainly behind a nil check (`<% x.y unless x.nil? %>`)."
-        ),
-        DroppedKind::Jump(keyword) => format!(
-            "Roundhouse drops `{code}`: the compiled page goes on as if the `{keyword}` were not there ({keeps}). Instead, put what it skips inside an `if`/`unless`."
-        ),
-        DroppedKind::MultipleAssignment => format!(
-            "Roundhouse drops `{code}`: the locals are never assigned in the compiled page. Instead, assign each local in a statement of its own."
-        ),
-        DroppedKind::CompoundAssignment => format!(
-            "Roundhouse drops `{code}`: the compiled page never makes the assignment, so what reads it afterwards sees the old value. Instead, spell it out: `h[:k] = h[:k] + x` for `h[:k] += x`, `h[:k] = v unless h[:k]` for `h[:k] ||= v`."
-        ),
-        DroppedKind::Condition => format!(
-            "Roundhouse drops `{code}` as a statement: neither side runs in the compiled page. Instead, write it as an `if` (`<% b if a %>` for `a && b`, `<% b unless a %>` for `a || b`)."
-        ),
-        DroppedKind::Rescue => format!(
-            "Roundhouse drops `{code}` with everything inside it: the compiled page has none of its markup and none of its calls are made ({keeps})."
-        ),
-    };
-    Diagnostic { span, severity: Severity::Warning, rule: rule!("views.statement-dropped"), message }
+/// Whether a template's program parses, to the compiler: no stand-in the converter met (`broken`),
+/// and no error other than one of context alone (a layout's top-level `yield` is `Invalid yield`).
+pub fn program_parses(broken: bool, result: &ruby_prism::ParseResult<'_>) -> bool {
+    !broken && !result.errors().any(|e| !e.message().starts_with("Invalid "))
 }
 
 /// Whether the interpolation that starts `text` (`#{…}`, `#@x`, `#$x` in a template's text, which
