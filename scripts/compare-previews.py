@@ -7,8 +7,10 @@ PREVIEWS is what `switchyard preview APP --out PREVIEWS` wrote for an app, EMITT
 `roundhouse --target ruby --allow-unsupported APP -o EMITTED` wrote for the same app. For each
 controller both have, it compares: whether there is a `process_action`; its filter chain (the
 statements before `case action_name`, comments and spacing aside); its arms (`when :x`); and the
-names of the instance methods the class defines. Prints the agreement of each, and with
---verbose each controller that differs.
+names of the instance methods the class defines. Then, for each job and mailer both have (the
+compiler writes `app/jobs/x.rb` and `app/mailers/x.rb` as `app/models/x.rb`), the names of the
+class-side methods (`def self.…`: the entry points it writes) and of the instance methods. Prints
+the agreement of each, and with --verbose each class that differs.
 """
 import os
 import re
@@ -103,6 +105,43 @@ def main():
                     print(f"  methods only in the emitted file: {sorted(theirs[3] - ours[3])}")
     n = counts.pop("controllers")
     print(f"{n} controllers: " + ", ".join(f"{key} {value}/{n}" for key, value in counts.items()))
+    entry_points(previews, emitted, verbose)
+
+
+def defined(text):
+    """The class-side and instance method names a file's code defines (comments aside)."""
+    class_side, instance = set(), set()
+    for line in text.splitlines():
+        m = re.match(r"\s*def (self\.)?([\w?!=]+)", strip(line))
+        if m:
+            (class_side if m.group(1) else instance).add(m.group(2))
+    return class_side, instance
+
+
+def entry_points(previews, emitted, verbose):
+    counts = {"classes": 0, "class-side": 0, "instance": 0}
+    for folder in ("app/jobs", "app/mailers"):
+        for root, _, files in os.walk(os.path.join(previews, folder)):
+            for name in sorted(files):
+                preview_path = os.path.join(root, name)
+                source = os.path.relpath(preview_path, previews)[: -len(".rb")]
+                target = os.path.join(emitted, "app/models", os.path.relpath(source, folder))
+                if not os.path.exists(target):
+                    continue
+                with open(preview_path, encoding="utf-8") as f:
+                    preview_text = f.read()
+                if "class " not in preview_text or "No built-in preview" in preview_text:
+                    continue
+                with open(target, encoding="utf-8") as f:
+                    ours, theirs = defined(preview_text), defined(f.read())
+                counts["classes"] += 1
+                counts["class-side"] += ours[0] == theirs[0]
+                counts["instance"] += ours[1] == theirs[1]
+                if verbose and ours != theirs:
+                    print(f"{source}: class-side preview {sorted(ours[0])} emitted {sorted(theirs[0])}; "
+                          f"instance only in preview {sorted(ours[1] - theirs[1])}, only emitted {sorted(theirs[1] - ours[1])}")
+    n = counts.pop("classes")
+    print(f"{n} jobs and mailers: " + ", ".join(f"{key} {value}/{n}" for key, value in counts.items()))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ export interface InitializationOptions {
   ruleDocs?: string;
 }
 
-const HINT_KINDS = ["associations", "validations", "scopes", "filters", "routes", "rules"];
+const HINT_KINDS = ["associations", "validations", "scopes", "filters", "routes", "entryPoints", "rules"];
 
 const TARGETS = new Set(["ruby", "jruby", "spinel"]);
 const LANES = new Set(["ruby", "jruby", "truffleruby", "spinel"]);

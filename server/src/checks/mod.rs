@@ -198,8 +198,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let mut found = unexpanded_macros(file, context);
     found.extend(unknown_association_loads(file, context));
     found.extend(model_subclass_statements(file, context));
-    found.extend(job_entry_points(file, context));
-    found.extend(mailer_entry_points(file, context));
+    found.extend(entry_points(file, context));
     found.extend(model_reopenings(file, context));
     found.extend(preload_crashes(file, context));
     found.extend(concern_statements(file, context));
@@ -583,122 +582,9 @@ fn preload_crash(
     ))
 }
 
-/// Each Active Job class's `perform`, as the compiler gives the class its entry points: a class-side
-/// `perform_later` and `perform_now` that run it at once (`job.runs-inline`), or none at all for a
-/// `perform` with required keyword parameters or a block parameter (`job.perform-not-wrapped`). A
-/// `perform` with `**options` is left undecided.
-fn job_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
-    use crate::syntax::outline::Item;
-    let mut out = Vec::new();
-    if !(file.relative_path.starts_with("app/") || file.relative_path.starts_with("lib/")) {
-        return out;
-    }
-    for namespace in file.outline.namespaces().into_iter().filter(|n| context.job_classes().contains(&n.name)) {
-        let Some(perform) = namespace.items.iter().find_map(|item| match item {
-            Item::Method(def) if def.name == "perform" && !def.singleton => Some(def),
-            _ => None,
-        }) else {
-            continue;
-        };
-        let Some(unforwarded) = unforwarded_parameters(&perform.parameters) else { continue };
-        let span = perform.name_span;
-        let class = &namespace.name;
-        if let Some(what) = unforwarded {
-            out.push(crate::diagnostic::Diagnostic::finding(
-                rule!("job.perform-not-wrapped"),
-                span,
-                format!(
-                    "Roundhouse writes no `{class}.perform_later` or `perform_now` for a `perform` with {what} (it forwards arguments by position), and its runtime's job base defines neither: a call to either raises NoMethodError, in every tree. Instead, take positional parameters: `def perform(record_id, notify)`."
-                ),
-            ));
-        } else {
-            out.push(crate::diagnostic::Diagnostic::finding(
-                rule!("job.runs-inline"),
-                span,
-                format!(
-                    "Roundhouse runs jobs inline: `{class}.perform_later(…)` performs this job at once, in the process that enqueues it (the request waits for it, and what it raises reaches the caller), and `set(wait:, queue:, priority:)` options are ignored."
-                ),
-            ));
-        }
-    }
-    out
-}
-
-/// What of a method's parameters a class-side wrapper that forwards its arguments by position
-/// cannot pass on (`Some(None)`: nothing), as Roundhouse writes a job's `perform_later` and a
-/// mailer's class-side methods: a required keyword (`account_id:`; an optional one, `full: false`, is
-/// forwarded as a positional parameter with its default, and `**opts` beside one does not help) or
-/// a block parameter. `None` for a list with `**` and no required keyword (not measured).
-fn unforwarded_parameters(parameters: &str) -> Option<Option<&'static str>> {
-    let parameters: Vec<&str> = top_level_parameters(parameters);
-    let keyword = parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_')));
-    if keyword {
-        return Some(Some("required keyword parameters"));
-    }
-    if parameters.iter().any(|p| p.starts_with("**")) {
-        return None;
-    }
-    let block = parameters.iter().any(|p| p.starts_with('&'));
-    Some(if block { Some("a block parameter") } else { None })
-}
-
-/// `mailer.method-not-wrapped`: a mailer's instance method Roundhouse gives no class-side method,
-/// so `Mailer.method(…).deliver_later` has nothing to call.
-fn mailer_entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
-    use crate::syntax::outline::Item;
-    let mut out = Vec::new();
-    if !(file.relative_path.starts_with("app/") || file.relative_path.starts_with("lib/")) {
-        return out;
-    }
-    for namespace in file.outline.namespaces().into_iter().filter(|n| context.mailer_classes().contains(&n.name)) {
-        let class_side: Vec<&str> = namespace
-            .items
-            .iter()
-            .filter_map(|item| match item {
-                Item::Method(def) if def.singleton => Some(def.name.as_str()),
-                _ => None,
-            })
-            .collect();
-        for item in &namespace.items {
-            let Item::Method(def) = item else { continue };
-            if def.singleton || def.name == "initialize" || class_side.contains(&def.name.as_str()) {
-                continue;
-            }
-            let Some(Some(what)) = unforwarded_parameters(&def.parameters) else { continue };
-            let class = &namespace.name;
-            let name = &def.name;
-            out.push(crate::diagnostic::Diagnostic::finding(
-                rule!("mailer.method-not-wrapped"),
-                def.name_span,
-                format!(
-                    "Roundhouse writes no class-side `{class}.{name}` for a mailer method with {what} (it forwards arguments by position), so `{class}.{name}(…).deliver_later` raises NoMethodError, in every tree. Instead, take positional parameters: `def {name}(record_id)`."
-                ),
-            ));
-        }
-    }
-    out
-}
-
-/// A method's parameter list split at its top-level commas (`a, b = f(1, 2), c:` → three).
-fn top_level_parameters(parameters: &str) -> Vec<&str> {
-    let inner = parameters.trim().trim_start_matches('(').trim_end_matches(')');
-    let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(inner[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    let last = inner[start..].trim();
-    if !last.is_empty() {
-        out.push(last);
-    }
-    out
+/// The findings of the job and mailer classes' entry points, from their lowering.
+fn entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    roundhouse::entry_points::lower(file, context).into_iter().flat_map(|class| class.entries).filter_map(|entry| entry.finding).collect()
 }
 
 /// A class of a model file whose superclass is one of the app's models (single-table inheritance, a

@@ -22,6 +22,8 @@ pub enum HintKind {
     Scope,
     Filter,
     Route,
+    /// A job's or mailer's class-side methods (`entry_points`).
+    EntryPoint,
     Rule,
 }
 
@@ -34,6 +36,7 @@ impl HintKind {
             HintKind::Scope => "scopes",
             HintKind::Filter => "filters",
             HintKind::Route => "routes",
+            HintKind::EntryPoint => "entryPoints",
             HintKind::Rule => "rules",
         }
     }
@@ -94,6 +97,13 @@ pub fn inlay_hints(facts: &FileFacts, context: &AppContext, diagnostics: &[Diagn
             }
             seen.push((fate.span, label.clone()));
             hints.push(Hint { position: at_line_end(facts, fate.span), label, kind: HintKind::Filter });
+        }
+    }
+    // What a job's or mailer's class side gets, from the lowering its rules and preview read.
+    for class in crate::roundhouse::entry_points::lower(facts, context) {
+        for entry in &class.entries {
+            let label = entry.hint(&class.namespace.name, class.kind);
+            hints.push(Hint { position: at_line_end(facts, entry.name_span()), label, kind: HintKind::EntryPoint });
         }
     }
     if let Some(routes) = &facts.routes {

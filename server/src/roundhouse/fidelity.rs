@@ -89,25 +89,26 @@ fn fixture_paths() -> Vec<std::path::PathBuf> {
 }
 
 /// Each fidelity fixture as an app (the base app with its files over it), for the consistency tests
-/// of the lowerings: its name, its context, its whole-app findings, and each file's text by its
-/// path in the app.
+/// of the lowerings: its header (the compiler's verdicts among it), its context, its whole-app
+/// findings, and each file's text by its path in the app.
 pub(crate) fn each_fixture_app(
     mut visit: impl FnMut(
-        &str,
+        &[&str],
         &crate::app::AppContext,
         &std::collections::HashMap<std::path::PathBuf, Vec<crate::diagnostic::Diagnostic>>,
         &std::collections::HashMap<String, String>,
     ),
 ) {
     for path in fixture_paths() {
-        let (_, files) = parse(&std::fs::read_to_string(&path).unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (header, files) = parse(&text);
         let files = app_files(files);
         let fixture = Fixture::from_files(&files);
         let snapshot = fixture.index.snapshot();
         let context = crate::app::AppContext::new(&fixture.index, &fixture.root, &snapshot);
         let derived = crate::checks::app_diagnostics(&context);
         let texts = files.into_iter().collect();
-        visit(&path.file_name().unwrap().to_string_lossy(), &context, &derived, &texts);
+        visit(&header, &context, &derived, &texts);
     }
 }
 

@@ -5,6 +5,7 @@
 //! (the syntax rules need its tree, which only lives that long).
 
 pub mod controller_lowering;
+pub mod entry_points;
 pub mod erb_pairing;
 pub mod exact;
 pub mod facts_rules;

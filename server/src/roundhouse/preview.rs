@@ -114,7 +114,7 @@ fn is_keyword(name: &str) -> bool {
 }
 
 /// A Ruby string literal for `text`.
-fn ruby_string(text: &str) -> String {
+pub(crate) fn ruby_string(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
         match c {
@@ -196,6 +196,10 @@ pub fn preview(
     } else if let Some(controller) = facts.controllers.first().filter(|_| entry.target(target).is_some_and(|t| !t.paths.is_empty())) {
         let parses = !facts.diagnostics.iter().any(|d| d.rule == crate::diagnostic::rule::PARSE_ERROR);
         controller_class(&mut out, controller, facts, if parses { Some(text) } else { None }, context);
+    } else if let Some(classes) = Some(super::entry_points::lower(facts, context))
+        .filter(|classes| !classes.is_empty() && entry.target(target).is_some_and(|t| !t.paths.is_empty()))
+    {
+        entry_point_classes(&mut out, facts, &classes, text);
     } else {
         out.line(comment("No built-in preview for this kind of file yet: configure a roundhouse binary for the exact output."));
     }
@@ -918,6 +922,51 @@ fn controller_class(
     }
     let _ = facts;
     out.line("end");
+}
+
+/// Job and mailer classes: their methods as written, then the class-side methods the compiler
+/// writes for them (mapped to the method they call), or a comment where it writes none.
+fn entry_point_classes(out: &mut Out, facts: &FileFacts, classes: &[super::entry_points::EntryClass<'_>], text: &str) {
+    use super::entry_points::Fate;
+    for class in classes {
+        let namespace = class.namespace;
+        let head = match &namespace.superclass {
+            Some(superclass) => format!("class {} < {superclass}", namespace.name),
+            None => format!("class {}", namespace.name),
+        };
+        out.from(namespace.name_span.start.line, head);
+        let mut first = true;
+        for def in super::entry_points::compiled_methods(facts, namespace) {
+            if !std::mem::take(&mut first) {
+                out.line("");
+            }
+            for (i, l) in method_lines(text, def.span, 2).unwrap_or_default().into_iter().enumerate() {
+                out.from(def.span.start.line + i as u32, l);
+            }
+        }
+        for entry in &class.entries {
+            let line = entry.name_span().start.line;
+            match &entry.fate {
+                Fate::Wrapped(wrappers) => {
+                    for wrapper in wrappers {
+                        out.line("");
+                        for l in &wrapper.lines {
+                            out.from(line, format!("  {l}"));
+                        }
+                    }
+                }
+                Fate::NotWrapped(what) => {
+                    let rule = entry.finding.as_ref().map(|f| f.rule.as_str()).unwrap_or_default();
+                    out.line("");
+                    out.from(
+                        line,
+                        format!("  {}", comment(&format!("no class-side method for `{}` ({rule}): it has {what}", entry.method.name))),
+                    );
+                }
+            }
+        }
+        out.line("end");
+    }
 }
 
 /// The body of a block-form call (`before_action { @page = page }`, or `do … end`), one line each.
