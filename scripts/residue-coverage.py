@@ -11,6 +11,8 @@ tree written), Switchyard checks the same copy on every target. Per kind of comp
 distinct sites have a Switchyard finding within one line, and which rules they are. Per rule that
 stands for a kind: how many of its findings have a compiler line of that kind within one line
 (findings in an app nested in the compiled one, which its compile does not read, are left out).
+A job's or mailer's method finding sits on the method's name, where the compiler's note is on the
+body's first statement: for those rules, a line from the one to the other counts (METHOD_RULES).
 """
 import argparse
 import collections
@@ -60,6 +62,44 @@ def kind_of(code, message):
     return "other: " + re.sub(r"`[^`]*`", "X", message)[:60]
 
 
+# Rules on a method's name whose compiler note is on the method body's first statement (the
+# server's `entry_points::RULES`): a compiler line from the one to the other is the same note.
+METHOD_RULES = {"job.runs-inline", "job.perform-not-wrapped", "mailer.method-not-wrapped"}
+
+
+def first_statement_line(lines, def_line):
+    """1-based line of the first statement of the method whose `def` is on `def_line` (1-based), as
+    the server's `entry_points::first_statement_line` finds it."""
+    depth, i = 0, def_line - 1
+    while i < len(lines):
+        code = lines[i].split(" #")[0]
+        depth += code.count("(") - code.count(")")
+        i += 1
+        if depth <= 0:
+            words = code.split()
+            if ";" in code or ") =" in code or (len(words) > 2 and words[2] == "="):
+                return def_line
+            break
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped and not stripped.startswith("#"):
+            return def_line if stripped == "end" else i + 1
+        i += 1
+    return def_line
+
+
+def last_line(finding, source):
+    """The last line a compiler note of the finding's kind may be on and still be its."""
+    if finding["rule"] not in METHOD_RULES:
+        return finding["end_line"]
+    try:
+        with open(os.path.join(source, finding["file"]), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return finding["end_line"]
+    return max(finding["end_line"], first_statement_line(lines, finding["line"]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("work", nargs="+")
@@ -82,6 +122,8 @@ def main():
             capture_output=True, text=True,
         )
         findings = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+        for finding in findings:
+            finding["last"] = last_line(finding, source)
         apps[name] = (compiler, findings)
     total, covered = collections.Counter(), collections.Counter()
     rules_near = collections.defaultdict(collections.Counter)
@@ -101,7 +143,7 @@ def main():
             by_kind[(kind, warning["path"])].add(int(warning["line"]))
         for kind, path, line in sites:
             total[kind] += 1
-            near = [f for f in own[path] if f["line"] - 1 <= line <= f["end_line"] + 1]
+            near = [f for f in own[path] if f["line"] - 1 <= line <= f["last"] + 1]
             if near:
                 covered[kind] += 1
                 for f in near:
@@ -114,7 +156,7 @@ def main():
             if not kind or finding.get("app", ".") != ".":
                 continue
             found[finding["rule"]] += 1
-            if any(finding["line"] - 1 <= s <= finding["end_line"] + 1 for s in by_kind[(kind, finding["file"])]):
+            if any(finding["line"] - 1 <= s <= finding["last"] + 1 for s in by_kind[(kind, finding["file"])]):
                 borne[finding["rule"]] += 1
             else:
                 missed[finding["rule"]].append(f"{name} {finding['file']}:{finding['line']}")

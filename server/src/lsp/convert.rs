@@ -119,7 +119,7 @@ pub fn exact_diagnostic(
     own: &[crate::diagnostic::Diagnostic],
 ) -> Option<lsp::Diagnostic> {
     let (line, start, end) = crate::roundhouse::exact::locate(d, text)?;
-    if d.said_by(line, own) {
+    if d.said_by(line, own, text) {
         return None;
     }
     // Byte columns to UTF-16 ones, on the line as the compiler read it.

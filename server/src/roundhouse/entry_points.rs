@@ -74,6 +74,38 @@ impl Wrapper {
     }
 }
 
+/// The rules of this lowering. Each is on the method's name, where its parameters are; the compiler
+/// places its note on the method body's first statement (`first_statement_line`), so a compiler
+/// line from one to the other is the same note (`exact::ExactDiagnostic::said_by`).
+pub const RULES: [crate::diagnostic::RuleId; 3] =
+    [rule!("job.runs-inline"), rule!("job.perform-not-wrapped"), rule!("mailer.method-not-wrapped")];
+
+/// The line (0-based) of the first statement of the method whose `def` is on `def_line`: past its
+/// parameter list (which may run over lines) and the blank and comment lines after it; `def_line`
+/// for a method whose body is on its own line or that has none.
+pub fn first_statement_line(text: &str, def_line: u32) -> u32 {
+    let mut depth = 0i32;
+    let mut lines = text.lines().enumerate().skip(def_line as usize);
+    for (i, line) in lines.by_ref() {
+        let code = line.split(" #").next().unwrap_or(line);
+        depth += code.matches('(').count() as i32 - code.matches(')').count() as i32;
+        if depth <= 0 {
+            // A method on one line (`def x; …; end`, `def x(a) = …`): its body is on it.
+            if code.contains(';') || code.contains(") =") || code.split_whitespace().nth(2) == Some("=") {
+                return i as u32;
+            }
+            break;
+        }
+    }
+    for (i, line) in lines {
+        let trimmed = line.trim();
+        if !(trimmed.is_empty() || trimmed.starts_with('#')) {
+            return if trimmed == "end" { def_line } else { i as u32 };
+        }
+    }
+    def_line
+}
+
 /// The job and mailer classes of a file, lowered (none outside `app/` and `lib/`).
 pub fn lower<'a>(file: &'a FileFacts, context: &AppContext) -> Vec<EntryClass<'a>> {
     if !(file.relative_path.starts_with("app/") || file.relative_path.starts_with("lib/")) {
@@ -279,6 +311,16 @@ mod tests {
     use super::*;
     use crate::checks::file_diagnostics;
     use crate::roundhouse::tree::{Target, map_file};
+
+    /// Where the compiler places a method's note: the first statement of its body.
+    #[test]
+    fn the_first_statement_is_past_the_parameters_and_comments() {
+        let text = "class A\n  def one(a)\n    a\n  end\n  def many(\n    a,\n    b: 1\n  )\n    # why\n\n    a\n  end\n  def empty\n  end\n  def inline(a) = a\nend\n";
+        assert_eq!(first_statement_line(text, 1), 2);
+        assert_eq!(first_statement_line(text, 4), 10);
+        assert_eq!(first_statement_line(text, 12), 12);
+        assert_eq!(first_statement_line(text, 14), 14);
+    }
 
     /// The rules, the preview and the hints tell one story for every job and mailer class of the
     /// fidelity fixtures and the fixture apps: each method's finding is the one reported at its line;

@@ -131,13 +131,18 @@ impl ExactDiagnostic {
         if self.severity == Severity::Error { Severity::Error } else { default }
     }
 
-    /// Whether one of Switchyard's own findings (`own`, of the file) already says it: a finding of a
-    /// rule that echoes its kind (`catalogue::echoes`) within a line of `line` (0-based, where it is
-    /// now).
-    pub fn said_by(&self, line: u32, own: &[Diagnostic]) -> bool {
+    /// Whether one of Switchyard's own findings (`own`, of the file whose text is `text`) already
+    /// says it: a finding of a rule that echoes its kind (`catalogue::echoes`) within a line of
+    /// `line` (0-based, where it is now) — or, for a job's or mailer's method, anywhere from its name
+    /// to its body's first statement, where the compiler places its note (`entry_points::RULES`).
+    pub fn said_by(&self, line: u32, own: &[Diagnostic], text: Option<&str>) -> bool {
         own.iter().any(|d| {
+            let mut last = d.span.end.line;
+            if let Some(text) = text.filter(|_| super::entry_points::RULES.contains(&d.rule)) {
+                last = last.max(super::entry_points::first_statement_line(text, d.span.start.line));
+            }
             d.span.start.line.saturating_sub(1) <= line
-                && line <= d.span.end.line + 1
+                && line <= last + 1
                 && crate::catalogue::echoes(d.rule, self.code.as_deref(), &self.message)
         })
     }
@@ -146,7 +151,7 @@ impl ExactDiagnostic {
     /// it.
     pub fn finding(&self, text: &str, line_index: &crate::syntax::LineIndex, own: &[Diagnostic]) -> Option<Diagnostic> {
         let (line, start, end) = locate(self, Some(text))?;
-        if self.said_by(line, own) {
+        if self.said_by(line, own, Some(text)) {
             return None;
         }
         let at = |col: usize| line_index.offset(crate::syntax::LineCol { line, col: col as u32 });
@@ -392,17 +397,28 @@ mod tests {
     fn a_compiler_line_is_not_repeated_where_switchyard_says_it() {
         let unsupported = line("unsupported", 5, "delegate not supported (all targets)");
         // Any rule about the compiler within a line says an `unsupported` line; a wiring check does not.
-        assert!(unsupported.said_by(4, &[own(rule!("model.unsupported-macro"), 5)]));
-        assert!(unsupported.said_by(4, &[own(rule!("syntax.for-loop"), 3)]));
-        assert!(!unsupported.said_by(4, &[own(rule!("model.unsupported-macro"), 2)]), "two lines away");
-        assert!(!unsupported.said_by(4, &[own(rule!("rails.unknown-column"), 4)]));
+        assert!(unsupported.said_by(4, &[own(rule!("model.unsupported-macro"), 5)], None));
+        assert!(unsupported.said_by(4, &[own(rule!("syntax.for-loop"), 3)], None));
+        assert!(!unsupported.said_by(4, &[own(rule!("model.unsupported-macro"), 2)], None), "two lines away");
+        assert!(!unsupported.said_by(4, &[own(rule!("rails.unknown-column"), 4)], None));
         // A `lower_residue` line only by the rule that reports that lowering.
         let dropped = line("lower_residue", 3, "template statement dropped (unknown stmt) — it contributes no output");
-        assert!(dropped.said_by(2, &[own(rule!("views.statement-dropped"), 2)]));
-        assert!(!dropped.said_by(2, &[own(rule!("views.literal-tag"), 2)]));
+        assert!(dropped.said_by(2, &[own(rule!("views.statement-dropped"), 2)], None));
+        assert!(!dropped.said_by(2, &[own(rule!("views.literal-tag"), 2)], None));
         let chain = line("lower_residue", 3, "relation chain stays dynamic (`where` returns Relation[Post])");
-        assert!(!chain.said_by(2, &[own(rule!("views.statement-dropped"), 2), own(rule!("model.scope-body"), 2)]));
+        assert!(!chain.said_by(2, &[own(rule!("views.statement-dropped"), 2), own(rule!("model.scope-body"), 2)], None));
         assert_eq!(chain.rule(), rule!("roundhouse.lower_residue"));
+        // A job's note, which the compiler places on `perform`'s first statement, is said by the
+        // finding on its name, however far below that statement is; not past it.
+        let text = "class SyncJob < ApplicationJob\n  def perform(\n    id\n  )\n    # why\n    Post.find(id)\n    x\n  end\nend\n";
+        let set = line(
+            "lower_residue",
+            6,
+            "job_class_side: `perform` — set(wait:/queue:/priority:) options are dropped under inline job semantics",
+        );
+        assert!(set.said_by(5, &[own(rule!("job.runs-inline"), 1)], Some(text)));
+        assert!(!set.said_by(5, &[own(rule!("job.runs-inline"), 1)], None), "without the text: within a line only");
+        assert!(!set.said_by(7, &[own(rule!("job.runs-inline"), 1)], Some(text)), "past the first statement");
         // A kind this version does not know keeps its name in the message.
         let new = line("brand_new", 1, "something");
         assert_eq!((new.rule(), new.reported_message().as_str()), (rule!("roundhouse.other"), "[brand_new] something"));
