@@ -227,3 +227,103 @@ fn skipped_routes(calls: &[RouteCall], around: &str, out: &mut Vec<Diagnostic>) 
         }
     }
 }
+
+#[cfg(test)]
+mod consistency {
+    use crate::checks::file_diagnostics;
+    use crate::rails::route_table::{Route, RouteKind};
+    use crate::rails::routes::RouteCall;
+    use crate::roundhouse::tree::{Target, map_file};
+
+    /// The routes preview, the route hints and the route rules tell one story for every routes file
+    /// of the fixture apps, all read off the one table (`AppContext::table`): each route the table
+    /// draws from a call is a `Route.new` line of the preview mapped to the call's line, with its
+    /// verb and path; a `resources` call is hinted with the number of routes it draws itself, a
+    /// verb call with its verb, path and endpoint; a redirect or a mount is reported at its line by
+    /// its rule, shown dropped in the preview and hinted with the rule.
+    #[test]
+    fn table_preview_hint_and_rule_tell_the_same_story() {
+        let (mut routes, mut calls) = (0, 0);
+        let dirs = ["examples/blog", "tests/fixtures/apps/shop", "tests/fixtures/apps/rules", "tests/fixtures/apps/resolution", "tests/fixtures/apps/monorepo"];
+        crate::test_fixture::each_app(&dirs, |context, derived, app_facts| {
+            for facts in context.files.iter().filter(|f| f.routes.is_some()) {
+                let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), Some(&context.reading));
+                let text = std::fs::read_to_string(&facts.path).unwrap();
+                let preview =
+                    super::super::preview::preview(facts, &text, context, &map_file(facts, app_facts), &diagnostics, Target::Ruby);
+                let lines: Vec<&str> = preview.text.lines().collect();
+                // The table: from `module RouteTable` to the helpers.
+                let table_start = lines.iter().position(|l| *l == "module RouteTable").expect("a table") as u32;
+                let table_end = lines.iter().position(|l| *l == "module RouteHelpers").expect("helpers") as u32;
+                let table_at = |line: u32| -> Vec<&str> {
+                    preview
+                        .mapping
+                        .iter()
+                        .filter(|(p, s)| table_start < *p && *p < table_end && *s == line)
+                        .map(|(p, _)| lines[*p as usize].trim_start())
+                        .collect()
+                };
+                let hints = crate::ide::inlay::inlay_hints(facts, context, &diagnostics);
+                let hinted =
+                    |line: u32| -> Vec<String> { hints.iter().filter(|h| h.position.line == line).map(|h| h.label.clone()).collect() };
+                let own: Vec<&Route> = context.table.routes.iter().filter(|r| r.file == facts.relative_path).collect();
+                for route in &own {
+                    routes += 1;
+                    let line = route.span.start.line;
+                    let place = format!("{}:{} ({} {})", facts.relative_path, line + 1, route.verb, route.path);
+                    let shown = table_at(line);
+                    match route.kind {
+                        RouteKind::Action => {
+                            let drawn = own.iter().filter(|r| r.kind == RouteKind::Action && r.span.start.line == line).count();
+                            let news = shown.iter().filter(|l| l.starts_with("ActionDispatch::Router::Route.new(")).count();
+                            assert_eq!(news, drawn, "{place}: the preview's table has {news} routes at the line, the table {drawn}");
+                            let verb = route.verb.split('|').next().filter(|v| !v.is_empty()).unwrap_or("GET");
+                            let path = route.path.trim_end_matches("(.:format)");
+                            assert!(
+                                shown.iter().any(|l| l.contains(&format!("(\"{verb}\", \"{path}\""))),
+                                "{place}: not in the preview's table: {shown:?}"
+                            );
+                        }
+                        RouteKind::Redirect | RouteKind::Mount => {
+                            let rule = if route.kind == RouteKind::Redirect { rule!("routes.redirect") } else { rule!("routes.mount") };
+                            assert!(
+                                diagnostics.iter().any(|d| d.rule == rule && d.span.start.line == line),
+                                "{place}: {rule} is not reported"
+                            );
+                            assert!(shown.iter().any(|l| l.starts_with('#') && l.contains(rule.as_str())), "{place}: not shown dropped");
+                            assert!(hinted(line).iter().any(|h| h.contains(rule.as_str())), "{place}: not hinted");
+                        }
+                    }
+                }
+                fn each<'a>(calls: &'a [RouteCall], out: &mut Vec<&'a RouteCall>) {
+                    for call in calls {
+                        out.push(call);
+                        each(&call.children, out);
+                    }
+                }
+                let mut all = Vec::new();
+                each(&facts.routes.as_ref().unwrap().calls, &mut all);
+                for call in all {
+                    let line = call.span.start.line;
+                    let place = format!("{}:{} ({})", facts.relative_path, line + 1, call.method);
+                    let drawn: Vec<&&Route> = own.iter().filter(|r| r.span == call.span && r.kind == RouteKind::Action).collect();
+                    match call.method.as_str() {
+                        "resources" | "resource" => {
+                            calls += 1;
+                            let count = format!("{} route{}", drawn.len(), if drawn.len() == 1 { "" } else { "s" });
+                            assert!(hinted(line).iter().any(|h| h.starts_with(&count)), "{place}: hinted {:?}, drawn {count}", hinted(line));
+                        }
+                        "get" | "post" | "patch" | "put" | "delete" | "match" | "root" if !drawn.is_empty() => {
+                            calls += 1;
+                            let route = drawn[0];
+                            let label = format!("{} {} → {}", route.verb, route.path, route.controller_action());
+                            assert!(hinted(line).iter().any(|h| h.starts_with(&label)), "{place}: hinted {:?}, not {label}", hinted(line));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        });
+        assert!(routes >= 60 && calls >= 20, "{routes} routes, {calls} calls");
+    }
+}
