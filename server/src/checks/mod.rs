@@ -584,7 +584,7 @@ fn preload_crash(
 
 /// The findings of the job and mailer classes' entry points, from their lowering.
 fn entry_points(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
-    roundhouse::entry_points::lower(file, context).into_iter().flat_map(|class| class.entries).filter_map(|entry| entry.finding).collect()
+    roundhouse::entry_points::lower(file, context).into_iter().flat_map(|class| class.entries).flat_map(|entry| entry.findings).collect()
 }
 
 /// A class of a model file whose superclass is one of the app's models (single-table inheritance, a

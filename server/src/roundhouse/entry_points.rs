@@ -44,8 +44,10 @@ pub struct EntryClass<'a> {
 pub struct Entry<'a> {
     pub method: &'a MethodDef,
     pub fate: Fate,
-    /// The finding that says what the class side lacks or does.
-    pub finding: Option<Diagnostic>,
+    /// The findings that say what the class side lacks or does: the first is the entry point's own
+    /// (`job.runs-inline`, `job.perform-not-wrapped`, `mailer.method-not-wrapped`), then
+    /// `*.rest-arguments-nested` for a wrapped method with a rest parameter.
+    pub findings: Vec<Diagnostic>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -77,8 +79,13 @@ impl Wrapper {
 /// The rules of this lowering. Each is on the method's name, where its parameters are; the compiler
 /// places its note on the method body's first statement (`first_statement_line`), so a compiler
 /// line from one to the other is the same note (`exact::ExactDiagnostic::said_by`).
-pub const RULES: [crate::diagnostic::RuleId; 3] =
-    [rule!("job.runs-inline"), rule!("job.perform-not-wrapped"), rule!("mailer.method-not-wrapped")];
+pub const RULES: [crate::diagnostic::RuleId; 5] = [
+    rule!("job.runs-inline"),
+    rule!("job.perform-not-wrapped"),
+    rule!("mailer.method-not-wrapped"),
+    rule!("job.rest-arguments-nested"),
+    rule!("mailer.rest-arguments-nested"),
+];
 
 /// The line (0-based) of the first statement of the method whose `def` is on `def_line`: past its
 /// parameter list (which may run over lines) and the blank and comment lines after it; `def_line`
@@ -197,7 +204,8 @@ fn job_entry<'a>(class: &str, perform: &'a MethodDef, class_side: &[&str]) -> En
             (Fate::Wrapped(wrappers), Some(finding))
         }
     };
-    Entry { method: perform, fate, finding }
+    let findings = finding.into_iter().chain(rest_nested(class, perform, &fate, Kind::Job)).collect();
+    Entry { method: perform, fate, findings }
 }
 
 fn mailer_entry<'a>(class: &str, method: &'a MethodDef) -> Entry<'a> {
@@ -218,7 +226,40 @@ fn mailer_entry<'a>(class: &str, method: &'a MethodDef) -> Entry<'a> {
             (Fate::Wrapped(vec![Wrapper::new(name, &parameters, &[format!("new.{name}({})", arguments.join(", "))])]), None)
         }
     };
-    Entry { method, fate, finding }
+    let findings = finding.into_iter().chain(rest_nested(class, method, &fate, Kind::Mailer)).collect();
+    Entry { method, fate, findings }
+}
+
+/// `job.rest-arguments-nested` / `mailer.rest-arguments-nested`: a wrapped method with a rest
+/// parameter its body reads, which the compiler's wrapper passes on as one array
+/// (`new.perform(args)`, not `*args`), so the method gets its arguments nested one level deeper
+/// than the caller gave them.
+fn rest_nested(class: &str, method: &MethodDef, fate: &Fate, kind: Kind) -> Option<Diagnostic> {
+    let Fate::Wrapped(wrappers) = fate else { return None };
+    // A rest parameter the body never reads changes nothing nested.
+    if !method.reads_rest {
+        return None;
+    }
+    let rest = top_level_parameters(&method.parameters)
+        .into_iter()
+        .find(|p| p.starts_with('*') && !p.starts_with("**"))?
+        .trim_start_matches('*')
+        .to_owned();
+    let name = &method.name;
+    let (rule, entry) = match kind {
+        Kind::Job => (rule!("job.rest-arguments-nested"), wrappers.first().map_or("perform_now", |w| w.name.as_str()).to_owned()),
+        Kind::Mailer => (rule!("mailer.rest-arguments-nested"), name.clone()),
+    };
+    if rest.is_empty() {
+        return None; // An anonymous `*`: the wrapper has nothing to name.
+    }
+    Some(Diagnostic::finding(
+        rule,
+        method.name_span,
+        format!(
+            "Roundhouse's class-side `{class}.{entry}` passes `*{rest}` on as one array (`new.{name}(…{rest})`), so `{name}` gets its rest arguments nested in another array: `{class}.{entry}(1, 2)` gives `{rest}` as `[[1, 2]]`, not `[1, 2]`, in every tree. Instead, take a fixed list of positional parameters, or one array parameter the callers pass."
+        ),
+    ))
 }
 
 impl Entry<'_> {
@@ -330,7 +371,7 @@ mod tests {
     /// class (`emits`/`omits` a `def self.…`), the preview agrees.
     #[test]
     fn rule_preview_and_hint_tell_the_same_story() {
-        let rules = [rule!("job.runs-inline"), rule!("job.perform-not-wrapped"), rule!("mailer.method-not-wrapped")];
+        let rules = RULES;
         let (mut classes, mut entries, mut held) = (0, 0, 0);
         let mut check = |header: &[&str],
                          context: &AppContext,
@@ -344,7 +385,7 @@ mod tests {
                 let mut said: Vec<(String, u32)> = lowered
                     .iter()
                     .flat_map(|c| &c.entries)
-                    .filter_map(|e| e.finding.as_ref())
+                    .flat_map(|e| &e.findings)
                     .map(|d| (d.rule.to_string(), d.span.start.line))
                     .collect();
                 reported.sort();
@@ -380,7 +421,7 @@ mod tests {
                                 assert!(hinted(line), "{place}: not hinted");
                             }
                             Fate::NotWrapped(_) => {
-                                let rule = e.finding.as_ref().unwrap().rule;
+                                let rule = e.findings[0].rule;
                                 let missing = if class.kind == Kind::Job { "perform_later".to_owned() } else { e.method.name.clone() };
                                 assert!(
                                     !lines.iter().any(|l| l.trim_start().starts_with(&format!("def self.{missing}"))),

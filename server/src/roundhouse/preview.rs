@@ -956,7 +956,7 @@ fn entry_point_classes(out: &mut Out, facts: &FileFacts, classes: &[super::entry
                     }
                 }
                 Fate::NotWrapped(what) => {
-                    let rule = entry.finding.as_ref().map(|f| f.rule.as_str()).unwrap_or_default();
+                    let rule = entry.findings.first().map(|f| f.rule.as_str()).unwrap_or_default();
                     out.line("");
                     out.from(
                         line,

@@ -244,7 +244,13 @@ mod consistency {
     #[test]
     fn table_preview_hint_and_rule_tell_the_same_story() {
         let (mut routes, mut calls) = (0, 0);
-        let dirs = ["examples/blog", "tests/fixtures/apps/shop", "tests/fixtures/apps/rules", "tests/fixtures/apps/resolution", "tests/fixtures/apps/monorepo"];
+        let dirs = [
+            "examples/blog",
+            "tests/fixtures/apps/shop",
+            "tests/fixtures/apps/rules",
+            "tests/fixtures/apps/resolution",
+            "tests/fixtures/apps/monorepo",
+        ];
         crate::test_fixture::each_app(&dirs, |context, derived, app_facts| {
             for facts in context.files.iter().filter(|f| f.routes.is_some()) {
                 let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), Some(&context.reading));
@@ -311,7 +317,11 @@ mod consistency {
                         "resources" | "resource" => {
                             calls += 1;
                             let count = format!("{} route{}", drawn.len(), if drawn.len() == 1 { "" } else { "s" });
-                            assert!(hinted(line).iter().any(|h| h.starts_with(&count)), "{place}: hinted {:?}, drawn {count}", hinted(line));
+                            assert!(
+                                hinted(line).iter().any(|h| h.starts_with(&count)),
+                                "{place}: hinted {:?}, drawn {count}",
+                                hinted(line)
+                            );
                         }
                         "get" | "post" | "patch" | "put" | "delete" | "match" | "root" if !drawn.is_empty() => {
                             calls += 1;

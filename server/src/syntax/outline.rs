@@ -121,6 +121,8 @@ pub struct MethodDef {
     pub parameters: String,
     pub span: Span,
     pub name_span: Span,
+    /// It has a rest parameter (`*ids`) that its body reads, or passes on with a bare `super`.
+    pub reads_rest: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
@@ -554,13 +556,30 @@ fn namespace_of(node: Node<'_>, scope: Scope<'_>) -> Option<Namespace> {
 
 fn method_of(node: Node<'_>, text: &str, visibility: Visibility, in_singleton_class: bool) -> Option<MethodDef> {
     let name_node = node.field("name")?;
+    let parameters = node.field("parameters");
+    // The body's text, after the parameters (or the name), searched for the rest parameter's name.
+    let body = text.get(parameters.unwrap_or(name_node).end_byte()..node.end_byte()).unwrap_or("");
+    let reads_rest = parameters.and_then(|p| {
+        let mut cursor = p.walk();
+        let rest = p.named_children(&mut cursor).find(|c| c.kind_name() == "splat_parameter")?;
+        let name = rest.field("name").map(|n| text_of(n, text))?;
+        let word = |at: usize, len: usize| {
+            let before = body[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '@' || c == '$'));
+            let after = body[at + len..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == ':'));
+            before && after
+        };
+        let read = body.match_indices(name).any(|(at, _)| word(at, name.len()));
+        let bare_super = body.match_indices("super").any(|(at, _)| word(at, 5) && !body[at + 5..].starts_with('('));
+        Some(read || bare_super)
+    });
     Some(MethodDef {
         name: text_of(name_node, text).to_owned(),
         singleton: in_singleton_class || node.kind_name() == "singleton_method",
         visibility,
-        parameters: node.field("parameters").map_or_else(String::new, |p| text_of(p, text).to_owned()),
+        parameters: parameters.map_or_else(String::new, |p| text_of(p, text).to_owned()),
         span: Span::of(node),
         name_span: Span::of(name_node),
+        reads_rest: reads_rest.unwrap_or(false),
     })
 }
 

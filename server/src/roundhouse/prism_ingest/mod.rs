@@ -491,6 +491,14 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
     for (start, end, name, call) in notes.defs_dropped {
         out.push(def_dropped(start, end, &name, line_index, &call));
     }
+    for note in notes.parameters_not_ruby {
+        out.push(Diagnostic {
+            span: line_index.span(note.start..note.end),
+            severity: Severity::Error,
+            rule: rule!("library.parameters-not-ruby"),
+            message: note.message,
+        });
+    }
     for (start, end) in notes.singleton_statements {
         out.push(Diagnostic {
             span: line_index.span(start..end),
@@ -515,6 +523,107 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
     out
 }
 
+/// A library method whose parameters the compiler's ingest writes so that they are no Ruby
+/// (measured, fixture `library-parameters-not-ruby`): `**options` becomes a positional
+/// `options = {}`, which cannot follow a rest parameter or keywords it keeps as keywords (beside a
+/// rest parameter or a required keyword: `def f(*args, opts = {})`, `def f(name:, opts = {})`);
+/// and an optional keyword it writes positionally (no rest parameter, no required keyword) cannot be
+/// named like a Ruby keyword (`class: nil` → `class = nil`). A `**` without a name is dropped.
+struct ParametersNotRuby {
+    start: usize,
+    end: usize,
+    /// The finding's message.
+    message: String,
+}
+
+const RUBY_KEYWORDS: &[&str] = &[
+    "BEGIN",
+    "END",
+    "alias",
+    "and",
+    "begin",
+    "break",
+    "case",
+    "class",
+    "def",
+    "defined?",
+    "do",
+    "else",
+    "elsif",
+    "end",
+    "ensure",
+    "false",
+    "for",
+    "if",
+    "in",
+    "module",
+    "next",
+    "nil",
+    "not",
+    "or",
+    "redo",
+    "rescue",
+    "retry",
+    "return",
+    "self",
+    "super",
+    "then",
+    "true",
+    "undef",
+    "unless",
+    "until",
+    "when",
+    "while",
+    "yield",
+    "__FILE__",
+    "__LINE__",
+    "__ENCODING__",
+];
+
+fn parameters_not_ruby(def: &ruby_prism::DefNode<'_>) -> Option<ParametersNotRuby> {
+    let parameters = def.parameters()?;
+    let method = name_of(def.name());
+    let rest = parameters.rest().and_then(|r| r.as_rest_parameter_node()).and_then(|r| r.name()).map(|n| name_of(n));
+    let required = parameters.keywords().iter().find_map(|k| k.as_required_keyword_parameter_node().map(|k| name_of(k.name())));
+    let boot = "The emitted file does not parse, and the compiled app requires it at boot, so the app does not start (every tree).";
+    if let Some(keyword_rest) = parameters.keyword_rest()
+        && let Some(options) = keyword_rest.as_keyword_rest_parameter_node().and_then(|k| k.name()).map(|n| name_of(n))
+    {
+        let after = match (&rest, &required) {
+            (Some(rest), _) => Some(format!("`*{rest}`")),
+            (None, Some(keyword)) => Some(format!("the keyword `{keyword}:`")),
+            (None, None) => None,
+        };
+        if let Some(after) = after {
+            let location = keyword_rest.location();
+            return Some(ParametersNotRuby {
+                start: location.start_offset(),
+                end: location.end_offset(),
+                message: format!(
+                    "Roundhouse writes `**{options}` as an optional positional parameter, `{options} = {{}}`, and keeps {after} before it: `def {method}(…, {options} = {{}})` is not Ruby. {boot} Instead, take the options as a positional hash (`{options} = {{}}`) and make {after} a positional parameter too, or leave `**{options}` out."
+                ),
+            });
+        }
+    }
+    if rest.is_some() || required.is_some() {
+        return None;
+    }
+    let keyword = parameters
+        .keywords()
+        .iter()
+        .find_map(|k| k.as_optional_keyword_parameter_node())
+        .filter(|k| RUBY_KEYWORDS.contains(&name_of(k.name()).as_str()))?;
+    let name = name_of(keyword.name());
+    let location = keyword.as_node().location();
+    Some(ParametersNotRuby {
+        start: location.start_offset(),
+        end: location.start_offset() + name.len() + 1,
+        message: format!(
+            "Roundhouse writes the keyword parameter `{name}:` as an optional positional parameter, `{name} = …`, and `{name}` is a Ruby keyword, which no positional parameter can be named: `def {method}(…, {name} = …)` is not Ruby. {boot} Instead, give the option another name (`klass:`, read by callers as `{name}:` through `**options` if they must)."
+        ),
+    })
+}
+
 /// What the walkers note beside the converter's findings.
 #[derive(Default)]
 struct Notes {
@@ -522,6 +631,8 @@ struct Notes {
     aliases_dropped: Vec<(usize, usize, String)>,
     /// `private def x` in a library body: the call is dropped unread, and the method with it.
     defs_dropped: Vec<(usize, usize, String, String)>,
+    /// A library method whose parameters the compiler writes as no Ruby (`parameters_not_ruby`).
+    parameters_not_ruby: Vec<ParametersNotRuby>,
     /// A model's `class << self` statement that is not a `def` or a bare visibility call.
     singleton_statements: Vec<(usize, usize)>,
     /// A library body's constant under `# shareable_constant_value:`: dropped without a word.
@@ -1287,6 +1398,9 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
         }
         if let Some(def) = statement.as_def_node() {
             converter.method(&def, true);
+            if let Some(note) = parameters_not_ruby(&def) {
+                notes.parameters_not_ruby.push(note);
+            }
             continue;
         }
         if let Some(singleton) = statement.as_singleton_class_node() {
