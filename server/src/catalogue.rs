@@ -1084,6 +1084,18 @@ pub const RULES: &[Rule] = &[
         fix: None,
     },
     Rule {
+        id: "views.function-name-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "an emitted ERB or HAML template whose compiled function or module the compiler names with what is not Ruby: a file name with `-`, `+` or a locale (`welcome-v2.html.erb`, `show.en.html.erb`: `def self.welcome-v2`), or a folder with one (`ta-in/`: `module Ta-in`). The emitted views file does not parse, so the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        implemented: true,
+        lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
+    },
+    Rule {
         id: "views.haml-filter",
         severity: Severity::Warning,
         targets: ALL,

@@ -421,6 +421,30 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 file_start,
                 format!("Roundhouse emits only html, turbo_stream and svg templates: this `{format}` template is not emitted."),
             );
+        } else if let Some(function) = super::tree::view_function(&facts.relative_path) {
+            let not_ruby = function.not_ruby();
+            if let Some(first) = not_ruby.first() {
+                let path = std::iter::once("Views").chain(function.modules.iter().map(String::as_str)).collect::<Vec<_>>().join("::");
+                let (what, fix) = if *first == function.name && function.name.contains('.') {
+                    (
+                        "a method name (a locale variant keeps its locale in it)",
+                        "keep one template and translate inside it (`t(\".title\")`)",
+                    )
+                } else if *first == function.name {
+                    ("a method name", "rename the file with underscores (`index_v2.html.erb`) and the renders that name it")
+                } else {
+                    ("a module name", "rename the folder with underscores (`ta_in`) and the renders that name it")
+                };
+                push(
+                    &mut out,
+                    rule!("views.function-name-not-ruby"),
+                    file_start,
+                    format!(
+                        "Roundhouse compiles this template into `def self.{}` in `{path}`, and `{first}` is not {what}: the emitted file does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, {fix}.",
+                        function.name
+                    ),
+                );
+            }
         }
     }
     if let Some(config) = &facts.config

@@ -517,18 +517,10 @@ fn block_delta(code: &str) -> i32 {
 /// commented out when the result would not parse (unusual tag pairings; see views.output-block-pairing).
 fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
     let Some(template) = &facts.template else { return };
-    let (dir, file) = template.logical_path.rsplit_once('/').unwrap_or(("", template.logical_path.as_str()));
-    let mut name = file.trim_start_matches('_').to_owned();
-    if name == "new" {
-        name = "_new".to_owned();
-    }
-    if name.starts_with(|c: char| c.is_ascii_digit()) {
-        name = format!("_{name}");
-    }
-    if let Some(format) = template.format.as_deref().filter(|f| matches!(*f, "turbo_stream" | "svg")) {
-        name = format!("{name}_{format}");
-    }
-    let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let (_, file) = template.logical_path.rsplit_once('/').unwrap_or(("", template.logical_path.as_str()));
+    // The function's modules and name, as the compiler names them (one answer with the rule).
+    let Some(function) = super::tree::view_function(&facts.relative_path) else { return };
+    let (modules, name) = (function.modules.clone(), function.name.clone());
     // `@post` read in the template is the function's parameter `post` (`end_` for `@end`).
     let ivar = |code: &str| -> String {
         let mut result = String::with_capacity(code.len());
@@ -565,14 +557,6 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
     } else {
         parameters.extend(["notice = nil".to_owned(), "alert = nil".to_owned()]);
     }
-    // A module is named by a constant: a folder like `ta-in` is `TaIn`.
-    let modules: Vec<String> = if dir.is_empty() {
-        Vec::new()
-    } else {
-        dir.split('/')
-            .map(|d| inflect::camelize(&d.replace(['-', '.'], "_")).chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect())
-            .collect()
-    };
     let mut body = Out::default();
     body.line("io = String.new");
     let parsed = crate::syntax::ParsedFile::parse(crate::syntax::Language::Erb, text);
@@ -692,7 +676,12 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
         crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &candidate).ruby.is_some_and(|t| !t.root_node().has_error())
             && super::prism_ingest::parse_errors(&candidate, &crate::syntax::LineIndex::new(&candidate)).is_empty();
     let base = out.lines.len() as u32;
-    if !parses {
+    if !function.not_ruby().is_empty() {
+        out.line(comment(&format!(
+            "`{}` is not a Ruby name, so the emitted file does not parse (views.function-name-not-ruby); the compiled function, commented out:",
+            function.not_ruby()[0]
+        )));
+    } else if !parses {
         out.line(comment("This template's tags pair in a way Switchyard's preview cannot follow (see views.output-block-pairing); the compiled function, commented out:"));
     }
     let offset = base + u32::from(!parses);

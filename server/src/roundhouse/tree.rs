@@ -456,6 +456,68 @@ fn view_entry(source: &str) -> TreeEntry {
     }
 }
 
+/// Where a template's compiled function is, as the compiler names it: the modules under `Views`
+/// (each folder camelized, `ta-in` → `Ta-in`) and the method (the file's name without a partial's
+/// `_` and without its format and handler — a locale stays, `show.en` —, `_turbo_stream`/`_svg`
+/// after it for those formats, `_` before a name that starts with a digit and before `new`).
+/// `None` for a file that is no emitted ERB or HAML template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewFunction {
+    pub modules: Vec<String>,
+    pub name: String,
+}
+
+impl ViewFunction {
+    /// The names that are not Ruby (a method name, or a constant for a module), in order.
+    pub fn not_ruby(&self) -> Vec<&str> {
+        let word = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let method = word(&self.name) && !self.name.starts_with(|c: char| c.is_ascii_digit());
+        let constant = |m: &&String| word(m) && m.starts_with(|c: char| c.is_ascii_uppercase());
+        self.modules.iter().filter(|m| !constant(m)).map(String::as_str).chain((!method).then_some(self.name.as_str())).collect()
+    }
+}
+
+pub fn view_function(source: &str) -> Option<ViewFunction> {
+    let name = source.strip_prefix("app/views/")?;
+    let stem = name.strip_suffix(".erb").or_else(|| name.strip_suffix(".haml"))?;
+    let (stem, format) = stem.rsplit_once('.').filter(|(_, f)| matches!(*f, "html" | "turbo_stream" | "svg")).unwrap_or((stem, "html"));
+    if stem.contains('.') && !name.contains(".html.") && !name.contains(".turbo_stream.") && !name.contains(".svg.") {
+        return None; // another format (`feed.xml.erb`): not emitted.
+    }
+    let (dir, file) = stem.rsplit_once('/').unwrap_or(("", stem));
+    let file = file.trim_start_matches('_');
+    let file = if format == "html" { file.to_owned() } else { format!("{file}_{format}") };
+    let name = if file.starts_with(|c: char| c.is_ascii_digit()) || file == "new" { format!("_{file}") } else { file };
+    let modules = if dir.is_empty() { Vec::new() } else { dir.split('/').map(module_name).collect() };
+    Some(ViewFunction { modules, name })
+}
+
+/// A view folder's module, as the compiler makes it: an underscore before a capital that follows a
+/// lower-case letter or a digit, then each `_` dropped and the letter after it capitalized; every
+/// other character kept (`ta-in` → `Ta-in`, where Rails' `camelize` would not be asked).
+fn module_name(folder: &str) -> String {
+    let mut snake = String::with_capacity(folder.len() + 2);
+    let mut previous: Option<char> = None;
+    for c in folder.chars() {
+        if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
+            snake.push('_');
+        }
+        snake.push(c.to_ascii_lowercase());
+        previous = Some(c);
+    }
+    let (mut out, mut upper) = (String::with_capacity(snake.len()), true);
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if std::mem::take(&mut upper) {
+            out.push(c.to_ascii_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn test_entry(facts: &FileFacts) -> TreeEntry {
     let source = facts.relative_path.as_str();
     if source.starts_with("test/test_helpers/") {
@@ -479,6 +541,28 @@ fn test_entry(facts: &FileFacts) -> TreeEntry {
         )
     });
     entry
+}
+
+#[cfg(test)]
+mod view_function_tests {
+    use super::*;
+
+    /// As the compiler names them (fixture `views-function-name-not-ruby`).
+    #[test]
+    fn a_template_is_named_as_the_compiler_names_it() {
+        let f = |s: &str| view_function(s).map(|f| (f.modules.join("::"), f.name.clone(), f.not_ruby().len()));
+        assert_eq!(f("app/views/posts/index.html.erb"), Some(("Posts".into(), "index".into(), 0)));
+        assert_eq!(f("app/views/admin/user_profiles/_card.html.haml"), Some(("Admin::UserProfiles".into(), "card".into(), 0)));
+        assert_eq!(f("app/views/posts/new.html.erb"), Some(("Posts".into(), "_new".into(), 0)));
+        assert_eq!(f("app/views/errors/404.html.erb"), Some(("Errors".into(), "_404".into(), 0)));
+        assert_eq!(f("app/views/posts/create.turbo_stream.erb"), Some(("Posts".into(), "create_turbo_stream".into(), 0)));
+        assert_eq!(f("app/views/posts/index-v2.html.erb"), Some(("Posts".into(), "index-v2".into(), 1)));
+        assert_eq!(f("app/views/posts/show.en.html.erb"), Some(("Posts".into(), "show.en".into(), 1)));
+        assert_eq!(f("app/views/help/ta-in/show.html.erb"), Some(("Help::Ta-in".into(), "show".into(), 1)));
+        assert_eq!(f("app/views/posts/index.erb"), Some(("Posts".into(), "index".into(), 0)));
+        assert_eq!(f("app/views/posts/feed.xml.erb"), None);
+        assert_eq!(f("app/views/posts/index.json.jbuilder"), None);
+    }
 }
 
 #[cfg(test)]
