@@ -1228,6 +1228,18 @@ pub const RULES: &[Rule] = &[
         fix: None,
     },
     Rule {
+        id: "controller.params-class-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Controller,
+        trigger: "a permit list Roundhouse reads (`params.require(:x).permit(…)`, `params.expect(x: […])`) whose keys are all array-valued (`permit(tag_ids: [])`): the `<X>Params` record it writes keeps string fields only, so it has none, and its `[]` is a `case` with no `when`, which is not Ruby. The emitted file does not parse and the compiled app does not boot. The compiler says only that the keys are dropped",
+        implemented: true,
+        lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
+    },
+    Rule {
         id: "controller.permit-key-dropped",
         severity: Severity::Warning,
         targets: ALL,

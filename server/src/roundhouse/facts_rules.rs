@@ -174,6 +174,20 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             );
         }
     }
+    // A list with nothing but array-valued keys: the `<X>Params` record has no field, and its `[]`
+    // is a `case` with no `when`, which is not Ruby.
+    for permit in facts.permits.iter().filter(|p| p.fields.is_empty()) {
+        let Some((_, span)) = permit.dropped.first() else { continue };
+        push(
+            &mut out,
+            rule!("controller.params-class-not-ruby"),
+            *span,
+            format!(
+                "Roundhouse writes a params record for this `{}` permit list (a `…Params` class under `app/models`) with no field, since every key is array-valued and it keeps string fields only: its `[]` method is a `case` with no `when`, which is not Ruby. The emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, permit at least one scalar field in this list, or read the array-valued keys from `params` yourself without a permit list.",
+                permit.resource
+            ),
+        );
+    }
     // A class another library persists (a Mongoid document): Roundhouse compiles it as a plain class.
     if facts.relative_path.starts_with("app/models/") {
         for namespace in facts.outline.namespaces().into_iter().filter(|ns| ns.kind == crate::syntax::outline::NamespaceKind::Class) {
