@@ -352,6 +352,21 @@ const RUBY: &[Target] = &[Target::Ruby];
 
 pub const RULES: &[Rule] = &[
     Rule {
+        id: "syntax.ternary-argument",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Syntax,
+        trigger: "a call without parentheses whose first argument is a ternary (`f.submit x ? \"Update\" : \"Create\"`, `return x ? a : b`), on a receiver in a model's, controller's or library class's method, or in a template where the view lowering keeps it (not `tag.x`, not a `form_with` builder's `submit`, `label`, `text_field`…): Roundhouse writes the ternary as a multi-line `if … else … end` and the call still without parentheses, which reads as a modifier `if`; the `else` is not Ruby, the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        implemented: true,
+        lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: Some(Says {
+            what: "a ternary as the first argument of a call without parentheses",
+            instead: "put the call's arguments in parentheses (`f.submit(x ? \"Update\" : \"Create\")`)",
+        }),
+        fix: None,
+    },
+    Rule {
         id: "syntax.parse-error",
         severity: Severity::Error,
         targets: ALL,

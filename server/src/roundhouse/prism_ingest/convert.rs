@@ -57,7 +57,8 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 4] = [
+pub const NOT_REJECTING: [RuleId; 5] = [
+    rule!("syntax.ternary-argument"),
     rule!("spinel.dynamic-dispatch"),
     rule!("syntax.block-parameter-form"),
     rule!("model.errors-add-dynamic"),
@@ -79,7 +80,55 @@ pub struct Converter {
     /// a stop to the compiler (a template's program is parsed without reporting its syntax errors,
     /// so they are its only sign).
     pub missing: usize,
+    /// Where a call's unparenthesized ternary first argument is looked for (`syntax.ternary-argument`).
+    pub ternaries: Ternaries,
+    /// The block parameters of the form builders the view lowering rewrites (`form_with`), while
+    /// their blocks are walked: their calls are rewritten into markup, not kept.
+    pub builders: Vec<String>,
 }
+
+/// Where the compiler keeps a call as written, so that a ternary it writes as a multi-line `if`
+/// in the call's first argument, without parentheses, reads as a modifier `if` (measured, fixture
+/// `syntax-ternary-argument`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ternaries {
+    /// Not looked for (jbuilder, seeds, tests: not measured).
+    Off,
+    /// A model's or library class's methods: calls with a receiver, and `return`.
+    Body,
+    /// A controller's: calls with a receiver, and `return` (the lowering puts its own receiverless
+    /// calls in parentheses).
+    Controller,
+    /// A template's Ruby: calls with a receiver, but for `tag.x` and the `form_with` builder's
+    /// methods the view lowering rewrites into markup. (A helper without a receiver is written with
+    /// parentheses or not by the compiler's types: `raw`, `image_tag` are when their arguments are
+    /// typed. Not said.)
+    Template,
+}
+
+/// The form builder methods the view lowering rewrites into markup in a `form_with` block (a
+/// custom builder's own methods are kept as calls).
+const BUILDER_LOWERED: &[&str] = &[
+    "label",
+    "text_field",
+    "text_area",
+    "textarea",
+    "submit",
+    "password_field",
+    "hidden_field",
+    "check_box",
+    "checkbox",
+    "radio_button",
+    "select",
+    "button",
+    "url_field",
+    "email_field",
+    "file_field",
+    "rich_text_area",
+    "rich_textarea",
+];
+
+const LOWERED_FORMS: &[&str] = &["form_with"];
 
 /// Calls the Spinel lane cannot compile ahead of time.
 const DYNAMIC_DISPATCH: &[&str] = &[
@@ -167,9 +216,64 @@ pub fn name_of(id: ruby_prism::ConstantId<'_>) -> String {
     String::from_utf8_lossy(id.as_slice()).into_owned()
 }
 
+/// `a ? b : c` (an `if` without its keyword), or `(a ? b : c)`, whose parentheses the compiler
+/// drops as an argument. Not one with a `nil` branch: the compiler writes `b if a` for that.
+fn is_ternary(node: &Node<'_>) -> bool {
+    if let Some(body) = node.as_parentheses_node().and_then(|p| p.body()).and_then(|b| b.as_statements_node()) {
+        let statements: Vec<Node<'_>> = body.body().iter().collect();
+        return statements.len() == 1 && is_ternary(&statements[0]);
+    }
+    node.as_if_node().is_some_and(|i| {
+        let then_nil = i.statements().is_some_and(|s| s.body().iter().next().is_some_and(|n| n.as_nil_node().is_some()));
+        let else_nil = i
+            .subsequent()
+            .and_then(|e| e.as_else_node())
+            .and_then(|e| e.statements())
+            .is_some_and(|s| s.body().iter().next().is_some_and(|n| n.as_nil_node().is_some()));
+        i.if_keyword_loc().is_none() && !then_nil && !else_nil
+    })
+}
+
 impl Converter {
+    /// Whether `node` is a call without parentheses whose first argument is a ternary, of a kind the
+    /// compiler keeps as written where this walk is.
+    fn ternary_argument_kept(&self, node: &ruby_prism::CallNode<'_>) -> bool {
+        // A method named by a word (not `x.y = v`, `a + b`, `h[k]`): only such a call is written
+        // with its arguments after a space.
+        let name = node.name();
+        let word = name.as_slice().iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'?' || b == b'!');
+        if self.ternaries == Ternaries::Off
+            || !word
+            || node.opening_loc().is_some()
+            || !node.arguments().and_then(|a| a.arguments().iter().next()).is_some_and(|first| is_ternary(&first))
+        {
+            return false;
+        }
+        match (self.ternaries, node.receiver()) {
+            (Ternaries::Template, Some(receiver)) => {
+                let builder = receiver.as_local_variable_read_node().is_some_and(|local| self.builders.contains(&name_of(local.name())))
+                    && BUILDER_LOWERED.iter().any(|m| m.as_bytes() == node.name().as_slice());
+                let tag = receiver.as_call_node().is_some_and(|c| c.receiver().is_none() && c.name().as_slice() == b"tag");
+                !builder && !tag
+            }
+            (Ternaries::Template, None) => false,
+            // Without a receiver, the compiler writes a call it resolves to a helper with
+            // parentheses (`link_to`), its own methods without: not told apart here, not said.
+            (_, receiver) => receiver.is_some(),
+        }
+    }
+
     pub fn new(cost: Cost, dispatch: bool) -> Converter {
-        Converter { found: Vec::new(), in_def: 0, cost, dispatch, lowered: Lowered::No, missing: 0 }
+        Converter {
+            found: Vec::new(),
+            in_def: 0,
+            cost,
+            dispatch,
+            lowered: Lowered::No,
+            missing: 0,
+            ternaries: Ternaries::Off,
+            builders: Vec::new(),
+        }
     }
 
     pub fn report(&mut self, rule: RuleId, start: usize, end: usize) {
@@ -573,6 +677,40 @@ impl<'pr> Visit<'pr> for Converter {
                 });
             }
         }
+        if self.ternary_argument_kept(node)
+            && let Some(first) = node.arguments().and_then(|a| a.arguments().iter().next())
+        {
+            let (start, end) = range(&first);
+            let written = match node.receiver() {
+                Some(receiver) => format!("{}.{}", String::from_utf8_lossy(receiver.location().as_slice()), name_of(node.name())),
+                None => name_of(node.name()),
+            };
+            self.found.push(Found {
+                rule: rule!("syntax.ternary-argument"),
+                start,
+                end,
+                cost: self.cost,
+                name: None,
+                argument_of: Some(written),
+                slip: false,
+            });
+        }
+        if self.ternaries == Ternaries::Template
+            && LOWERED_FORMS.iter().any(|f| f.as_bytes() == method)
+            && let Some(block) = node.block().and_then(|b| b.as_block_node())
+        {
+            let names: Vec<String> = block
+                .parameters()
+                .and_then(|p| p.as_block_parameters_node())
+                .and_then(|p| p.parameters())
+                .map(|p| p.requireds().iter().filter_map(|r| r.as_required_parameter_node().map(|r| name_of(r.name()))).collect())
+                .unwrap_or_default();
+            let pushed = names.len();
+            self.builders.extend(names);
+            ruby_prism::visit_call_node(self, node);
+            self.builders.truncate(self.builders.len() - pushed);
+            return;
+        }
         if let Some(block) = node.block()
             && let Some(argument) = block.as_block_argument_node()
         {
@@ -587,6 +725,18 @@ impl<'pr> Visit<'pr> for Converter {
             }
         }
         ruby_prism::visit_call_node(self, node);
+    }
+
+    fn visit_return_node(&mut self, node: &ruby_prism::ReturnNode<'pr>) {
+        if matches!(self.ternaries, Ternaries::Body | Ternaries::Controller)
+            && let Some(first) = node.arguments().and_then(|a| a.arguments().iter().next())
+            // `return(x ? a : b)` too: the compiler drops a `return`'s parentheses.
+            && is_ternary(&first)
+        {
+            let (start, end) = range(&first);
+            self.report(rule!("syntax.ternary-argument"), start, end);
+        }
+        ruby_prism::visit_return_node(self, node);
     }
 
     // `super`'s block is dropped unread.

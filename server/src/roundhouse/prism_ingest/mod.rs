@@ -176,6 +176,11 @@ pub fn judge_parsed(
         Walk::TestFile => convert::Lowered::Test,
         Walk::Program | Walk::None => convert::Lowered::No,
     };
+    converter.ternaries = match walk {
+        Walk::ModelFile | Walk::LibraryFile => convert::Ternaries::Body,
+        Walk::ControllerFile => convert::Ternaries::Controller,
+        _ => convert::Ternaries::Off,
+    };
     let statements: Vec<Node<'_>> = program.statements().body().iter().collect();
     let mut notes = Notes { model_concern: walk == Walk::ModelFile, ..Notes::default() };
     match walk {
@@ -224,6 +229,7 @@ pub fn judge_compiled(
     let root = result.node();
     let Some(program) = root.as_program_node() else { return Vec::new() };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
+    converter.ternaries = convert::Ternaries::Template;
     for statement in program.statements().body().iter() {
         converter.expression(&statement);
     }
@@ -699,6 +705,23 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
         return Some(d);
     }
     let severity = crate::catalogue::rule(&found.rule).map_or(Severity::Error, |r| r.severity);
+    if found.rule == rule!("syntax.ternary-argument") {
+        let ternary = snippet.lines().next().unwrap_or("").trim();
+        let more = if snippet.trim_end().contains('\n') { " …" } else { "" };
+        let instead = match found.argument_of.as_deref() {
+            Some(call) => format!("put `{call}`'s arguments in parentheses (`{call}({ternary}{more})`)"),
+            None => "assign the value to a local first and `return` the local (the compiler drops a `return`'s parentheses)".to_owned(),
+        };
+        return Some(Diagnostic {
+            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+            severity,
+            rule: found.rule,
+            message: format!(
+                "Roundhouse writes this ternary as a multi-line `if … else … end` and keeps the {} without parentheses, so the compiled line reads as a modifier `if`, and its `else` is not Ruby: the emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, {instead}.",
+                if found.argument_of.is_some() { "call around it" } else { "`return` before it" }
+            ),
+        });
+    }
     if found.rule == rule!("model.errors-index-dynamic") {
         let call = snippet.lines().next().unwrap_or("").trim_end();
         let (why, instead) = if found.name.as_deref() == Some(":base") {
