@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Which files of the trees Roundhouse emitted do not parse, and which of them Switchyard said so of.
+
+    python3 scripts/emitted-parse.py WORK... --switchyard target/debug/switchyard [--checker BIN] [--show]
+
+Each WORK is a `scripts/fidelity.py apps --work` folder: for each app, its emitted CRuby tree (`ruby/`)
+and the copy it compiled (`repaired-app`, else the app itself). Every `.rb` file under the tree's `app/`
+and `lib/` is given to Prism (`cargo run --example parse_check`, or --checker); Switchyard checks the
+copy, and each finding of the rules that say an emitted file will not parse is matched to the file it
+emits into (a template: its `app/views/<path>.rb`; anything else: a file of the tree with its name;
+a permit list: the tree's `*_params.rb` files whose `case` has no `when` — the record's name is the
+compiler's choice, so this one is matched per app). Prints, per rule, its findings and how many
+land in a file that does not parse (borne out), and how many of the files that do not parse a
+finding is in (said), with the first error of each file not said under --show.
+"""
+import argparse
+import collections
+import glob
+import json
+import os
+import re
+import subprocess
+
+RULES = {
+    "views.function-name-not-ruby",
+    "library.parameters-not-ruby",
+    "syntax.ternary-argument",
+    "controller.params-class-not-ruby",
+}
+
+
+def parse_errors(checker, files):
+    errors = {}
+    for i in range(0, len(files), 500):
+        run = subprocess.run(checker + files[i:i + 500], capture_output=True, text=True)
+        for line in run.stdout.splitlines():
+            path, _, rest = line.partition(":")
+            number, _, message = rest.partition(":")
+            errors[path] = (int(number), message.strip())
+    return errors
+
+
+def emitted_files(tree, finding):
+    path = finding["file"]
+    if path.startswith("app/views/"):
+        stem = re.sub(r"(\.(html|turbo_stream|svg))?\.(erb|haml)$", "", path[len("app/views/"):])
+        return [os.path.join(tree, "app/views", stem + ".rb")]
+    if finding["rule"] == "controller.params-class-not-ruby":
+        return glob.glob(os.path.join(tree, "app/models", "*_params.rb"))
+    name = os.path.basename(path)
+    return [os.path.join(root, name) for root, _, files in os.walk(os.path.join(tree, "app")) if name in files]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("work", nargs="+")
+    parser.add_argument("--switchyard", required=True)
+    parser.add_argument("--checker", help="a built parse_check binary (default: cargo run --example parse_check)")
+    parser.add_argument("--show", action="store_true")
+    args = parser.parse_args()
+    checker = [args.checker] if args.checker else ["cargo", "run", "-q", "--example", "parse_check", "--"]
+    found, borne = collections.Counter(), collections.Counter()
+    unparsed, said, apps, broken_apps = 0, 0, 0, 0
+    families = collections.Counter()
+    for compiler in sorted(p for work in args.work for p in glob.glob(os.path.join(work, "*", "compiler.json"))):
+        folder = os.path.dirname(compiler)
+        tree = os.path.join(folder, "ruby")
+        if not os.path.isdir(tree):
+            continue
+        source = os.path.join(folder, "repaired-app")
+        if not os.path.isdir(source):
+            source = json.load(open(compiler))["app"]
+        files = sorted(p for d in ("app", "lib") for p in glob.glob(os.path.join(tree, d, "**", "*.rb"), recursive=True))
+        errors = parse_errors(checker, files)
+        apps += 1
+        broken_apps += bool(errors)
+        run = subprocess.run([args.switchyard, "--check", source, "--format", "json", "--no-cache"], capture_output=True, text=True)
+        findings = [json.loads(l) for l in run.stdout.splitlines() if l.strip()]
+        covered = set()
+        for finding in findings:
+            if finding["rule"] not in RULES or finding.get("app", ".") != ".":
+                continue
+            found[finding["rule"]] += 1
+            hit = [
+                f for f in emitted_files(tree, finding)
+                if f in errors and (finding["rule"] != "controller.params-class-not-ruby" or "`when`" in errors[f][1])
+            ]
+            if hit:
+                borne[finding["rule"]] += 1
+                covered.update(hit)
+        unparsed += len(errors)
+        said += len(covered & set(errors))
+        for path, (line, message) in sorted(errors.items()):
+            if path not in covered:
+                families[re.sub(r"`[^`]*`", "X", message)] += 1
+                if args.show:
+                    print(f"  not said: {os.path.relpath(path, os.path.dirname(folder))}:{line}: {message}")
+    print(f"{apps} emitted trees, {broken_apps} with a file that does not parse; {unparsed} such files, {said} said")
+    for rule in sorted(RULES):
+        print(f"{rule:36} {borne[rule]}/{found[rule]} in a file that does not parse")
+    print("not said, by the parser's message:")
+    for message, n in families.most_common(12):
+        print(f"  {n:4}  {message}")
+
+
+if __name__ == "__main__":
+    main()
