@@ -492,19 +492,10 @@ pub fn view_function(source: &str) -> Option<ViewFunction> {
     Some(ViewFunction { modules, name })
 }
 
-/// A view folder's module, as the compiler makes it: an underscore before a capital that follows a
-/// lower-case letter or a digit, then each `_` dropped and the letter after it capitalized; every
-/// other character kept (`ta-in` → `Ta-in`, where Rails' `camelize` would not be asked).
+/// A view folder's module, as the compiler makes it: `snake_case`, then each `_` dropped and the
+/// letter after it capitalized; every other character kept (`ta-in` → `Ta-in`).
 fn module_name(folder: &str) -> String {
-    let mut snake = String::with_capacity(folder.len() + 2);
-    let mut previous: Option<char> = None;
-    for c in folder.chars() {
-        if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
-            snake.push('_');
-        }
-        snake.push(c.to_ascii_lowercase());
-        previous = Some(c);
-    }
+    let snake = snake_case(folder);
     let (mut out, mut upper) = (String::with_capacity(snake.len()), true);
     for c in snake.chars() {
         if c == '_' {
