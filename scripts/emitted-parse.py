@@ -23,6 +23,7 @@ import subprocess
 
 RULES = {
     "views.function-name-not-ruby",
+    "views.render-path-leading-slash",
     "library.parameters-not-ruby",
     "syntax.ternary-argument",
     "controller.params-class-not-ruby",

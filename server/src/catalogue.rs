@@ -277,6 +277,8 @@ pub enum Fix {
     Preload,
     /// The unused `switchyard:disable` comment removed.
     RemoveComment,
+    /// `render "/shared/tags"` → `render "shared/tags"` (Rails finds the same view).
+    RenderPathSlash,
 }
 
 impl Fix {
@@ -289,6 +291,7 @@ impl Fix {
             Fix::SuggestedName => "changes the name to the one suggested",
             Fix::Preload => "adds `.includes(…)` to the query that feeds the loop",
             Fix::RemoveComment => "removes the comment",
+            Fix::RenderPathSlash => "removes the leading slash",
         }
     }
 
@@ -1109,6 +1112,18 @@ pub const RULES: &[Rule] = &[
         subject: Subject::Construct,
         says: None,
         fix: None,
+    },
+    Rule {
+        id: "views.render-path-leading-slash",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "a `render` in an emitted template naming a view from the root with a leading slash (`render \"/shared/tags\"`, `partial: \"/layouts/nav\"`, `template:`, with a collection too): Roundhouse compiles it into `Views::::Shared.tags(…)`, which is not Ruby, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        implemented: true,
+        lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: Some(Fix::RenderPathSlash),
     },
     Rule {
         id: "views.haml-filter",

@@ -99,8 +99,12 @@ fn rewritten(text: &str, diagnostic: &Diagnostic, found: &str, rewrite: Rewrite)
                 replace("Remove the unused `switchyard:disable` comment".to_owned(), cut, line_end, String::new())
             }
         }
+        // `"/shared/tags"` (its quotes in the span): the slash after the opening quote.
+        Rewrite::RenderPathSlash if found.get(1..2) == Some("/") && found.starts_with(['"', '\'']) => {
+            replace("Remove the leading `/`".to_owned(), start + 1, start + 2, String::new())
+        }
         // The query may be in another file: the LSP's code action writes it (`roundhouse::preload::fix`).
-        Rewrite::EscapeHash | Rewrite::Preload => None,
+        Rewrite::EscapeHash | Rewrite::RenderPathSlash | Rewrite::Preload => None,
     }
 }
 
@@ -223,6 +227,19 @@ mod tests {
         let view = "<p>Use #{name} here</p>\n";
         let fixed = applied(Language::Erb, "app/views/posts/show.html.erb", view, "views.text-interpolation");
         assert_eq!(fixed[0].1, "<p>Use &#35;{name} here</p>\n");
+        // The view a render names from the root is the same view without the slash, and the
+        // finding is gone once it is removed.
+        let view = "<%= render \"/shared/tags\", span: 3 %>\n<%= render partial: '/shared/nav' %>\n";
+        let fixed = applied(Language::Erb, "app/views/posts/show.html.erb", view, "views.render-path-leading-slash");
+        assert_eq!(fixed[0], ("Remove the leading `/`".to_owned(), view.replacen("\"/shared", "\"shared", 1)));
+        let facts = |text: &str| {
+            let parsed = ParsedFile::parse(Language::Erb, text);
+            let path = "app/views/posts/show.html.erb";
+            crate::index::analyze(path.into(), path.to_owned(), Some(crate::rails::project::classify(path)), text, &parsed)
+        };
+        let (all_fixed, count) = apply_safe(view, &facts(view), &facts(view).diagnostics);
+        assert_eq!((all_fixed.as_str(), count), ("<%= render \"shared/tags\", span: 3 %>\n<%= render partial: 'shared/nav' %>\n", 2));
+        assert!(!facts(&all_fixed).diagnostics.iter().any(|d| d.rule == "views.render-path-leading-slash"));
     }
 
     #[test]

@@ -436,6 +436,20 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 format!("Roundhouse emits only html, turbo_stream and svg templates: this `{format}` template is not emitted."),
             );
         } else if let Some(function) = super::tree::view_function(&facts.relative_path) {
+            // A render naming a view from the root (`"/shared/tags"`): the module path begins empty.
+            for render in &facts.render_calls {
+                let (Some((_, name)), Some(span)) = (&render.named, render.target_span) else { continue };
+                if let Some(rest) = name.strip_prefix('/') {
+                    push(
+                        &mut out,
+                        rule!("views.render-path-leading-slash"),
+                        span,
+                        format!(
+                            "Roundhouse compiles this render into a call of the view's function through its modules, and the leading `/` leaves the first one empty: `Views::::…`, which is not Ruby. The emitted file does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, name the view without the slash: `\"{rest}\"` (Rails looks it up from `app/views` either way)."
+                        ),
+                    );
+                }
+            }
             let not_ruby = function.not_ruby();
             if let Some(first) = not_ruby.first() {
                 let path = std::iter::once("Views").chain(function.modules.iter().map(String::as_str)).collect::<Vec<_>>().join("::");
