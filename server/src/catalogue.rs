@@ -1126,6 +1126,18 @@ pub const RULES: &[Rule] = &[
         fix: Some(Fix::RenderPathSlash),
     },
     Rule {
+        id: "views.variable-name-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "in an emitted template, an instance variable named like a Ruby keyword written (`@class = \"wide\"`), or a local named so passed to a partial (`render \"row\", class: \"narrow\"`): Roundhouse compiles them into a local or a parameter of that name (`class = \"wide\"`, `def self.row(…, class = nil)`), which is not Ruby, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        implemented: true,
+        lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: None,
+    },
+    Rule {
         id: "views.haml-filter",
         severity: Severity::Warning,
         targets: ALL,

@@ -436,6 +436,21 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 format!("Roundhouse emits only html, turbo_stream and svg templates: this `{format}` template is not emitted."),
             );
         } else if let Some(function) = super::tree::view_function(&facts.relative_path) {
+            // A render passing a local named like a keyword: the partial's function takes it as a
+            // parameter under that name.
+            for render in facts.render_calls.iter().filter(|r| r.named.is_some()) {
+                let Some(span) = render.target_span else { continue };
+                for local in render.locals.iter().filter(|l| super::prism_ingest::RUBY_KEYWORDS.contains(&l.as_str())) {
+                    push(
+                        &mut out,
+                        rule!("views.variable-name-not-ruby"),
+                        span,
+                        format!(
+                            "Roundhouse compiles the partial this renders into a function with a parameter for each local its renders pass: the local `{local}:` becomes `{local} = nil`, and `{local}` is a Ruby keyword, which no parameter can be named. The partial's emitted file does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, pass it under another name (`css_{local}:`) and read that in the partial."
+                        ),
+                    );
+                }
+            }
             // A render naming a view from the root (`"/shared/tags"`): the module path begins empty.
             for render in &facts.render_calls {
                 let (Some((_, name)), Some(span)) = (&render.named, render.target_span) else { continue };

@@ -57,8 +57,9 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 5] = [
+pub const NOT_REJECTING: [RuleId; 6] = [
     rule!("syntax.ternary-argument"),
+    rule!("views.variable-name-not-ruby"),
     rule!("spinel.dynamic-dispatch"),
     rule!("syntax.block-parameter-form"),
     rule!("model.errors-add-dynamic"),
@@ -214,6 +215,16 @@ fn range(node: &Node<'_>) -> (usize, usize) {
 
 pub fn name_of(id: ruby_prism::ConstantId<'_>) -> String {
     String::from_utf8_lossy(id.as_slice()).into_owned()
+}
+
+impl Converter {
+    /// `views.variable-name-not-ruby`: a template's `@class = …`, which its compiled function writes
+    /// as the local `class = …` (a read of it is renamed `class_`; the write is not).
+    fn keyword_variable(&mut self, name: ruby_prism::ConstantId<'_>, location: ruby_prism::Location<'_>) {
+        if self.ternaries == Ternaries::Template && super::RUBY_KEYWORDS.contains(&name_of(name).trim_start_matches('@')) {
+            self.report(rule!("views.variable-name-not-ruby"), location.start_offset(), location.end_offset());
+        }
+    }
 }
 
 /// `a ? b : c` (an `if` without its keyword), or `(a ? b : c)`, whose parentheses the compiler
@@ -725,6 +736,22 @@ impl<'pr> Visit<'pr> for Converter {
             }
         }
         ruby_prism::visit_call_node(self, node);
+    }
+
+    // A template's instance variable is a local of its compiled function, under the same name.
+    fn visit_instance_variable_write_node(&mut self, node: &ruby_prism::InstanceVariableWriteNode<'pr>) {
+        self.keyword_variable(node.name(), node.name_loc());
+        ruby_prism::visit_instance_variable_write_node(self, node);
+    }
+
+    fn visit_instance_variable_or_write_node(&mut self, node: &ruby_prism::InstanceVariableOrWriteNode<'pr>) {
+        self.keyword_variable(node.name(), node.name_loc());
+        ruby_prism::visit_instance_variable_or_write_node(self, node);
+    }
+
+    fn visit_instance_variable_operator_write_node(&mut self, node: &ruby_prism::InstanceVariableOperatorWriteNode<'pr>) {
+        self.keyword_variable(node.name(), node.name_loc());
+        ruby_prism::visit_instance_variable_operator_write_node(self, node);
     }
 
     fn visit_return_node(&mut self, node: &ruby_prism::ReturnNode<'pr>) {

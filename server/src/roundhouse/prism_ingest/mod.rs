@@ -235,6 +235,8 @@ pub fn judge_compiled(
     }
     let broken = converter.missing > 0;
     let unparsed = !program_parses(broken, result);
+    // A program that parses: the statements its lowering drops.
+    let lowering = if unparsed { Default::default() } else { super::template_lowering::of_program(compiled, &program, source, line_index) };
     let mut found: Vec<Found> = Vec::new();
     for mut f in converter.found {
         let (start, end) = (compiled.place(f.start, source), compiled.place(f.end, source));
@@ -242,13 +244,16 @@ pub fn judge_compiled(
         // A block's construct (a `for` loop) over several of the template's lines: its first line.
         let line_end = source[f.start..].find('\n').map_or(source.len(), |n| f.start + n);
         f.end = on_char(source, end.max(f.start).min(line_end));
+        // What the compiler writes into the emitted file is not there when the statement around it is
+        // dropped (a rejection still stops the compile: its ingest reads the statement first).
+        if EMITTED.contains(&f.rule) && lowering.dropping(f.start..f.end).is_some() {
+            continue;
+        }
         found.push(f);
     }
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
-    // A program that parses: the statements its lowering drops, each on its first line.
-    if !unparsed {
-        out.extend(super::template_lowering::of_program(compiled, &program, source, line_index).dropped.into_iter().map(|d| d.finding));
-    }
+    // Each statement its lowering drops, on its first line.
+    out.extend(lowering.dropped.into_iter().map(|d| d.finding));
     // Each line where Prism finds the program broken: the compile stops at the template.
     let mut lines_seen: Vec<usize> = Vec::new();
     // The program is broken only where the compiler meets a stand-in for what an error left out;
@@ -361,6 +366,10 @@ pub fn judge_compiled(
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     out
 }
+
+/// The converter's findings about what the compiler writes into the emitted file (not what its
+/// ingest rejects).
+const EMITTED: [crate::diagnostic::RuleId; 2] = [rule!("syntax.ternary-argument"), rule!("views.variable-name-not-ruby")];
 
 /// Whether a template's program parses, to the compiler: no stand-in the converter met (`broken`),
 /// and no error other than one of context alone (a layout's top-level `yield` is `Invalid yield`).
@@ -542,7 +551,7 @@ struct ParametersNotRuby {
     message: String,
 }
 
-const RUBY_KEYWORDS: &[&str] = &[
+pub(crate) const RUBY_KEYWORDS: &[&str] = &[
     "BEGIN",
     "END",
     "alias",
@@ -705,6 +714,17 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
         return Some(d);
     }
     let severity = crate::catalogue::rule(&found.rule).map_or(Severity::Error, |r| r.severity);
+    if found.rule == rule!("views.variable-name-not-ruby") {
+        let name = snippet.trim_start_matches('@');
+        return Some(Diagnostic {
+            span,
+            severity,
+            rule: found.rule,
+            message: format!(
+                "Roundhouse compiles a template's instance variables into locals of its function, under the same name: `@{name} = …` becomes `{name} = …`, and `{name}` is a Ruby keyword, which is not Ruby. The emitted file does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, give it another name (`@css_{name}`)."
+            ),
+        });
+    }
     if found.rule == rule!("syntax.ternary-argument") {
         let ternary = snippet.lines().next().unwrap_or("").trim();
         let more = if snippet.trim_end().contains('\n') { " …" } else { "" };
