@@ -237,14 +237,7 @@ fn mailer_entry<'a>(class: &str, method: &'a MethodDef) -> Entry<'a> {
 fn rest_nested(class: &str, method: &MethodDef, fate: &Fate, kind: Kind) -> Option<Diagnostic> {
     let Fate::Wrapped(wrappers) = fate else { return None };
     // A rest parameter the body never reads changes nothing nested.
-    if !method.reads_rest {
-        return None;
-    }
-    let rest = top_level_parameters(&method.parameters)
-        .into_iter()
-        .find(|p| p.starts_with('*') && !p.starts_with("**"))?
-        .trim_start_matches('*')
-        .to_owned();
+    let rest = method.collecting_read.iter().find(|p| p.starts_with('*') && !p.starts_with("**"))?.trim_start_matches('*').to_owned();
     let name = &method.name;
     let (rule, entry) = match kind {
         Kind::Job => (rule!("job.rest-arguments-nested"), wrappers.first().map_or("perform_now", |w| w.name.as_str()).to_owned()),

@@ -214,30 +214,17 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 // Roundhouse drops a model method's `*`, `**` and `&` parameters: that changes nothing
                 // for an anonymous one (a block still yields), but breaks a body that uses the name.
                 crate::syntax::outline::Item::Method(def) if is_model => {
-                    let body = text.get(def.span.range()).unwrap_or("");
-                    let body = body.split_once(def.parameters.as_str()).map_or(body, |(_, rest)| rest);
-                    for parameter in def.parameters.trim_matches(|c| c == '(' || c == ')').split(',').map(str::trim) {
+                    for parameter in &def.collecting_read {
                         let name = parameter.trim_start_matches(['*', '&']);
-                        let collecting =
-                            parameter.starts_with(['*', '&']) && !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-                        let used = collecting
-                            && body.match_indices(name).any(|(at, _)| {
-                                let before = body[..at].chars().next_back();
-                                let after = body[at + name.len()..].chars().next();
-                                !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '@' || c == ':')
-                                    && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-                            });
-                        if used {
-                            push(
-                                &mut out,
-                                rule!("model.method-parameters-dropped"),
-                                def.span,
-                                format!(
-                                    "Roundhouse drops the `{parameter}` parameter of `{}` (a model method keeps only its plain and keyword parameters), so `{name}` is undefined in the compiled method. Instead, take the values as plain parameters (`def {}(items)`).",
-                                    def.name, def.name
-                                ),
-                            );
-                        }
+                        push(
+                            &mut out,
+                            rule!("model.method-parameters-dropped"),
+                            def.span,
+                            format!(
+                                "Roundhouse drops the `{parameter}` parameter of `{}` (a model method keeps only its plain and keyword parameters), so `{name}` is undefined in the compiled method. Instead, take the values as plain parameters (`def {}(items)`).",
+                                def.name, def.name
+                            ),
+                        );
                     }
                 }
                 _ => {}
@@ -826,6 +813,7 @@ mod tests {
             [
                 "app/controllers/posts_controller.rb:3 controller.after-around-filter",
                 "app/controllers/posts_controller.rb:4 controller.macro-dropped",
+                "app/models/event.rb:6 model.method-parameters-dropped",
                 "app/models/hasher.rb:2 jruby.c-extension",
                 "app/models/post.rb:10 model.validation-option-ignored",
                 "app/models/post.rb:12 model.callback-form",

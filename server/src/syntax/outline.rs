@@ -121,8 +121,9 @@ pub struct MethodDef {
     pub parameters: String,
     pub span: Span,
     pub name_span: Span,
-    /// It has a rest parameter (`*ids`) that its body reads, or passes on with a bare `super`.
-    pub reads_rest: bool,
+    /// Its collecting parameters (`*ids`, `**options`, `&block`, as written) that its body reads by
+    /// name.
+    pub collecting_read: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
@@ -557,20 +558,15 @@ fn namespace_of(node: Node<'_>, scope: Scope<'_>) -> Option<Namespace> {
 fn method_of(node: Node<'_>, text: &str, visibility: Visibility, in_singleton_class: bool) -> Option<MethodDef> {
     let name_node = node.field("name")?;
     let parameters = node.field("parameters");
-    // The body's text, after the parameters (or the name), searched for the rest parameter's name.
+    // The body's text, after the parameters (or the name), searched for each collecting parameter.
     let body = text.get(parameters.unwrap_or(name_node).end_byte()..node.end_byte()).unwrap_or("");
-    let reads_rest = parameters.and_then(|p| {
+    let collecting_read = parameters.map_or_else(Vec::new, |p| {
         let mut cursor = p.walk();
-        let rest = p.named_children(&mut cursor).find(|c| c.kind_name() == "splat_parameter")?;
-        let name = rest.field("name").map(|n| text_of(n, text))?;
-        let word = |at: usize, len: usize| {
-            let before = body[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '@' || c == '$'));
-            let after = body[at + len..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == ':'));
-            before && after
-        };
-        let read = body.match_indices(name).any(|(at, _)| word(at, name.len()));
-        let bare_super = body.match_indices("super").any(|(at, _)| word(at, 5) && !body[at + 5..].starts_with('('));
-        Some(read || bare_super)
+        p.named_children(&mut cursor)
+            .filter(|c| matches!(c.kind_name(), "splat_parameter" | "hash_splat_parameter" | "block_parameter"))
+            .filter(|c| c.field("name").is_some_and(|n| reads(body, text_of(n, text))))
+            .map(|c| text_of(c, text).to_owned())
+            .collect()
     });
     Some(MethodDef {
         name: text_of(name_node, text).to_owned(),
@@ -579,8 +575,21 @@ fn method_of(node: Node<'_>, text: &str, visibility: Visibility, in_singleton_cl
         parameters: parameters.map_or_else(String::new, |p| text_of(p, text).to_owned()),
         span: Span::of(node),
         name_span: Span::of(name_node),
-        reads_rest: reads_rest.unwrap_or(false),
+        collecting_read,
     })
+}
+
+/// Whether a method's body (`body`, the text after its parameters) reads the local `name`: the name
+/// as a word, not `@name` or `:name`, not a hash key `name: 1`.
+fn reads(body: &str, name: &str) -> bool {
+    let word = |at: usize, len: usize| {
+        let before = body[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '_' | '@' | '$' | ':')));
+        let rest = &body[at + len..];
+        let after = rest.chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let hash_key = rest.starts_with(':') && !rest.starts_with("::");
+        before && after && !hash_key
+    };
+    body.match_indices(name).any(|(at, _)| word(at, name.len()))
 }
 
 fn inline_def(call: Node<'_>, text: &str, visibility: Visibility, singleton: bool) -> Option<MethodDef> {
