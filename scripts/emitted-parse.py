@@ -22,6 +22,7 @@ import re
 import subprocess
 
 RULES = {
+    "controller.build-attributes-not-ruby",
     "views.function-name-not-ruby",
     "views.render-path-leading-slash",
     "views.variable-name-not-ruby",

@@ -279,6 +279,8 @@ pub enum Fix {
     RemoveComment,
     /// `render "/shared/tags"` → `render "shared/tags"` (Rails finds the same view).
     RenderPathSlash,
+    /// `build(key: value)` → `build({ key: value })` (the same hash to Ruby).
+    BraceHash,
 }
 
 impl Fix {
@@ -292,6 +294,7 @@ impl Fix {
             Fix::Preload => "adds `.includes(…)` to the query that feeds the loop",
             Fix::RemoveComment => "removes the comment",
             Fix::RenderPathSlash => "removes the leading slash",
+            Fix::BraceHash => "puts braces around the attributes",
         }
     }
 
@@ -1268,6 +1271,18 @@ pub const RULES: &[Rule] = &[
         subject: Subject::Construct,
         says: None,
         fix: None,
+    },
+    Rule {
+        id: "controller.build-attributes-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Controller,
+        trigger: "in a controller's method, `@record = @parent.things.build(key: value, …)` with the attributes as keywords (no braces): Roundhouse rewrites it into `attrs = key: value, …` (then the parent's id and `Thing.new(attrs)`), which is not Ruby, so the emitted controller does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        implemented: true,
+        lanes: NO_LANES,
+        subject: Subject::Construct,
+        says: None,
+        fix: Some(Fix::BraceHash),
     },
     Rule {
         id: "controller.params-class-not-ruby",

@@ -103,6 +103,32 @@ fn rewritten(text: &str, diagnostic: &Diagnostic, found: &str, rewrite: Rewrite)
         Rewrite::RenderPathSlash if found.get(1..2) == Some("/") && found.starts_with(['"', '\'']) => {
             replace("Remove the leading `/`".to_owned(), start + 1, start + 2, String::new())
         }
+        // `@p.things.build(a: 1, b: 2)` (its first line in the span): braces inside its parentheses.
+        Rewrite::BraceHash => {
+            let call = &text[start..];
+            let open = start + call.find("build(")? + "build(".len();
+            let mut depth = 0i32;
+            let close = text[open..].char_indices().find_map(|(i, c)| {
+                match c {
+                    '(' | '[' | '{' => depth += 1,
+                    ')' | ']' | '}' if depth == 0 => return Some(open + i),
+                    ')' | ']' | '}' => depth -= 1,
+                    _ => {}
+                }
+                None
+            })?;
+            let inner = &text[open..close];
+            let (lead, trail) = (inner.len() - inner.trim_start().len(), inner.len() - inner.trim_end().len());
+            Some(Fix {
+                title: "Put braces around the attributes".to_owned(),
+                edits: vec![
+                    Edit { start: open + lead, end: open + lead, new_text: "{ ".to_owned() },
+                    Edit { start: close - trail, end: close - trail, new_text: " }".to_owned() },
+                ],
+                preferred: true,
+                safe: false,
+            })
+        }
         // The query may be in another file: the LSP's code action writes it (`roundhouse::preload::fix`).
         Rewrite::EscapeHash | Rewrite::RenderPathSlash | Rewrite::Preload => None,
     }
@@ -237,6 +263,15 @@ mod tests {
             let path = "app/views/posts/show.html.erb";
             crate::index::analyze(path.into(), path.to_owned(), Some(crate::rails::project::classify(path)), text, &parsed)
         };
+        // A controller's `build` with keywords: the same hash, with braces.
+        let controller = "class CommentsController < ApplicationController\n  def create\n    @comment = @post.comments.build(body: params[:body], post_id: (1 + 2))\n  end\nend\n";
+        let fixed = applied(Language::Ruby, "app/controllers/comments_controller.rb", controller, "controller.build-attributes-not-ruby");
+        let braced = controller.replace("build(body: params[:body], post_id: (1 + 2))", "build({ body: params[:body], post_id: (1 + 2) })");
+        assert_eq!(fixed[0], ("Put braces around the attributes".to_owned(), braced.clone()));
+        let path = "app/controllers/comments_controller.rb";
+        let parsed = ParsedFile::parse(Language::Ruby, &braced);
+        let after = crate::index::analyze(path.into(), path.to_owned(), Some(crate::rails::project::classify(path)), &braced, &parsed);
+        assert!(!after.diagnostics.iter().any(|d| d.rule == "controller.build-attributes-not-ruby"), "{:?}", after.diagnostics);
         let (all_fixed, count) = apply_safe(view, &facts(view), &facts(view).diagnostics);
         assert_eq!((all_fixed.as_str(), count), ("<%= render \"shared/tags\", span: 3 %>\n<%= render partial: 'shared/nav' %>\n", 2));
         assert!(!facts(&all_fixed).diagnostics.iter().any(|d| d.rule == "views.render-path-leading-slash"));

@@ -57,7 +57,8 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 6] = [
+pub const NOT_REJECTING: [RuleId; 7] = [
+    rule!("controller.build-attributes-not-ruby"),
     rule!("syntax.ternary-argument"),
     rule!("views.variable-name-not-ruby"),
     rule!("spinel.dynamic-dispatch"),
@@ -225,6 +226,22 @@ impl Converter {
             self.report(rule!("views.variable-name-not-ruby"), location.start_offset(), location.end_offset());
         }
     }
+}
+
+/// `@parent.things.build(key: value, …)`: the shape a controller's lowering rewrites into
+/// `attrs = <the argument>` (then the parent's id, then `Thing.new(attrs)`), which is no Ruby when
+/// the argument is keywords without braces (measured, fixture `controller-build-attributes`).
+fn build_with_keywords(value: &Node<'_>) -> bool {
+    let Some(build) = value.as_call_node() else { return false };
+    let arguments: Vec<Node<'_>> = build.arguments().map(|a| a.arguments().iter().collect()).unwrap_or_default();
+    build.name().as_slice() == b"build"
+        && build.block().is_none()
+        && matches!(arguments.as_slice(), [only] if only.as_keyword_hash_node().is_some())
+        && build.receiver().and_then(|r| r.as_call_node()).is_some_and(|association| {
+            association.arguments().is_none()
+                && association.block().is_none()
+                && association.receiver().is_some_and(|parent| parent.as_instance_variable_read_node().is_some())
+        })
 }
 
 /// `a ? b : c` (an `if` without its keyword), or `(a ? b : c)`, whose parentheses the compiler
@@ -741,6 +758,10 @@ impl<'pr> Visit<'pr> for Converter {
     // A template's instance variable is a local of its compiled function, under the same name.
     fn visit_instance_variable_write_node(&mut self, node: &ruby_prism::InstanceVariableWriteNode<'pr>) {
         self.keyword_variable(node.name(), node.name_loc());
+        if self.ternaries == Ternaries::Controller && self.in_def > 0 && build_with_keywords(&node.value()) {
+            let (start, end) = range(&node.value());
+            self.report(rule!("controller.build-attributes-not-ruby"), start, end);
+        }
         ruby_prism::visit_instance_variable_write_node(self, node);
     }
 

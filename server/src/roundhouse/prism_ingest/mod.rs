@@ -714,6 +714,21 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
         return Some(d);
     }
     let severity = crate::catalogue::rule(&found.rule).map_or(Severity::Error, |r| r.severity);
+    if found.rule == rule!("controller.build-attributes-not-ruby") {
+        let call = snippet.lines().next().unwrap_or("").trim();
+        let braced = match (call.find('('), call.rfind(')')) {
+            (Some(open), Some(close)) if open < close => format!("{}({{ {} }})", &call[..open], call[open + 1..close].trim()),
+            _ => "build({ … })".to_owned(),
+        };
+        return Some(Diagnostic {
+            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+            severity,
+            rule: found.rule,
+            message: format!(
+                "Roundhouse rewrites a controller's `@parent.things.build(…)` into `attrs = …` (then the parent's id, then `Thing.new(attrs)`), and writes the attributes as they are: `attrs = key: value` is not Ruby. The emitted controller does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, pass the attributes as a hash with braces: `{braced}`."
+            ),
+        });
+    }
     if found.rule == rule!("views.variable-name-not-ruby") {
         let name = snippet.trim_start_matches('@');
         return Some(Diagnostic {
