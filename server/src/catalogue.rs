@@ -356,6 +356,21 @@ const THREADED: &[Lane] = &[Lane::Jruby, Lane::Truffleruby];
 const RUBY_FAMILY: &[Target] = &[Target::Ruby, Target::Jruby];
 const RUBY: &[Target] = &[Target::Ruby];
 
+/// A rule about a construct, reported, with no lanes, no message parts and no quick fix: what most
+/// rules are, written once (`..CONSTRUCT` in the table).
+const CONSTRUCT: Rule = Rule {
+    id: "",
+    severity: Severity::Warning,
+    targets: ALL,
+    family: Family::Syntax,
+    trigger: "",
+    implemented: true,
+    lanes: NO_LANES,
+    subject: Subject::Construct,
+    says: None,
+    fix: None,
+};
+
 pub const RULES: &[Rule] = &[
     Rule {
         id: "syntax.ternary-argument",
@@ -363,14 +378,11 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "a call without parentheses whose first argument is a ternary (`f.submit x ? \"Update\" : \"Create\"`, `return x ? a : b`), on a receiver in a model's, controller's or library class's method, or in a template where the view lowering keeps it (not `tag.x`, not a `form_with` builder's `submit`, `label`, `text_field`…): Roundhouse writes the ternary as a multi-line `if … else … end` and the call still without parentheses, which reads as a modifier `if`; the `else` is not Ruby, the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
         says: Some(Says {
             what: "a ternary as the first argument of a call without parentheses",
             instead: "put the call's arguments in parentheses (`f.submit(x ? \"Update\" : \"Create\")`)",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.parse-error",
@@ -378,11 +390,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "a `.rb` file that does not parse",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.backtick-command",
@@ -390,14 +399,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`` `cmd` ``, `%x(cmd)`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "shell commands (`cmd`, %x())",
             instead: "use Open3 or Process.spawn in code Roundhouse does not compile",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.for-loop",
@@ -405,11 +412,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`for x in xs`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "`for … in` loops", instead: "write `collection.each do |x| … end`" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.pattern-matching",
@@ -417,14 +422,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`case v in …`, `x in Pat`, `x => Pat`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "pattern matching (`case … in`, `x in Pat`, `x => Pat`)",
             instead: "use `case … when` or explicit checks",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.regex-named-capture",
@@ -432,14 +435,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`/(?<y>\\d+)/ =~ s` (match-write)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "a regexp whose named captures assign locals (`/(?<y>…)/ =~ s`)",
             instead: "use `m = s.match(/(?<y>…)/)` and `m[:y]`",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.global-variable-write",
@@ -447,11 +448,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`$x = 1`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "writes to global variables", instead: "use a constant, a class-level reader or configuration" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.class-variable-in-method",
@@ -459,14 +458,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`@@c = 1` or `@@c \\|\\|= v` inside a `def` (observed often in real `lib/` code: `@@bin \\|\\|= BIN`)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "class variables written inside a method",
             instead: "use a class-level instance variable (`@x` in `class << self`) or a constant",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.alias-keyword",
@@ -474,11 +471,10 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`alias new old` in the body of an Active Record model or a controller (the compile stops); elsewhere (library classes, helpers, concerns, a model's subclass) Roundhouse drops the `alias` without a word — a warning there",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "the `alias` keyword", instead: "write `alias_method :new, :old`" }),
         fix: Some(Fix::AliasMethod),
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.undef",
@@ -486,11 +482,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`undef x`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "`undef`", instead: "remove the method from the class instead" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.magic-constant",
@@ -498,11 +492,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`__FILE__`, `__LINE__`, `__ENCODING__`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "`__FILE__`, `__LINE__` and `__ENCODING__`", instead: "use `__dir__` or a constant" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.rational-imaginary",
@@ -510,11 +502,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`1r`, `2i`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "rational and imaginary literals (`1r`, `2i`)", instead: "use `Rational(1)` or floats" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.begin-end-block",
@@ -522,11 +512,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`BEGIN { }`, `END { }`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "`BEGIN { }` and `END { }` blocks", instead: "call the code from an initializer or `at_exit`" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.argument-forwarding",
@@ -534,11 +522,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`def f(...) = g(...)`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "argument forwarding (`...`)", instead: "name the parameters and pass them on" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.anonymous-keyword-forwarding",
@@ -546,11 +532,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "forwarding an anonymous `**` (`def f(**) = g(**)`); an anonymous `**` parameter that is never passed on compiles",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "anonymous keyword forwarding (`**`)", instead: "name it: `**options`" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.flip-flop",
@@ -558,11 +542,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`if (a==1)..(b==2)`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "flip-flops", instead: "track the state in a variable" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.nested-definition",
@@ -570,14 +552,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "a `class`/`module` defined inside a method, or in the body of an Active Record model, an Active Model class or a controller, or in a test's `setup` block (`class << self` is fine; a class nested in a plain class or a test class's body is too)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "a class or module defined inside a method (or a class nested in a model's body)",
             instead: "define it at the top level of a file",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.multi-assign-target",
@@ -585,11 +565,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`a.b, c = 1, 2`; `a, *b, c = arr`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "multiple assignment to attributes or around a splat", instead: "assign one target per statement" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.regex-once-flag",
@@ -597,14 +575,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "an interpolated regexp with an encoding flag (`/#{x}/u`, `/#{x}/n`, `e`, `s`); `/#{x}/o` is accepted (the compiler drops the flag, which changes nothing but speed)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "an interpolated regexp with an encoding flag (`u`, `n`, `e`, `s`)",
             instead: "drop the flag: source files are UTF-8 already",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.defined-path",
@@ -612,14 +588,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`defined?(A::B)`, `defined?(a.b)`, `defined?(Constant)`, `defined?(@@x)`, `defined?(super)` (only a bare local or method name or an instance variable is supported)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "`defined?` around anything but a bare name (a constant, a path, a call with a receiver, `super`…)",
             instead: "use `Object.const_defined?(\"Name\")` or `respond_to?(:name)`",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.do-while",
@@ -627,11 +601,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`begin … end while c` / `until c`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "`begin … end while` loops", instead: "write `loop do … break unless c end`" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.multi-index-assign",
@@ -639,14 +611,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`m[i, j] += 1`, `m[i, j] \\|\\|= 0`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "compound assignment to a multi-index element (`m[i, j] += 1`)",
             instead: "read, compute and write back in separate statements",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.empty-interpolation",
@@ -654,11 +624,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`\"a#{}b\"`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "an empty interpolation (`#{}`)", instead: "remove it" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.embedded-variable",
@@ -666,11 +634,10 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`\"#@x\"`, `\"#$x\"`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "`#@x` / `#$x` interpolation", instead: "write `#{@x}`" }),
         fix: Some(Fix::EmbeddedVariable),
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.block-argument-form",
@@ -678,14 +645,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`&method(:f)`, `&proc { }`, `&self.blk` (only `&:sym` and `&local` work)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "a block argument other than `&:sym` or `&local`",
             instead: "pass a block, or assign the proc to a local first",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.dynamic-class-name",
@@ -694,10 +659,9 @@ pub const RULES: &[Rule] = &[
         family: Family::Syntax,
         trigger: "`class (expr)::Foo` — not reported: the compiler accepts it (it reads the last name, `Foo`)",
         implemented: false,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says { what: "a class whose name is computed (`class (expr)::Foo`)", instead: "name the class with constants" }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.block-parameter-form",
@@ -705,14 +669,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "`\\|(a, b)\\|`, `\\|a, b = 1\\|`, `\\|*rest\\|`, `\\|k:\\|`, `\\|&blk\\|`, `_1` in a scope's lambda (dropped; only plain names survive; a block's `_1` and `it` are kept)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "destructuring, default, splat, keyword and block parameters of a block (they are dropped)",
             instead: "take plain names and unpack inside the block",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.def-in-expression",
@@ -720,11 +682,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "a `def` used as a value: `private def x`, `protected def x`, `memoize def x`, a `def` inside a block (`Class.new do def x … end end`) — compiled as `nil`, the method is missing",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.regex-condition",
@@ -732,14 +691,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "a bare regexp as a condition (`if /x/`, matched against `$_`)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "a bare regexp as a condition (it matches `$_`)",
             instead: "match against the string: `if line.match?(/x/)`",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "syntax.shareable-constant",
@@ -747,14 +704,12 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Syntax,
         trigger: "a constant written under the `# shareable_constant_value:` magic comment",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
         says: Some(Says {
             what: "constants written under the `# shareable_constant_value:` magic comment",
             instead: "remove the magic comment and freeze the values (`.freeze`)",
         }),
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.document-not-compiled",
@@ -762,11 +717,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a class under `app/models` persisted by another library (`include Mongoid::Document`, `MongoMapper`, `Dynamoid`, `< Sequel::Model`…): compiled as a plain class, its fields, associations, validations, scopes, callbacks and indexes dropped",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.enum-mapping",
@@ -774,11 +725,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "`enum :s, CONST` (mapping not an array/hash literal or `%w[…].index_by(&:itself)`)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.singleton-class-statement",
@@ -786,11 +734,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a statement other than `def` or a bare `private`/`protected`/`public` inside an Active Record model's `class << self` (`attr_accessor`, `private :x`…)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.scope-body",
@@ -798,11 +743,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "`scope :x, :sym` (body not a lambda/proc)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.class-variable-initializer",
@@ -810,11 +752,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a class-variable write in a class body: in an Active Record model **any** `@@x = …`, even `@@x = nil` (Roundhouse: unsupported expression node ClassVariableWriteNode); in library classes (`lib/`, helpers, jobs …) a non-nil initializer such as `@@x = {}` — there the whole file is dropped (`@@x = nil` is accepted)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Rejected,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.unsupported-macro",
@@ -822,11 +761,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a model class-body call Roundhouse does not lower (it prints `<dsl> not supported (all targets)`): dropped — `delegate`, `serialize`, `store_accessor`, `normalizes`, `default_scope`, `accepts_nested_attributes_for`, `has_many_attached`, `extend`, `has_rich_text` with options, `attribute` with options, gems' macros; changed — `private`/`protected` (the methods are public), `has_one_attached` (a reader only); kept with the warning — `include` of a gem's module (info for `ActiveModel::*` and the app's own modules), `attr_accessor`/`attr_reader`/`attr_writer` (info). Also: a model's subclass, or a model that is not its file's first class, whose model statements are dropped (\"not modelled and is dropped\"), and a concern's `included` block statements that are not model DSL (dropped without a word)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.callback-form",
@@ -834,11 +769,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a callback Roundhouse drops (it prints `<hook> not supported`): `if:`/`unless:`/`prepend:`, an `on:` list, `on:` on a hook other than validation and commit ones, a lambda or a callbacks object, `around_*`, `after_find`, `after_touch`, `after_initialize :method`; a method name or a block on a known hook runs",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.validation-ignored",
@@ -846,11 +777,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a validation Roundhouse does not enforce, without a word: `uniqueness:`, `format:`, `numericality:`, `inclusion:`, `exclusion:`, `comparison:`, `confirmation:`, `acceptance:`, a custom validator (`email: true`), `length:` with `is:`/`in:`/`within:` or a bound that is not a number, `presence:` with options; and, printing `not supported`, `validate` with options or a block, `validates_each`, `validates_with`, `validates_associated`, the other `validates_*_of` or ones with options",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.validation-option-ignored",
@@ -858,11 +785,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "an option of `validates` that Roundhouse ignores while enforcing the check: `if:`, `unless:`, `on:` (the check always runs), `allow_nil:` on presence, `allow_blank:` on length, `message:` and messages inside `length:` (Rails' default messages), `strict:`",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.association-option-ignored",
@@ -870,11 +793,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "an association option Roundhouse ignores without a word — everything but `class_name`, `foreign_key`, `dependent`, `through`, `source`, `source_type`, `as`, `polymorphic`, `optional`, `default` and `join_table` (`counter_cache:`, `touch:`, `inverse_of:`, `autosave:`, `primary_key:`, `required: false`, `validate: true`…) — and a scope on `belongs_to`/`has_one` or a scope with parameters",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.json-hash-assignment",
@@ -882,11 +801,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a whole Hash written to a `has_json` column (`record.update!(settings: { … })`, `record.settings = { … }`): Roundhouse prints `has_json not supported` and does not cast the keys through the column's schema as Rails does",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.method-parameters-dropped",
@@ -894,11 +809,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a named `*args`, `**opts` or `&blk` parameter of an Active Record model's method that its body uses: Roundhouse drops the parameter (anonymous ones, and a block only yielded to, change nothing)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "schema.unknown-column-type",
@@ -906,11 +817,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Schema,
         trigger: "`t.jsonb`, `t.uuid`, `t.inet`, `t.citext`, `t.virtual`, … (column dropped from the model)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "schema.migration-verb",
@@ -918,11 +826,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Schema,
         trigger: "without `db/schema.rb`: `change_table`, `create_join_table`, `drop_join_table`, `execute`, `reversible`, `revert`, `up_only` called in a migration's `change` (or `up`, when it has no `change`)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.unsupported-dsl",
@@ -930,11 +835,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "`concern`/`concerns`, `shallow do`, `devise_for`, `use_doorkeeper`, `authenticate … do`, `controller :x do`, `defaults do`, `nested do`, top-level `redirect`, gem route macros (`mount_avo`, …), any other unknown routes method",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.mount",
@@ -942,11 +844,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "`mount Engine => \"/p\"` / `mount Engine, at:` (the engine's routes are dropped)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.draw-missing",
@@ -954,11 +853,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "`draw(:x)` with no `config/routes/x.rb`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.file-not-drawn",
@@ -966,11 +862,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "a `config/routes/x.rb` that `config/routes.rb` does not draw (`draw(:x)`), directly or through a file it draws",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.statement-skipped",
@@ -978,11 +871,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "a routes call inside an `if`/`unless` or a loop (`%w(a b).each do`) in a routes file (skipped, routes and all)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.redirect",
@@ -990,11 +880,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "`get \"/a\", to: redirect(\"/b\")` (route dropped)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.missing-target",
@@ -1002,11 +889,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "a verb route without `to:` outside `resources` (dropped)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.resource-option-ignored",
@@ -1014,11 +898,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "`resources/resource … controller:/path:/param:/shallow:/module:/concerns:/constraints:/defaults:` (only `only`, `except`, `as` are honoured — the emitted route may reach a different controller or path than Rails)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "routes.malformed",
@@ -1026,11 +907,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Routes,
         trigger: "`namespace do` without a name, bare `get`, `resources \"posts\"` (string name)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.macro-dropped",
@@ -1038,11 +916,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "`rescue_from`, `protect_from_forgery`, `skip_forgery_protection`, `allow_browser`, `caches_page`, `prepend_before_action`, `skip_after_action`, `before_filter`, other unknown class-body macros",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.after-around-filter",
@@ -1050,11 +924,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "`after_action`, `around_action` (never applied in the emitted dispatch)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.concern-macro-not-expanded",
@@ -1062,11 +932,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "a controller calls a class method of an included concern as a class-body macro (`require_sudo_mode`, `guard_feature :x`) whose body holds statements other than filter DSL (`before_action …`): Roundhouse does not expand it and its effect is lost; report at the call in the controller",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.json-format-dropped",
@@ -1074,11 +940,7 @@ pub const RULES: &[Rule] = &[
         targets: SPINEL,
         family: Family::Controller,
         trigger: "a `format.json` arm of a `respond_to` in an action that renders `json:` inline — the Spinel tree drops it and answers with the html branch; `head`, `render :template` and bare `format.json` arms are kept — target **spinel** only",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.template-engine",
@@ -1086,11 +948,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "`*.slim`, `*.ruby`, `*.builder`, `*.rabl` (not ingested: no emitted template)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.template-format",
@@ -1098,11 +957,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "`*.text.erb`, `*.json.erb`, `*.xml.erb` and other non-html formats (allowed: `.html`, none, `turbo_stream`, `svg`)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.function-name-not-ruby",
@@ -1110,11 +966,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "an emitted ERB or HAML template whose compiled function or module the compiler names with what is not Ruby: a file name with `-`, `+` or a locale (`welcome-v2.html.erb`, `show.en.html.erb`: `def self.welcome-v2`), or a folder with one (`ta-in/`: `module Ta-in`). The emitted views file does not parse, so the compiled app does not boot. The compiler says nothing; its emitted file shows it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.render-path-leading-slash",
@@ -1122,11 +974,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "a `render` in an emitted template naming a view from the root with a leading slash (`render \"/shared/tags\"`, `partial: \"/layouts/nav\"`, `template:`, with a collection too): Roundhouse compiles it into `Views::::Shared.tags(…)`, which is not Ruby, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
         fix: Some(Fix::RenderPathSlash),
+        ..CONSTRUCT
     },
     Rule {
         id: "views.variable-name-not-ruby",
@@ -1134,11 +983,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "in an emitted template, an instance variable named like a Ruby keyword written (`@class = \"wide\"`), or a local named so passed to a partial (`render \"row\", class: \"narrow\"`): Roundhouse compiles them into a local or a parameter of that name (`class = \"wide\"`, `def self.row(…, class = nil)`), which is not Ruby, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.haml-filter",
@@ -1146,11 +991,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "HAML filters other than `:ruby` (`:javascript`, `:css`, …)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.haml-class-merge",
@@ -1158,11 +999,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "`%p.a{class: x}` (shortcut class + hash class)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.output-collision",
@@ -1170,11 +1007,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "two templates that map to one emitted file, e.g. `x/create.html.erb` + `x/create.turbo_stream.erb` (last one wins)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.jbuilder-ignored",
@@ -1182,11 +1016,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "a `.json.jbuilder` statement Roundhouse's jbuilder lowering does not keep: `json.cache!`/`json.merge!`/`json.key_format!` (written as a key named after the call), `json.key value do … end` (the block lost), `json.set!`, `json.child!`, `json.key do … end`, `json.key record, :a`, `json.array!` with a block or attribute names, and any statement that is not a `json.` call (`if`, loops, assignments)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.turbo-stream-option-form",
@@ -1194,11 +1024,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "`turbo_stream.<action>` with an option other than `partial:`/`locals:` (`collection:`, `content:`, `html:`, `template:`…), an `_all` action with options, or a `{ … }` block (dropped); `partial:` (with `locals:`) and a `do … end` block are read",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.template-parse-error",
@@ -1206,11 +1032,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "an ERB/HAML/jbuilder template whose Ruby, as Roundhouse compiles the template, does not parse (HAML `==`, a quote inside text interpolation, a tag Roundhouse reads differently)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.text-interpolation",
@@ -1218,11 +1040,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "`#{`, `#@x`, `#$x` in plain template text (outside any tag): Roundhouse writes text as a double-quoted Ruby string, so Rails' literal text becomes Ruby interpolation — an error where it does not compile, a warning (evaluated) where it does",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
         fix: Some(Fix::EscapeHash),
+        ..CONSTRUCT
     },
     Rule {
         id: "views.output-block-pairing",
@@ -1230,11 +1049,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "inside a `<%= … do %>` output block: a code tag that opens a block Roundhouse does not count (two openers in one tag; statements after the `do |x|` line of a multi-line tag; an opener keyword not first, `<% x = if c %>`; a keyword followed by a newline; a trailing `# comment` after the opener), or a closing tag that is not exactly `end` / `end if …` (`<% end\\n} %>`, `<% end, error: true } %>`) — Roundhouse pairs `end`s by text and closes the wrong block",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.output-tag-comment-or-heredoc",
@@ -1242,11 +1057,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "a heredoc, or a `# comment` with no code after it, inside a `<%= … %>` tag (Roundhouse's `).to_s` lands in it); a comment on an earlier line of a multi-line tag is fine",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.literal-tag",
@@ -1254,11 +1065,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "`<%%` (literal `<%` in Rails) and `=%>` closers: Roundhouse compiles them as code, with no gap recorded — text is lost or swallowed",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.permit-field-no-writer",
@@ -1266,11 +1073,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "a field of a permit list of a model's resource (`params.require(:post)` for `Post`; each list sizes a synthesized `update`/`from_params`) that the compiled model has no writer for: not a column, a `belongs_to`, `attr_accessor`/`attr_writer`/`attribute`, `has_secure_password`, a bare `has_rich_text` (in its body, or a concern's `included` block) or a `def <field>=` in its own body (a `has_many`'s `tag_ids`, a `store_accessor`, an `alias_attribute`, a reader alone). Reported at the model's class, where the compiler says it (`` permitted field `x` has no writer on `Y` ``)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.build-attributes-not-ruby",
@@ -1278,11 +1081,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "in a controller's method, `@record = @parent.things.build(key: value, …)` with the attributes as keywords (no braces): Roundhouse rewrites it into `attrs = key: value, …` (then the parent's id and `Thing.new(attrs)`), which is not Ruby, so the emitted controller does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
         fix: Some(Fix::BraceHash),
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.params-class-not-ruby",
@@ -1290,11 +1090,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "a permit list Roundhouse reads (`params.require(:x).permit(…)`, `params.expect(x: […])`) whose keys are all array-valued (`permit(tag_ids: [])`): the `<X>Params` record it writes keeps string fields only, so it has none, and its `[]` is a `case` with no `when`, which is not Ruby. The emitted file does not parse and the compiled app does not boot. The compiler says only that the keys are dropped",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.permit-key-dropped",
@@ -1302,11 +1098,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "an array-valued key of a permit list Roundhouse reads (`params.require(:card).permit(:name, assignee_ids: [])`, `params.expect(card: [:name, tag_ids: []])`): the `<X>Params` record it synthesizes holds string fields only, so it drops the key, and the compiled app never assigns it (the compiler: `permitted key … is array-valued`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.format-arm-dropped",
@@ -1314,11 +1106,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "a `format.<x>` arm of a `respond_to` block the compiler flattens, for a format other than html, json and rss (`format.csv`, `format.xml`, `format.js`, `format.turbo_stream`, `format.any`, a custom MIME type): every tree drops it, and the action answers that format with its html branch (the compiler warns `` `respond_to` arm `format.x` dropped (format not modeled) ``)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "controller.format-arms-unread",
@@ -1326,11 +1114,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Controller,
         trigger: "an `if`/`unless` holding `format.<x>` arms beside other statements in a `respond_to` block (`respond_to do |format| @post.x = 1; if @post.save … end end`): Roundhouse reads arms only at the block's top level or in an `if` that is the block's (or a branch's) only statement, so these are copied as written and `format` is undefined in the compiled action",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.preload-crash",
@@ -1338,11 +1122,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "`has_many :x` without `foreign_key:` on a model in a namespace (`module Shop; class Order`), where the target is one of the app's models, in an app with scopes that calls `includes`/`preload`/`eager_load` on a relation: Roundhouse writes preload methods keyed by `shop::order_id`, which does not parse, and panics before it writes any tree",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "job.runs-inline",
@@ -1350,11 +1130,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Job,
         trigger: "an Active Job class's `perform` with positional parameters: Roundhouse gives the class a `perform_later` and `perform_now` that run it at once, in the caller (every tree's job adapter is inline), and drops `set(wait:/queue:/priority:)` options (the compiler: `job_class_side: `perform` — set(wait:/queue:/priority:) options are dropped under inline job semantics`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "job.perform-not-wrapped",
@@ -1362,11 +1138,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Job,
         trigger: "an Active Job class's `perform` with a required keyword parameter (`account_id:`; an optional one is forwarded by position) or a block parameter: Roundhouse writes no class-side `perform_later`/`perform_now` for it (it forwards arguments by position), so calling either raises NoMethodError (the compiler: `job_class_side: `perform` — keyword parameters do not forward positionally`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "job.rest-arguments-nested",
@@ -1374,11 +1146,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Job,
         trigger: "an Active Job class's `perform` with a rest parameter (`*ids`) its body reads, which Roundhouse wraps: its class-side `perform_later`/`perform_now` take `*ids` and pass it on as one array (`new.perform(ids)`), so `perform` receives its arguments nested in another array. The compiler says nothing; its emitted job class shows it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.errors-add-dynamic",
@@ -1386,11 +1154,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "`errors.add` (on `errors` of any receiver, in a model's, controller's or library class's method or class body, or the seeds) whose field is not a symbol literal (`errors.add(attribute, …)`, `errors.add(\"name\", …)`), with no field, or with options beside the message (`errors.add(:name, :too_short, count: 3)`): Roundhouse grounds the others into an append of the full message, and leaves these as written, on errors that are a list of messages with no `add` (the compiler: `` `errors.add` left as dynamic dispatch ``)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.errors-index-dynamic",
@@ -1398,11 +1162,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "`errors[…]` (on `errors` of any receiver, in a model's, controller's or library class's method or class body, the seeds, or a model or controller test) with `:base` or a field that is not a symbol literal: Roundhouse finds a field's messages by their prefix in the list of full messages it keeps, and leaves these as an index into that list, which raises TypeError (the compiler: `` `errors[:field]` left as dynamic dispatch ``)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.missing-preload",
@@ -1410,11 +1170,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "an N+1 query, as the compiler's analysis proves it from source: a block over a query's records (`each`, `map`, `find_each`…) that reads on each record an association the query does not `includes`/`preload`/`eager_load`. The query is a chain from a model's constant through `where`, `order`, `limit`… and the model's scopes, in the same method or template, or bound to an instance variable by the actions that render the template (the preloads they all have). Queries the compiler follows by types (an association of a record, a class method) are left to `--check --exact` (the compiler: `missing_preload`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
         fix: Some(Fix::Preload),
+        ..CONSTRUCT
     },
     Rule {
         id: "mailer.method-not-wrapped",
@@ -1422,11 +1179,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Mailer,
         trigger: "an instance method of an Action Mailer class (its superclass reaches `ActionMailer::Base` through the app's classes) with a required keyword parameter (`user_id:`; an optional one is forwarded by position) or a block parameter: Roundhouse gives each mailer method a class-side twin that forwards its arguments by position, and writes none for these, so `Mailer.method(…)` raises NoMethodError (the compiler: `mailer method `x` gets no class-side wrapper`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "mailer.rest-arguments-nested",
@@ -1434,11 +1187,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Mailer,
         trigger: "an Action Mailer method with a rest parameter (`*ids`) its body reads, which Roundhouse gives a class-side twin: the twin takes `*ids` and passes it on as one array (`new.method(ids)`), so the method receives its arguments nested in another array. The compiler says nothing; its emitted mailer class shows it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "library.parameters-not-ruby",
@@ -1446,11 +1195,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Library,
         trigger: "a method of a library class or module (`lib/`, a job, a mailer, a helper, a plain class under `app/models`) with `**options` beside a rest parameter (`*args`) or a required keyword (`name:`), which Roundhouse writes as a positional `options = {}` after them, or (with neither) an optional keyword named like a Ruby keyword (`class: nil`), which it writes as a positional `class = nil`: neither is Ruby, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "library.class-body-call-dropped",
@@ -1458,11 +1203,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Library,
         trigger: "a receiver-less call in the body of a class or module the compiler reads as a library class (a job, a mailer, a service, a policy, a form object, a concern's own body), other than `include`, `attr_*`/`cattr_*`/`mattr_*`, `extend self`, `module_function`, `private` and the like, `included`/`class_methods` and `extend ActiveSupport::Concern`: `queue_as`, `retry_on`, `sidekiq_options`, `alias_method`, `attribute`, `validates`, `helper`, `layout`, gems' macros. The compiler keeps them only in a class whose base is a gem's (`< Parslet::Parser`); elsewhere it drops them (`` `x` in the body of `Y` is not modelled and is dropped ``). A model's subclass is `model.unsupported-macro`'s",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "library.delegates-lost",
@@ -1470,11 +1211,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Library,
         trigger: "a `delegate` Roundhouse cannot write as a method, in a plain class it reads as a library class (a class in `app/models` that is not a model, `lib/`, a job, a model's subclass): a setter (`delegate :x=, to: :y`) or a keyword target (`to: :class`). It writes every plain `delegate` of the class in one piece of Ruby, which that one makes unparsable, so the class gets none of them (the survey records a `<delegate>` gap)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "model.reopened-without-superclass",
@@ -1482,11 +1219,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "`class Post` without a superclass in another file the compiler reads (`app/models/post/labels.rb` with `class Post; module Labels`, a reopening in `lib/`): Roundhouse writes the compiled model from the reopening, a plain class, and the model keeps only its scopes",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.statement-dropped",
@@ -1494,11 +1227,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "a code tag's statement Roundhouse's view lowering drops with everything inside it: a helper's block (`<% dialog.with_body do %>`, `- custom_field.with(:x) do`, `each_with_index do`), a call without a receiver other than `render`/`content_for` (`<% page_title \"x\" %>`, `- title t(\".t\")`), `next`/`break`/`return`, `a, b = …`, `a && b`, `x&.y`, `begin … rescue` — the compiler warns `template statement dropped`",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.unterminated-tag",
@@ -1506,11 +1235,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "a `<%` with no closing `%>`: Erubi keeps it as text, Roundhouse's ingest crashes on the whole app",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "views.crlf-template",
@@ -1518,11 +1243,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "a template with CRLF line endings: Roundhouse keeps `\\r` in the output, Rails drops it",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "initializer.not-read",
@@ -1530,11 +1251,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Initializer,
         trigger: "initializer statements Roundhouse does not read: anything but `config.<key> =` / `Rails.application.config.<key> =` assignments (also inside `Rails.application.configure do … end`), `config.x.…`, `Time::DATE_FORMATS[…] =`, `ActiveSupport::TimeFormats.register`, the `session_store` key, and statements that `require` files (an initializer can make Roundhouse read a `lib/` folder that way)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "initializer.inflection-ignored",
@@ -1542,11 +1260,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Initializer,
         trigger: "`ActiveSupport::Inflector.inflections { \\|i\\| i.acronym/irregular/plural/singular/uncountable … }` — Roundhouse names classes and files with Rails' default inflections, so emitted names may differ",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "initializer.monkey-patch",
@@ -1554,11 +1269,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Initializer,
         trigger: "an initializer that reopens a core or framework class (`class String`, `module ActiveRecord`, `X.prepend`, `X.include` at top level) — not carried into any emitted tree",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "jruby.c-extension",
@@ -1566,11 +1278,7 @@ pub const RULES: &[Rule] = &[
         targets: JRUBY,
         family: Family::Jruby,
         trigger: "app code that names the sqlite3 gem's API (`SQLite3::Database`, `SQLite3::BusyException`…): the JVM tree reaches SQLite through JDBC and does not load that gem, so the name is undefined there",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "spinel.dynamic-dispatch",
@@ -1578,11 +1286,7 @@ pub const RULES: &[Rule] = &[
         targets: SPINEL,
         family: Family::Spinel,
         trigger: "`send`/`__send__`/`public_send`, `instance_variable_get/set`, `define_method`, `class_eval`/`instance_eval`/`module_eval`, `eval`, `method_missing`, `Thread.new`, `Mutex.new` in app code Roundhouse compiles (not in a library class's class-body loop, which it does not read) — target **spinel** only",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "spinel.test-lane",
@@ -1590,11 +1294,7 @@ pub const RULES: &[Rule] = &[
         targets: SPINEL,
         family: Family::Spinel,
         trigger: "a compiled test (test/models, test/controllers) whose class inherits from `ActiveSupport::TestCase`, `Minitest::Test` or `ActionDispatch::IntegrationTest`: Roundhouse turns it into a `TestBase` test, which the Spinel tree compiles ahead of time at `test/<name>_test.rb` — target **spinel** only",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "fixtures.unsupported-value",
@@ -1602,11 +1302,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Fixtures,
         trigger: "a `test/fixtures/*.yml` (or `.yaml`) field whose value is a list or a hash (`[]`, `{}`, `- a`, nested keys, a `<<:` merge), an ERB tag inside a larger value, an ERB-made label, a label whose value is ERB or anything else but its fields (`~`, a string, a list), or a file that is a list",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.unknown-route-helper",
@@ -1614,11 +1310,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "`foo_path`/`foo_url` with no route named `foo`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
         fix: Some(Fix::SuggestedName),
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.missing-action",
@@ -1626,11 +1320,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "a route whose `controller#action` has no controller or no action (and no template for an implicit action)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.missing-template",
@@ -1638,11 +1329,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "`render \"x\"`/`render partial: \"x\"`/implicit render with no matching template",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.unknown-association",
@@ -1650,11 +1338,9 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "`includes(:x)`, `has_many … through: :x` naming no association",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
         fix: Some(Fix::SuggestedName),
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.unknown-column",
@@ -1662,11 +1348,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "`where(x:)`, `find_by(x:)`, `order(:x)`, `pluck(:x)`, `validates :x` naming no column, association or attribute of the model (whose table the schema has)",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.pending-migration",
@@ -1674,11 +1357,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "a migration in db/migrate newer than the version `db/schema.rb` (or `db/structure.sql`) was dumped at",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.unset-instance-variable",
@@ -1686,11 +1366,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "a template reads `@x` that no action rendering it, no filter, helper or view ever assigns",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.unused-instance-variable",
@@ -1698,11 +1375,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "an action assigns `@x` and renders its template, and nothing that template renders (partials, layouts), no helper and no code of the controller reads `@x`",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.partial-locals",
@@ -1710,11 +1384,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "a `render` of a partial with a `locals:` comment that leaves out a required local or passes one it does not declare",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "rails.missing-translation",
@@ -1722,11 +1393,8 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Rails,
         trigger: "`t(\"a.b\")` or `t(\".b\")` (no `default:`) with no such key in the default locale's YAML",
-        implemented: true,
-        lanes: NO_LANES,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.forked-workers",
@@ -1734,11 +1402,9 @@ pub const RULES: &[Rule] = &[
         targets: RUBY_FAMILY,
         family: Family::Lanes,
         trigger: "`workers` in `config/puma.rb` (or `puma -w N` in a Procfile or Dockerfile) that forks by default, unless the file keeps it off runtimes that cannot fork",
-        implemented: true,
         lanes: THREADED,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.forking-process",
@@ -1746,11 +1412,9 @@ pub const RULES: &[Rule] = &[
         targets: RUBY_FAMILY,
         family: Family::Lanes,
         trigger: "a Procfile or Dockerfile command that starts a forking tool: `resque-pool`, Unicorn",
-        implemented: true,
         lanes: THREADED,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.fork-call",
@@ -1758,11 +1422,9 @@ pub const RULES: &[Rule] = &[
         targets: RUBY_FAMILY,
         family: Family::Lanes,
         trigger: "`fork`, `Process.fork`, `Kernel.fork` or `Process.daemon` in the app's code",
-        implemented: true,
         lanes: THREADED,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.forked-state",
@@ -1770,11 +1432,9 @@ pub const RULES: &[Rule] = &[
         targets: RUBY,
         family: Family::Lanes,
         trigger: "Puma forks workers by default, and the app broadcasts live updates (which the CRuby tree delivers from an Action Cable registry inside each worker) or Rails caches in `:memory_store` in production (one cache per worker)",
-        implemented: true,
         lanes: &[Lane::Ruby],
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.no-jvm-build",
@@ -1782,11 +1442,9 @@ pub const RULES: &[Rule] = &[
         targets: &[Target::Jruby],
         family: Family::Lanes,
         trigger: "a gem the lockfile installs on JRuby that builds a C extension and has no JVM build",
-        implemented: true,
         lanes: &[Lane::Jruby],
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.lockfile-without-java",
@@ -1794,11 +1452,9 @@ pub const RULES: &[Rule] = &[
         targets: &[Target::Jruby],
         family: Family::Lanes,
         trigger: "a lockfile whose `PLATFORMS` lacks `java` while it resolves gems that ship separate JVM builds",
-        implemented: true,
         lanes: &[Lane::Jruby],
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.cext-lock",
@@ -1806,11 +1462,9 @@ pub const RULES: &[Rule] = &[
         targets: RUBY,
         family: Family::Lanes,
         trigger: "a C extension on the request path (database driver, server, WebSocket) that does not declare itself thread-safe: TruffleRuby runs it under its global C-extension lock",
-        implemented: true,
         lanes: &[Lane::Truffleruby],
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.platform-only-lockfile",
@@ -1818,11 +1472,9 @@ pub const RULES: &[Rule] = &[
         targets: RUBY,
         family: Family::Lanes,
         trigger: "a lockfile whose `PLATFORMS` lacks `ruby` and that resolves gems only to precompiled platform variants",
-        implemented: true,
         lanes: &[Lane::Truffleruby],
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.parallel-test-processes",
@@ -1830,11 +1482,9 @@ pub const RULES: &[Rule] = &[
         targets: RUBY_FAMILY,
         family: Family::Lanes,
         trigger: "`parallelize(workers: …)` in a test helper without `with: :threads` (Rails forks test processes)",
-        implemented: true,
         lanes: THREADED,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.object-space",
@@ -1842,11 +1492,9 @@ pub const RULES: &[Rule] = &[
         targets: &[Target::Jruby],
         family: Family::Lanes,
         trigger: "`ObjectSpace.each_object(X)` for `X` other than `Class` or `Module` (JRuby disables it by default)",
-        implemented: true,
         lanes: &[Lane::Jruby],
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "lanes.shared-state",
@@ -1854,11 +1502,9 @@ pub const RULES: &[Rule] = &[
         targets: RUBY_FAMILY,
         family: Family::Lanes,
         trigger: "state of the whole process written at run time: a class's instance variable written in a class method, `Dir.chdir`",
-        implemented: true,
         lanes: THREADED,
         subject: Subject::Reading,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.unsupported",
@@ -1866,11 +1512,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[unsupported]`: a construct its lowering does not support, named at its line (reported by `--check --exact` where no finding of Switchyard's own says it within a line)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.lower_residue",
@@ -1878,11 +1520,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[lower_residue]`: what its lowering left behind — a statement dropped, an option ignored, a chain left to run dynamically (reported by `--check --exact` where no finding of Switchyard's own says it within a line)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.blank_unlowered",
@@ -1890,11 +1528,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[blank_unlowered]`: a `blank?`/`present?` its lowering did not rewrite (reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.missing_preload",
@@ -1902,11 +1536,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[missing_preload]`: a loop reads an association its query did not preload, an N+1 (reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.ivar_unresolved",
@@ -1914,11 +1544,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[ivar_unresolved]`: an instance variable its type analysis cannot type (`roundhouse-check` counts it an error; reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.send_dispatch_failed",
@@ -1926,11 +1552,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[send_dispatch_failed]`: a call its type analysis finds no method for on the receiver's type (`roundhouse-check` counts it an error; reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.incompatible_binop",
@@ -1938,11 +1560,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[incompatible_binop]`: an operator its type analysis finds applied to types that do not take it (reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.parse",
@@ -1950,11 +1568,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[parse]`: a file its parser does not read (reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.unresolved_type",
@@ -1962,11 +1576,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[unresolved_type]`: an expression its type analysis leaves untyped; thousands in a real app, so off unless `--rule` names it or `switchyard.toml` gives it a level (reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.gradual_untyped",
@@ -1974,11 +1584,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "the compiler's `warning[gradual_untyped]`: an expression typed `untyped` through a signature (a gradual escape); off unless `--rule` names it or `switchyard.toml` gives it a level (reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
     Rule {
         id: "roundhouse.other",
@@ -1986,11 +1592,7 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Roundhouse,
         trigger: "any other line of the compiler's with a file and a line (a kind this version does not know, or none); its message starts with the compiler's own kind (reported by `--check --exact`)",
-        implemented: true,
-        lanes: NO_LANES,
-        subject: Subject::Construct,
-        says: None,
-        fix: None,
+        ..CONSTRUCT
     },
 ];
 
