@@ -82,18 +82,20 @@ pub struct Converter {
     /// a stop to the compiler (a template's program is parsed without reporting its syntax errors,
     /// so they are its only sign).
     pub missing: usize,
-    /// Where a call's unparenthesized ternary first argument is looked for (`syntax.ternary-argument`).
-    pub ternaries: Ternaries,
+    /// What is walked, for the rules about what the compiler writes into the emitted file
+    /// (`syntax.ternary-argument`, `views.variable-name-not-ruby`, `controller.build-attributes-not-ruby`).
+    pub emitting: Emitting,
     /// The block parameters of the form builders the view lowering rewrites (`form_with`), while
     /// their blocks are walked: their calls are rewritten into markup, not kept.
     pub builders: Vec<String>,
 }
 
-/// Where the compiler keeps a call as written, so that a ternary it writes as a multi-line `if`
-/// in the call's first argument, without parentheses, reads as a modifier `if` (measured, fixture
-/// `syntax-ternary-argument`).
+/// What the converter walks, for the rules about what the compiler writes into the emitted file:
+/// where it keeps a call as written, so that a ternary it writes as a multi-line `if` in the call's
+/// first argument, without parentheses, reads as a modifier `if` (measured, fixture
+/// `syntax-ternary-argument`); a template's instance variables; a controller's `build`s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ternaries {
+pub enum Emitting {
     /// Not looked for (jbuilder, seeds, tests: not measured).
     Off,
     /// A model's or library class's methods: calls with a receiver, and `return`.
@@ -222,7 +224,7 @@ impl Converter {
     /// `views.variable-name-not-ruby`: a template's `@class = …`, which its compiled function writes
     /// as the local `class = …` (a read of it is renamed `class_`; the write is not).
     fn keyword_variable(&mut self, name: ruby_prism::ConstantId<'_>, location: ruby_prism::Location<'_>) {
-        if self.ternaries == Ternaries::Template && super::RUBY_KEYWORDS.contains(&name_of(name).trim_start_matches('@')) {
+        if self.emitting == Emitting::Template && super::RUBY_KEYWORDS.contains(&name_of(name).trim_start_matches('@')) {
             self.report(rule!("views.variable-name-not-ruby"), location.start_offset(), location.end_offset());
         }
     }
@@ -270,21 +272,21 @@ impl Converter {
         // with its arguments after a space.
         let name = node.name();
         let word = name.as_slice().iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'?' || b == b'!');
-        if self.ternaries == Ternaries::Off
+        if self.emitting == Emitting::Off
             || !word
             || node.opening_loc().is_some()
             || !node.arguments().and_then(|a| a.arguments().iter().next()).is_some_and(|first| is_ternary(&first))
         {
             return false;
         }
-        match (self.ternaries, node.receiver()) {
-            (Ternaries::Template, Some(receiver)) => {
+        match (self.emitting, node.receiver()) {
+            (Emitting::Template, Some(receiver)) => {
                 let builder = receiver.as_local_variable_read_node().is_some_and(|local| self.builders.contains(&name_of(local.name())))
                     && BUILDER_LOWERED.iter().any(|m| m.as_bytes() == node.name().as_slice());
                 let tag = receiver.as_call_node().is_some_and(|c| c.receiver().is_none() && c.name().as_slice() == b"tag");
                 !builder && !tag
             }
-            (Ternaries::Template, None) => false,
+            (Emitting::Template, None) => false,
             // Without a receiver, the compiler writes a call it resolves to a helper with
             // parentheses (`link_to`), its own methods without: not told apart here, not said.
             (_, receiver) => receiver.is_some(),
@@ -299,7 +301,7 @@ impl Converter {
             dispatch,
             lowered: Lowered::No,
             missing: 0,
-            ternaries: Ternaries::Off,
+            emitting: Emitting::Off,
             builders: Vec::new(),
         }
     }
@@ -723,7 +725,7 @@ impl<'pr> Visit<'pr> for Converter {
                 slip: false,
             });
         }
-        if self.ternaries == Ternaries::Template
+        if self.emitting == Emitting::Template
             && LOWERED_FORMS.iter().any(|f| f.as_bytes() == method)
             && let Some(block) = node.block().and_then(|b| b.as_block_node())
         {
@@ -758,7 +760,7 @@ impl<'pr> Visit<'pr> for Converter {
     // A template's instance variable is a local of its compiled function, under the same name.
     fn visit_instance_variable_write_node(&mut self, node: &ruby_prism::InstanceVariableWriteNode<'pr>) {
         self.keyword_variable(node.name(), node.name_loc());
-        if self.ternaries == Ternaries::Controller && self.in_def > 0 && build_with_keywords(&node.value()) {
+        if self.emitting == Emitting::Controller && self.in_def > 0 && build_with_keywords(&node.value()) {
             let (start, end) = range(&node.value());
             self.report(rule!("controller.build-attributes-not-ruby"), start, end);
         }
@@ -776,7 +778,7 @@ impl<'pr> Visit<'pr> for Converter {
     }
 
     fn visit_return_node(&mut self, node: &ruby_prism::ReturnNode<'pr>) {
-        if matches!(self.ternaries, Ternaries::Body | Ternaries::Controller)
+        if matches!(self.emitting, Emitting::Body | Emitting::Controller)
             && let Some(first) = node.arguments().and_then(|a| a.arguments().iter().next())
             // `return(x ? a : b)` too: the compiler drops a `return`'s parentheses.
             && is_ternary(&first)

@@ -176,10 +176,10 @@ pub fn judge_parsed(
         Walk::TestFile => convert::Lowered::Test,
         Walk::Program | Walk::None => convert::Lowered::No,
     };
-    converter.ternaries = match walk {
-        Walk::ModelFile | Walk::LibraryFile => convert::Ternaries::Body,
-        Walk::ControllerFile => convert::Ternaries::Controller,
-        _ => convert::Ternaries::Off,
+    converter.emitting = match walk {
+        Walk::ModelFile | Walk::LibraryFile => convert::Emitting::Body,
+        Walk::ControllerFile => convert::Emitting::Controller,
+        _ => convert::Emitting::Off,
     };
     let statements: Vec<Node<'_>> = program.statements().body().iter().collect();
     let mut notes = Notes { model_concern: walk == Walk::ModelFile, ..Notes::default() };
@@ -229,7 +229,7 @@ pub fn judge_compiled(
     let root = result.node();
     let Some(program) = root.as_program_node() else { return Vec::new() };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
-    converter.ternaries = convert::Ternaries::Template;
+    converter.emitting = convert::Emitting::Template;
     for statement in program.statements().body().iter() {
         converter.expression(&statement);
     }
