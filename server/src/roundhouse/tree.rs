@@ -443,13 +443,11 @@ fn view_entry(source: &str) -> TreeEntry {
             no_tree(source, format!("jbuilder for `{format}` is not emitted (only json)"))
         };
     }
-    let stem = name.strip_suffix(".erb").or_else(|| name.strip_suffix(".haml"));
-    let Some(stem) = stem else {
+    let Some((base, format)) = template_stem(name) else {
         let engine = name.rsplit('.').next().unwrap_or("");
         return no_tree(source, format!("`.{engine}` templates are not read (views.template-engine)"));
     };
-    let (base, format) = stem.rsplit_once('.').map_or((stem, "html"), |(b, f)| (b, f));
-    if matches!(format, "html" | "turbo_stream" | "svg") {
+    if emitted_format(format) {
         landed(source, vec![format!("app/views/{base}.rb")], Vec::new(), "aot", None)
     } else {
         no_tree(source, format!("`{format}` templates are not emitted (views.template-format)"))
@@ -478,18 +476,25 @@ impl ViewFunction {
 }
 
 pub fn view_function(source: &str) -> Option<ViewFunction> {
-    let name = source.strip_prefix("app/views/")?;
-    let stem = name.strip_suffix(".erb").or_else(|| name.strip_suffix(".haml"))?;
-    let (stem, format) = stem.rsplit_once('.').filter(|(_, f)| matches!(*f, "html" | "turbo_stream" | "svg")).unwrap_or((stem, "html"));
-    if stem.contains('.') && !name.contains(".html.") && !name.contains(".turbo_stream.") && !name.contains(".svg.") {
-        return None; // another format (`feed.xml.erb`): not emitted.
-    }
+    let (stem, format) = template_stem(source.strip_prefix("app/views/")?).filter(|(_, format)| emitted_format(format))?;
     let (dir, file) = stem.rsplit_once('/').unwrap_or(("", stem));
     let file = file.trim_start_matches('_');
     let file = if format == "html" { file.to_owned() } else { format!("{file}_{format}") };
     let name = if file.starts_with(|c: char| c.is_ascii_digit()) || file == "new" { format!("_{file}") } else { file };
     let modules = if dir.is_empty() { Vec::new() } else { dir.split('/').map(module_name).collect() };
     Some(ViewFunction { modules, name })
+}
+
+/// An ERB or HAML template's path under `app/views` without its handler, split at its format
+/// (`posts/show.en.html.erb` → `posts/show.en`, `html`; no format is `html`).
+fn template_stem(name: &str) -> Option<(&str, &str)> {
+    let stem = name.strip_suffix(".erb").or_else(|| name.strip_suffix(".haml"))?;
+    Some(stem.rsplit_once('.').unwrap_or((stem, "html")))
+}
+
+/// The formats whose templates the compiler emits.
+fn emitted_format(format: &str) -> bool {
+    matches!(format, "html" | "turbo_stream" | "svg")
 }
 
 /// A view folder's module, as the compiler makes it: `snake_case`, then each `_` dropped and the
