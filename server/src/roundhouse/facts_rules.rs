@@ -427,7 +427,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             // parameter under that name.
             for render in facts.render_calls.iter().filter(|r| r.named.is_some()) {
                 let Some(span) = render.target_span else { continue };
-                for local in render.locals.iter().filter(|l| super::prism_ingest::RUBY_KEYWORDS.contains(&l.as_str())) {
+                for local in render.locals.iter().filter(|l| crate::syntax::is_ruby_keyword(l)) {
                     push(
                         &mut out,
                         rule!("views.variable-name-not-ruby"),

@@ -68,51 +68,6 @@ impl Out {
     }
 }
 
-/// Whether `name` is a Ruby keyword, which cannot name a parameter or a local.
-fn is_keyword(name: &str) -> bool {
-    matches!(
-        name,
-        "BEGIN"
-            | "END"
-            | "alias"
-            | "and"
-            | "begin"
-            | "break"
-            | "case"
-            | "class"
-            | "def"
-            | "defined?"
-            | "do"
-            | "else"
-            | "elsif"
-            | "end"
-            | "ensure"
-            | "false"
-            | "for"
-            | "if"
-            | "in"
-            | "module"
-            | "next"
-            | "nil"
-            | "not"
-            | "or"
-            | "redo"
-            | "rescue"
-            | "retry"
-            | "return"
-            | "self"
-            | "super"
-            | "then"
-            | "true"
-            | "undef"
-            | "unless"
-            | "until"
-            | "when"
-            | "while"
-            | "yield"
-    )
-}
-
 /// A Ruby string literal for `text`.
 pub(crate) fn ruby_string(text: &str) -> String {
     let mut out = String::from("\"");
@@ -533,7 +488,7 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
                     chars.next();
                 }
                 result.push_str(&name);
-                if is_keyword(&name) {
+                if crate::syntax::is_ruby_keyword(&name) {
                     result.push('_');
                 }
                 continue;
@@ -543,7 +498,7 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
         result
     };
     // A parameter cannot be named like a keyword (`@end` read, a partial named `_return`).
-    let parameter = |name: &str| if is_keyword(name) { format!("{name}_") } else { name.to_owned() };
+    let parameter = |name: &str| if crate::syntax::is_ruby_keyword(name) { format!("{name}_") } else { name.to_owned() };
     let mut parameters: Vec<String> = template.ivars_read.iter().map(|v| parameter(v.trim_start_matches('@'))).collect();
     if template.partial {
         let local = parameter(file.trim_start_matches('_'));

@@ -188,6 +188,56 @@ impl<'t> NodeExt<'t> for Node<'t> {
 }
 
 /// The source text of a node; empty when the node's range is not valid UTF-8 boundaries in `text`.
+/// Ruby's reserved words.
+const RUBY_KEYWORDS: &[&str] = &[
+    "BEGIN",
+    "END",
+    "alias",
+    "and",
+    "begin",
+    "break",
+    "case",
+    "class",
+    "def",
+    "defined?",
+    "do",
+    "else",
+    "elsif",
+    "end",
+    "ensure",
+    "false",
+    "for",
+    "if",
+    "in",
+    "module",
+    "next",
+    "nil",
+    "not",
+    "or",
+    "redo",
+    "rescue",
+    "retry",
+    "return",
+    "self",
+    "super",
+    "then",
+    "true",
+    "undef",
+    "unless",
+    "until",
+    "when",
+    "while",
+    "yield",
+    "__FILE__",
+    "__LINE__",
+    "__ENCODING__",
+];
+
+/// Whether `name` is a Ruby keyword, which cannot name a local or a parameter.
+pub fn is_ruby_keyword(name: &str) -> bool {
+    RUBY_KEYWORDS.contains(&name)
+}
+
 pub fn text_of<'a>(node: Node<'_>, text: &'a str) -> &'a str {
     text.get(node.byte_range()).unwrap_or("")
 }

@@ -224,7 +224,7 @@ impl Converter {
     /// `views.variable-name-not-ruby`: a template's `@class = …`, which its compiled function writes
     /// as the local `class = …` (a read of it is renamed `class_`; the write is not).
     fn keyword_variable(&mut self, name: ruby_prism::ConstantId<'_>, location: ruby_prism::Location<'_>) {
-        if self.emitting == Emitting::Template && super::RUBY_KEYWORDS.contains(&name_of(name).trim_start_matches('@')) {
+        if self.emitting == Emitting::Template && crate::syntax::is_ruby_keyword(name_of(name).trim_start_matches('@')) {
             self.report(rule!("views.variable-name-not-ruby"), location.start_offset(), location.end_offset());
         }
     }

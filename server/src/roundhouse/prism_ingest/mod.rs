@@ -551,50 +551,6 @@ struct ParametersNotRuby {
     message: String,
 }
 
-pub(crate) const RUBY_KEYWORDS: &[&str] = &[
-    "BEGIN",
-    "END",
-    "alias",
-    "and",
-    "begin",
-    "break",
-    "case",
-    "class",
-    "def",
-    "defined?",
-    "do",
-    "else",
-    "elsif",
-    "end",
-    "ensure",
-    "false",
-    "for",
-    "if",
-    "in",
-    "module",
-    "next",
-    "nil",
-    "not",
-    "or",
-    "redo",
-    "rescue",
-    "retry",
-    "return",
-    "self",
-    "super",
-    "then",
-    "true",
-    "undef",
-    "unless",
-    "until",
-    "when",
-    "while",
-    "yield",
-    "__FILE__",
-    "__LINE__",
-    "__ENCODING__",
-];
-
 fn parameters_not_ruby(def: &ruby_prism::DefNode<'_>) -> Option<ParametersNotRuby> {
     let parameters = def.parameters()?;
     let method = name_of(def.name());
@@ -627,7 +583,7 @@ fn parameters_not_ruby(def: &ruby_prism::DefNode<'_>) -> Option<ParametersNotRub
         .keywords()
         .iter()
         .find_map(|k| k.as_optional_keyword_parameter_node())
-        .filter(|k| RUBY_KEYWORDS.contains(&name_of(k.name()).as_str()))?;
+        .filter(|k| crate::syntax::is_ruby_keyword(&name_of(k.name())))?;
     let name = name_of(keyword.name());
     let location = keyword.as_node().location();
     Some(ParametersNotRuby {
