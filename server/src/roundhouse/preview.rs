@@ -523,18 +523,19 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
         let mut cursor = root.walk();
         for node in root.children(&mut cursor) {
             let line = node.start_position().row as u32;
-            let code_range = || {
+            let code_range = {
                 let mut inner = node.walk();
                 let code_node = node.children(&mut inner).find(|c| c.kind_name() == "code");
                 code_node.map(|c| c.byte_range())
             };
             // The statements the lowering drops inside the tag's code (`next` in `next if x`).
-            let inside: Vec<&super::template_lowering::DroppedStatement> = code_range()
+            let inside: Vec<&super::template_lowering::DroppedStatement> = code_range
+                .as_ref()
                 .map(|range| lowering.dropped.iter().filter(|d| range.start <= d.range.start && d.range.end <= range.end).collect())
                 .unwrap_or_default();
             // The tag's code, each statement dropped inside it as `nil`.
             let code = || {
-                let Some(range) = code_range() else { return String::new() };
+                let Some(range) = code_range.clone() else { return String::new() };
                 let mut code = text.get(range.clone()).unwrap_or("").to_owned();
                 for d in inside.iter().rev() {
                     code.replace_range(d.range.start - range.start..d.range.end - range.start, "nil");
@@ -542,7 +543,7 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
                 code.trim().to_owned()
             };
             // The tag's code without its surrounding blanks (text: the whole node), in the template.
-            let extent = match code_range() {
+            let extent = match code_range.clone() {
                 Some(r) => {
                     let inner = text.get(r.clone()).unwrap_or("");
                     let start = r.start + (inner.len() - inner.trim_start().len());

@@ -24,7 +24,6 @@ pub struct TemplateLowering {
 pub struct DroppedStatement {
     /// The whole statement in the template, from its code to the end of its block's `end`.
     pub range: Range<usize>,
-    pub kind: DroppedKind,
     /// `views.statement-dropped`, on the statement's first line.
     pub finding: Diagnostic,
 }
@@ -47,11 +46,7 @@ pub fn lower(source: &str, language: Language, line_index: &LineIndex) -> Templa
     let Some(compiled) = compiled else { return TemplateLowering::default() };
     let result = ruby_prism::parse(compiled.ruby.as_bytes());
     let Some(program) = result.node().as_program_node() else { return TemplateLowering::default() };
-    let mut converter = super::prism_ingest::convert::Converter::new(super::prism_ingest::convert::Cost::Rejected, false);
-    for statement in program.statements().body().iter() {
-        converter.expression(&statement);
-    }
-    if !super::prism_ingest::program_parses(converter.missing > 0, &result) {
+    if !super::prism_ingest::program_parses(super::prism_ingest::converted_template(&program, false).missing > 0, &result) {
         return TemplateLowering::default();
     }
     of_program(&compiled, &program, source, line_index)
@@ -73,7 +68,7 @@ pub(crate) fn of_program(
         let end = if end > start { end } else { line_end };
         let whole_end = on_char(source, compiled.place(statement.end, source)).max(end);
         let finding = statement_dropped(&statement.kind, &source[start..end], line_index.span(start..end));
-        dropped.push(DroppedStatement { range: start..whole_end, kind: statement.kind, finding });
+        dropped.push(DroppedStatement { range: start..whole_end, finding });
     }
     TemplateLowering { dropped }
 }

@@ -228,11 +228,7 @@ pub fn judge_compiled(
 ) -> Vec<Diagnostic> {
     let root = result.node();
     let Some(program) = root.as_program_node() else { return Vec::new() };
-    let mut converter = Converter::new(Cost::Rejected, dispatch);
-    converter.emitting = convert::Emitting::Template;
-    for statement in program.statements().body().iter() {
-        converter.expression(&statement);
-    }
+    let converter = converted_template(&program, dispatch);
     let broken = converter.missing > 0;
     let unparsed = !program_parses(broken, result);
     // A program that parses: the statements its lowering drops.
@@ -370,6 +366,16 @@ pub fn judge_compiled(
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
 const EMITTED: [crate::diagnostic::RuleId; 2] = [rule!("syntax.ternary-argument"), rule!("views.variable-name-not-ruby")];
+
+/// A template's program through the converter, as the compiler's ingest hands it every statement.
+pub(crate) fn converted_template(program: &ruby_prism::ProgramNode<'_>, dispatch: bool) -> Converter {
+    let mut converter = Converter::new(Cost::Rejected, dispatch);
+    converter.emitting = convert::Emitting::Template;
+    for statement in program.statements().body().iter() {
+        converter.expression(&statement);
+    }
+    converter
+}
 
 /// Whether a template's program parses, to the compiler: no stand-in the converter met (`broken`),
 /// and no error other than one of context alone (a layout's top-level `yield` is `Invalid yield`).
