@@ -34,6 +34,8 @@ pub enum Kind {
 #[derive(Debug, Clone)]
 pub struct EntryClass<'a> {
     pub namespace: &'a Namespace,
+    /// Its methods the compiler reads (`compiled_methods`).
+    pub methods: Vec<&'a MethodDef>,
     pub kind: Kind,
     /// One per instance method the compiler considers (a job's `perform`; a mailer's every one but
     /// `initialize` and those it defines on its class side), in source order.
@@ -143,7 +145,7 @@ pub fn lower<'a>(file: &'a FileFacts, context: &AppContext) -> Vec<EntryClass<'a
                 .map(|m| mailer_entry(class, m))
                 .collect(),
         };
-        out.push(EntryClass { namespace, kind, entries });
+        out.push(EntryClass { namespace, methods, kind, entries });
     }
     out
 }
@@ -151,7 +153,7 @@ pub fn lower<'a>(file: &'a FileFacts, context: &AppContext) -> Vec<EntryClass<'a
 /// The methods of a class the compiler reads: not a `def` it reads as the argument of a call
 /// (`private def x`), which it compiles as `nil` (`syntax.def-in-expression`, decided by the ingest
 /// pass).
-pub fn compiled_methods<'a>(file: &FileFacts, namespace: &'a Namespace) -> Vec<&'a MethodDef> {
+fn compiled_methods<'a>(file: &FileFacts, namespace: &'a Namespace) -> Vec<&'a MethodDef> {
     let lost: Vec<u32> =
         file.diagnostics.iter().filter(|d| d.rule == rule!("syntax.def-in-expression")).map(|d| d.span.start_byte).collect();
     namespace
@@ -237,15 +239,12 @@ fn mailer_entry<'a>(class: &str, method: &'a MethodDef) -> Entry<'a> {
 fn rest_nested(class: &str, method: &MethodDef, fate: &Fate, kind: Kind) -> Option<Diagnostic> {
     let Fate::Wrapped(wrappers) = fate else { return None };
     // A rest parameter the body never reads changes nothing nested.
-    let rest = method.collecting_read.iter().find(|p| p.starts_with('*') && !p.starts_with("**"))?.trim_start_matches('*').to_owned();
+    let rest = method.collecting_read.iter().find(|p| is_rest(p))?.trim_start_matches('*').to_owned();
     let name = &method.name;
     let (rule, entry) = match kind {
         Kind::Job => (rule!("job.rest-arguments-nested"), wrappers.first().map_or("perform_now", |w| w.name.as_str()).to_owned()),
         Kind::Mailer => (rule!("mailer.rest-arguments-nested"), name.clone()),
     };
-    if rest.is_empty() {
-        return None; // An anonymous `*`: the wrapper has nothing to name.
-    }
     Some(Diagnostic::finding(
         rule,
         method.name_span,
@@ -282,7 +281,7 @@ impl Entry<'_> {
 /// `options = {}` too, which is no Ruby: the preview keeps `**options` there.)
 fn forwarded(parameters: &str) -> (Vec<String>, Vec<String>) {
     let list = top_level_parameters(parameters);
-    let rest = list.iter().any(|p| p.starts_with('*') && !p.starts_with("**"));
+    let rest = list.iter().any(|p| is_rest(p));
     let mut out = (Vec::new(), Vec::new());
     for parameter in list {
         let name = parameter.split(['=', ':']).next().unwrap_or(parameter).trim().trim_start_matches('*');
@@ -304,7 +303,7 @@ fn forwarded(parameters: &str) -> (Vec<String>, Vec<String>) {
 /// keeps it a keyword, since `full = false` after `*ids` is no Ruby) or a block parameter.
 fn unforwarded_parameters(parameters: &str) -> Option<&'static str> {
     let parameters: Vec<&str> = top_level_parameters(parameters);
-    let rest = parameters.iter().any(|p| p.starts_with('*') && !p.starts_with("**"));
+    let rest = parameters.iter().any(|p| is_rest(p));
     let keyword =
         |p: &&str| p.split_once(':').is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_'));
     if parameters.iter().any(|p| p.strip_suffix(':').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_'))) {
@@ -316,6 +315,11 @@ fn unforwarded_parameters(parameters: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// A rest parameter (`*ids`), not `**options`.
+fn is_rest(parameter: &str) -> bool {
+    parameter.starts_with('*') && !parameter.starts_with("**")
 }
 
 /// A method's parameter list split at its top-level commas (`a, b = f(1, 2), c:` → three).

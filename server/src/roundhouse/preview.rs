@@ -154,7 +154,7 @@ pub fn preview(
     } else if let Some(classes) = Some(super::entry_points::lower(facts, context))
         .filter(|classes| !classes.is_empty() && entry.target(target).is_some_and(|t| !t.paths.is_empty()))
     {
-        entry_point_classes(&mut out, facts, &classes, text);
+        entry_point_classes(&mut out, &classes, text);
     } else {
         out.line(comment("No built-in preview for this kind of file yet: configure a roundhouse binary for the exact output."));
     }
@@ -871,7 +871,7 @@ fn controller_class(
 
 /// Job and mailer classes: their methods as written, then the class-side methods the compiler
 /// writes for them (mapped to the method they call), or a comment where it writes none.
-fn entry_point_classes(out: &mut Out, facts: &FileFacts, classes: &[super::entry_points::EntryClass<'_>], text: &str) {
+fn entry_point_classes(out: &mut Out, classes: &[super::entry_points::EntryClass<'_>], text: &str) {
     use super::entry_points::Fate;
     for class in classes {
         let namespace = class.namespace;
@@ -881,7 +881,7 @@ fn entry_point_classes(out: &mut Out, facts: &FileFacts, classes: &[super::entry
         };
         out.from(namespace.name_span.start.line, head);
         let mut first = true;
-        for def in super::entry_points::compiled_methods(facts, namespace) {
+        for def in &class.methods {
             if !std::mem::take(&mut first) {
                 out.line("");
             }
