@@ -1158,7 +1158,7 @@ pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
     let mut given: HashMap<String, Vec<Option<Env>>> = HashMap::new();
     for file in context.files.iter() {
         let (Some(template), Some(preload)) = (file.template.as_ref(), file.preload.as_ref()) else { continue };
-        if is_partial(&template.logical_path) {
+        if template.partial {
             continue;
         }
         let empty = Env::new();
@@ -1186,11 +1186,6 @@ pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
         }
     }
     TemplateEnvs(envs)
-}
-
-/// Whether the template at `logical_path` is a partial (`posts/_form`).
-fn is_partial(logical_path: &str) -> bool {
-    logical_path.rsplit('/').next().is_some_and(|name| name.starts_with('_'))
 }
 
 /// The logical path of the partial `name` a template at `from` renders: `posts/_form` for `"form"`
