@@ -137,13 +137,14 @@ impl ExactDiagnostic {
     /// to its body's first statement, where the compiler places its note (`entry_points::RULES`).
     pub fn said_by(&self, line: u32, own: &[Diagnostic], text: Option<&str>) -> bool {
         own.iter().any(|d| {
-            let mut last = d.span.end.line;
-            if let Some(text) = text.filter(|_| super::entry_points::RULES.contains(&d.rule)) {
-                last = last.max(super::entry_points::first_statement_line(text, d.span.start.line));
-            }
+            // The method's first statement, found in the text only for a finding that could say it.
+            let last = || match text.filter(|_| super::entry_points::RULES.contains(&d.rule)) {
+                Some(text) => d.span.end.line.max(super::entry_points::first_statement_line(text, d.span.start.line)),
+                None => d.span.end.line,
+            };
             d.span.start.line.saturating_sub(1) <= line
-                && line <= last + 1
                 && crate::catalogue::echoes(d.rule, self.code.as_deref(), &self.message)
+                && line <= last() + 1
         })
     }
 
