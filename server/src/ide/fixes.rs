@@ -103,27 +103,21 @@ fn rewritten(text: &str, diagnostic: &Diagnostic, found: &str, rewrite: Rewrite)
         Rewrite::RenderPathSlash if found.get(1..2) == Some("/") && found.starts_with(['"', '\'']) => {
             replace("Remove the leading `/`".to_owned(), start + 1, start + 2, String::new())
         }
-        // `@p.things.build(a: 1, b: 2)` (its first line in the span): braces inside its parentheses.
+        // `@p.things.build(a: 1, b: 2)` (the span starts at the call): braces around its keywords,
+        // where Prism places them (a `)` in a string is no end).
         Rewrite::BraceHash => {
-            let call = &text[start..];
-            let open = start + call.find("build(")? + "build(".len();
-            let mut depth = 0i32;
-            let close = text[open..].char_indices().find_map(|(i, c)| {
-                match c {
-                    '(' | '[' | '{' => depth += 1,
-                    ')' | ']' | '}' if depth == 0 => return Some(open + i),
-                    ')' | ']' | '}' => depth -= 1,
-                    _ => {}
-                }
-                None
-            })?;
-            let inner = &text[open..close];
-            let (lead, trail) = (inner.len() - inner.trim_start().len(), inner.len() - inner.trim_end().len());
+            let result = ruby_prism::parse(&text.as_bytes()[start..]);
+            let call = result.node().as_program_node()?.statements().body().iter().next()?;
+            let call = call.as_call_node().filter(|c| c.name().as_slice() == b"build")?;
+            let arguments: Vec<_> = call.arguments()?.arguments().iter().collect();
+            let [keywords] = arguments.as_slice() else { return None };
+            let keywords = keywords.as_keyword_hash_node()?.as_node().location();
+            let (open, close) = (start + keywords.start_offset(), start + keywords.end_offset());
             Some(Fix {
                 title: "Put braces around the attributes".to_owned(),
                 edits: vec![
-                    Edit { start: open + lead, end: open + lead, new_text: "{ ".to_owned() },
-                    Edit { start: close - trail, end: close - trail, new_text: " }".to_owned() },
+                    Edit { start: open, end: open, new_text: "{ ".to_owned() },
+                    Edit { start: close, end: close, new_text: " }".to_owned() },
                 ],
                 preferred: true,
                 safe: false,
@@ -264,9 +258,12 @@ mod tests {
             crate::index::analyze(path.into(), path.to_owned(), Some(crate::rails::project::classify(path)), text, &parsed)
         };
         // A controller's `build` with keywords: the same hash, with braces.
-        let controller = "class CommentsController < ApplicationController\n  def create\n    @comment = @post.comments.build(body: params[:body], post_id: (1 + 2))\n  end\nend\n";
+        let controller = "class CommentsController < ApplicationController\n  def create\n    @comment = @post.comments.build(body: params[:body], post_id: (1 + 2), note: \")\")\n  end\nend\n";
         let fixed = applied(Language::Ruby, "app/controllers/comments_controller.rb", controller, "controller.build-attributes-not-ruby");
-        let braced = controller.replace("build(body: params[:body], post_id: (1 + 2))", "build({ body: params[:body], post_id: (1 + 2) })");
+        let braced = controller.replace(
+            "build(body: params[:body], post_id: (1 + 2), note: \")\")",
+            "build({ body: params[:body], post_id: (1 + 2), note: \")\" })",
+        );
         assert_eq!(fixed[0], ("Put braces around the attributes".to_owned(), braced.clone()));
         let path = "app/controllers/comments_controller.rb";
         let parsed = ParsedFile::parse(Language::Ruby, &braced);
