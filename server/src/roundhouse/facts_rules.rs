@@ -423,10 +423,10 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 format!("Roundhouse emits only html, turbo_stream and svg templates: this `{format}` template is not emitted."),
             );
         } else if let Some(function) = super::tree::view_function(&facts.relative_path) {
-            // A render passing a local named like a keyword: the partial's function takes it as a
-            // parameter under that name.
-            for render in facts.render_calls.iter().filter(|r| r.named.is_some()) {
-                let Some(span) = render.target_span else { continue };
+            for render in &facts.render_calls {
+                let (Some((_, name)), Some(span)) = (&render.named, render.target_span) else { continue };
+                // A local named like a keyword: the partial's function takes it as a parameter under
+                // that name.
                 for local in render.locals.iter().filter(|l| crate::syntax::is_ruby_keyword(l)) {
                     push(
                         &mut out,
@@ -437,10 +437,7 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                         ),
                     );
                 }
-            }
-            // A render naming a view from the root (`"/shared/tags"`): the module path begins empty.
-            for render in &facts.render_calls {
-                let (Some((_, name)), Some(span)) = (&render.named, render.target_span) else { continue };
+                // A view named from the root (`"/shared/tags"`): the module path begins empty.
                 if let Some(rest) = name.strip_prefix('/') {
                     push(
                         &mut out,
