@@ -39,29 +39,39 @@ fn app_files(files: Vec<(String, String)>) -> Vec<(String, String)> {
 /// What Switchyard reports for an app, one `FILE:LINE SEVERITY RULE` per finding of a Roundhouse
 /// rule, every target, sorted.
 fn reported(files: &[(String, String)]) -> Vec<String> {
+    in_app(files, |context, derived| {
+        let mut out = Vec::new();
+        for facts in context.files.iter() {
+            let found = derived.get(&facts.path).map_or(&[][..], Vec::as_slice);
+            for d in crate::checks::file_diagnostics(facts, found, Some(&context.reading)) {
+                // A rule id is made only from the catalogue (`rule!`); every one has its page too.
+                assert!(super::rule_docs::documented(&d.rule) && super::rule_docs::summary(&d.rule).is_some(), "{} has no page", d.rule);
+                // Not the compiler's verdicts: Rails' wiring, Switchyard's own, the runtimes' lanes.
+                if matches!(
+                    d.rule.family(),
+                    crate::catalogue::Family::Rails | crate::catalogue::Family::Switchyard | crate::catalogue::Family::Lanes
+                ) {
+                    continue;
+                }
+                out.push(format!("{}:{} {} {}", facts.relative_path, d.span.start.line + 1, d.severity.as_str(), d.rule));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    })
+}
+
+/// `visit` given the app of `files`: its context and its whole-app findings.
+fn in_app<T>(
+    files: &[(String, String)],
+    visit: impl FnOnce(&crate::app::AppContext, &std::collections::HashMap<std::path::PathBuf, Vec<crate::diagnostic::Diagnostic>>) -> T,
+) -> T {
     let fixture = Fixture::from_files(files);
     let snapshot = fixture.index.snapshot();
     let context = crate::app::AppContext::new(&fixture.index, &fixture.root, &snapshot);
     let derived = crate::checks::app_diagnostics(&context);
-    let mut out = Vec::new();
-    for facts in &snapshot {
-        let found = derived.get(&facts.path).map_or(&[][..], Vec::as_slice);
-        for d in crate::checks::file_diagnostics(facts, found, Some(&context.reading)) {
-            // A rule id is made only from the catalogue (`rule!`); every one has its page too.
-            assert!(super::rule_docs::documented(&d.rule) && super::rule_docs::summary(&d.rule).is_some(), "{} has no page", d.rule);
-            // Not the compiler's verdicts: Rails' wiring, Switchyard's own, the runtimes' lanes.
-            if matches!(
-                d.rule.family(),
-                crate::catalogue::Family::Rails | crate::catalogue::Family::Switchyard | crate::catalogue::Family::Lanes
-            ) {
-                continue;
-            }
-            out.push(format!("{}:{} {} {}", facts.relative_path, d.span.start.line + 1, d.severity.as_str(), d.rule));
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
+    visit(&context, &derived)
 }
 
 /// The CRuby tree paths of one file of an app.
@@ -103,12 +113,8 @@ pub(crate) fn each_fixture_app(
         let text = std::fs::read_to_string(&path).unwrap();
         let (header, files) = parse(&text);
         let files = app_files(files);
-        let fixture = Fixture::from_files(&files);
-        let snapshot = fixture.index.snapshot();
-        let context = crate::app::AppContext::new(&fixture.index, &fixture.root, &snapshot);
-        let derived = crate::checks::app_diagnostics(&context);
-        let texts = files.into_iter().collect();
-        visit(&header, &context, &derived, &texts);
+        let texts = files.iter().cloned().collect();
+        in_app(&files, |context, derived| visit(&header, context, derived, &texts));
     }
 }
 
