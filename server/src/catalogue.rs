@@ -385,6 +385,18 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "syntax.to-fs-not-expanded",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: Family::Syntax,
+        trigger: "`x.to_fs(…)` or `x.to_formatted_s(…)`, in code Roundhouse compiles, that it does not expand into `strftime`: with no format, more than one argument, a format that is not a literal, or a format other than Rails' `db`, `number`, `time`, `short`, `long`, `iso8601`, `rfc2822` and those an initializer registers at its top level on `Time::DATE_FORMATS` (or with `ActiveSupport::TimeFormats.register`) as a string or a one-parameter lambda (`Date::DATE_FORMATS` is not read). The call is left as written and raises NoMethodError: the compiled app's Ruby has no `to_fs`. The compiler says so for templates only (`` `to_fs` left in source shape ``); the emitted model, controller or helper keeps the call the same way",
+        says: Some(Says {
+            what: "a `to_fs` call whose format it does not expand",
+            instead: "register the format at an initializer's top level on `Time::DATE_FORMATS`, or write the `strftime` it stands for",
+        }),
+        ..CONSTRUCT
+    },
+    Rule {
         id: "syntax.parse-error",
         severity: Severity::Error,
         targets: ALL,
@@ -1250,7 +1262,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Info,
         targets: ALL,
         family: Family::Initializer,
-        trigger: "initializer statements Roundhouse does not read: anything but `config.<key> =` / `Rails.application.config.<key> =` assignments (also inside `Rails.application.configure do … end`), `config.x.…`, `Time::DATE_FORMATS[…] =`, `ActiveSupport::TimeFormats.register`, the `session_store` key, and statements that `require` files (an initializer can make Roundhouse read a `lib/` folder that way)",
+        trigger: "initializer statements Roundhouse does not read: anything but `config.<key> =` / `Rails.application.config.<key> =` assignments (also inside `Rails.application.configure do … end`), `config.x.…`, `Time::DATE_FORMATS[…] =` and `ActiveSupport::TimeFormats.register` at the file's top level with a string or a one-parameter lambda (not `Date::DATE_FORMATS`), the `session_store` key, and statements that `require` files (an initializer can make Roundhouse read a `lib/` folder that way)",
         subject: Subject::Reading,
         ..CONSTRUCT
     },
@@ -1640,6 +1652,7 @@ const ECHOES: &[Echo] = &[
     Echo { kind: "lower_residue", message: "(format not modeled)", rules: &["controller.format-arm-dropped"] },
     Echo { kind: "lower_residue", message: "is array-valued", rules: &["controller.permit-key-dropped"] },
     Echo { kind: "lower_residue", message: "has no writer on", rules: &["controller.permit-field-no-writer"] },
+    Echo { kind: "lower_residue", message: "`to_fs` left in source shape", rules: &["syntax.to-fs-not-expanded"] },
     Echo { kind: "lower_residue", message: "`errors.add` left as dynamic dispatch", rules: &["model.errors-add-dynamic"] },
     Echo { kind: "lower_residue", message: "`errors[:field]` left as dynamic dispatch", rules: &["model.errors-index-dynamic"] },
     Echo { kind: "missing_preload", message: "", rules: &["model.missing-preload"] },

@@ -204,9 +204,32 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
     found.extend(permitted_fields_without_writer(file, context));
+    found.extend(unexpanded_time_formats(file, context));
     found.extend(roundhouse::preload::findings(file, context));
     found.extend(nav::check(file, context));
     found
+}
+
+/// `syntax.to-fs-not-expanded`: a `to_fs` call the compiler leaves as written (it raises in the
+/// compiled app), given the formats the app's initializers register. Nothing is said in an app that
+/// defines a `to_fs` of its own (the receiver may be one of its classes).
+fn unexpanded_time_formats(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if file.format_calls.is_empty() || ["to_fs", "to_formatted_s"].iter().any(|m| context.method_names.contains(*m)) {
+        return Vec::new();
+    }
+    let formats = &context.reading.time_formats;
+    file.format_calls
+        .iter()
+        .filter_map(|call| {
+            let kept = roundhouse::time_formats::fate(call, formats)?;
+            Some(Diagnostic {
+                span: call.span,
+                severity: crate::catalogue::rule(&rule!("syntax.to-fs-not-expanded")).map_or(Severity::Warning, |r| r.severity),
+                rule: rule!("syntax.to-fs-not-expanded"),
+                message: roundhouse::time_formats::message(call, &kept),
+            })
+        })
+        .collect()
 }
 
 /// `controller.permit-field-no-writer`: a field of a permit list of a model's resource (each sizes a

@@ -77,10 +77,15 @@ pub struct Reopened {
 
 #[derive(Debug, Clone, PartialEq, Serialize, bincode::Encode, bincode::Decode)]
 pub struct TimeFormat {
-    /// `Time::DATE_FORMATS`, `Date::DATE_FORMATS`.
+    /// `Time::DATE_FORMATS`, `Date::DATE_FORMATS`, or `ActiveSupport::TimeFormats` for
+    /// `ActiveSupport::TimeFormats.register(:name, value)`.
     pub owner: String,
     pub name: Value,
     pub value: Value,
+    /// A statement of the file itself, not inside a block, a condition or a class.
+    pub top_level: bool,
+    /// For a value written `->(time) { … }`: how many parameters the lambda takes.
+    pub lambda_parameters: Option<usize>,
     pub span: Span,
 }
 
@@ -103,14 +108,33 @@ const PARTS: &[&str] = &[
     "time_format.name",
     "time_format.value",
     "time_format.assignment",
+    "time_format.register",
 ];
 
 /// The config file's assignments, in one walk: `config.time_zone = "UTC"`,
 /// `Rails.application.config.x.feature = true`, `config.x.y ||= 1`; and
-/// `Time::DATE_FORMATS[:short] = "%d %b"` (also `Date::`, `DateTime::`).
+/// `Time::DATE_FORMATS[:short] = "%d %b"` (also `Date::`, `DateTime::`) and
+/// `ActiveSupport::TimeFormats.register(:short, "%d %b")`.
 fn shapes<'t>(root: Node<'t>, text: &str) -> Vec<Match<'t>> {
     let mut out = Vec::new();
     crate::syntax::for_each_node(root, |node| {
+        if node.kind_name() == "call"
+            && node.field("method").is_some_and(|m| text_of(m, text) == "register")
+            && node.field("receiver").is_some_and(|r| text_of(r, text).trim_start_matches("::") == "ActiveSupport::TimeFormats")
+            && let Some(arguments) = node.field("arguments")
+        {
+            let mut cursor = arguments.walk();
+            let parts: Vec<Node<'t>> = arguments.named_children(&mut cursor).collect();
+            if let [name, value] = parts.as_slice() {
+                out.push(vec![
+                    ("time_format.owner", node.field("receiver").unwrap_or(node)),
+                    ("time_format.name", *name),
+                    ("time_format.value", *value),
+                    ("time_format.register", node),
+                ]);
+            }
+            return;
+        }
         if !matches!(node.kind_name(), "assignment" | "operator_assignment") {
             return;
         }
@@ -160,12 +184,20 @@ pub fn extract(outline: &Outline, root: Node<'_>, text: &str, is_initializer: bo
             capture(&m, "time_format.owner"),
             capture(&m, "time_format.name"),
             capture(&m, "time_format.value"),
-            capture(&m, "time_format.assignment"),
+            capture(&m, "time_format.assignment").or_else(|| capture(&m, "time_format.register")),
         ) {
+            let lambda_parameters = (value.kind_name() == "lambda").then(|| {
+                value.field("parameters").map_or(0, |p| {
+                    let mut cursor = p.walk();
+                    p.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").count()
+                })
+            });
             facts.time_formats.push(TimeFormat {
                 owner: text_of(owner, text).trim_start_matches("::").to_owned(),
                 name: Value::from_node(name, text),
                 value: Value::from_node(value, text),
+                top_level: whole.parent().is_some_and(|p| p.kind_name() == "program"),
+                lambda_parameters,
                 span: Span::of(whole),
             });
         }

@@ -90,6 +90,10 @@ pub struct FileFacts {
     /// (`roundhouse::preload`).
     #[serde(skip)]
     pub preload: Option<Box<crate::roundhouse::preload::PreloadFacts>>,
+    /// `x.to_fs(…)` calls in code Roundhouse compiles (whether each is expanded is the app's to say:
+    /// `roundhouse::time_formats`).
+    #[serde(skip)]
+    pub format_calls: Vec<crate::roundhouse::time_formats::FormatCall>,
     /// `Post.includes(:comments)` and the like, checked against the model's associations.
     #[serde(skip)]
     pub association_loads: Vec<references::AssociationLoad>,
@@ -381,6 +385,7 @@ impl FileFacts {
             render_calls: Vec::new(),
             diagnostics: Vec::new(),
             migration_verbs: Vec::new(),
+            format_calls: Vec::new(),
             constants: Vec::new(),
             sqlite3_uses: Vec::new(),
             suppressions: Vec::new(),

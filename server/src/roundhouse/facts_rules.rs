@@ -135,6 +135,14 @@ fn outside_brackets(text: &str) -> String {
         .collect()
 }
 
+/// Whether the statement at `span` registers a `to_fs` format the compiler reads.
+fn time_format_read(facts: &FileFacts, span: Span) -> bool {
+    facts
+        .config
+        .as_ref()
+        .is_some_and(|c| c.time_formats.iter().any(|f| f.span == span && crate::roundhouse::time_formats::reads(f).is_some()))
+}
+
 fn span_at(facts: &FileFacts, start: usize, len: usize) -> Span {
     facts.line_index.span(start..start + len)
 }
@@ -335,9 +343,8 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     if facts.kind == Some(FileKind::Initializer) {
         for item in &facts.outline.items {
             if let crate::syntax::outline::Item::Assignment(a) = item {
-                let read = a.target.starts_with("config.")
-                    || a.target.starts_with("Rails.application.config.")
-                    || a.target.contains("::DATE_FORMATS[");
+                let read =
+                    a.target.starts_with("config.") || a.target.starts_with("Rails.application.config.") || time_format_read(facts, a.span);
                 if !read {
                     push(
                         &mut out,
@@ -348,7 +355,9 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 }
             }
             if let crate::syntax::outline::Item::Call(call) = item {
-                let config = call.receiver.as_deref().is_some_and(|r| r.contains("config")) || call.method == "inflections";
+                let config = call.receiver.as_deref().is_some_and(|r| r.contains("config"))
+                    || call.method == "inflections"
+                    || time_format_read(facts, call.span);
                 let patch = facts.config.as_ref().is_some_and(|c| c.reopened.iter().any(|r| r.span == call.span));
                 // A statement that requires files is how an app loads a lib/ folder: Roundhouse honours it
                 // (`ingest::AppReading`), so it is read in its way.

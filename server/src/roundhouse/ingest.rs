@@ -82,6 +82,8 @@ pub struct AppReading {
     /// The classes the app defines, by full name, and those of them that are models.
     pub classes: std::collections::HashSet<String>,
     pub models: std::collections::HashSet<String>,
+    /// The `to_fs` formats the initializers register, those the compiler reads and the others.
+    pub time_formats: crate::roundhouse::time_formats::AppFormats,
 }
 
 impl AppReading {
@@ -136,6 +138,9 @@ impl AppReading {
             reading.models.extend(file.models.iter().map(|m| m.class_name.clone()));
             if let Some(config) = file.config.as_ref().filter(|_| file.kind == Some(FileKind::Initializer)) {
                 required.extend(config.requires.iter().map(String::as_str));
+                if file.relative_path.starts_with("config/initializers/") {
+                    reading.time_formats.add(&config.time_formats, &file.relative_path);
+                }
             }
             match file.relative_path.as_str() {
                 "config/application.rb" => {

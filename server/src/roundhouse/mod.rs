@@ -23,6 +23,7 @@ pub mod rule_docs;
 pub mod syntax_rules;
 pub mod template_lowering;
 pub mod template_rules;
+pub mod time_formats;
 pub mod tree;
 
 use crate::diagnostic::Diagnostic;
@@ -55,7 +56,9 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         // A `.rb` file: Prism's verdict on its syntax wherever it is, the ingest's where it is compiled.
         Language::Ruby if parsed.ruby.is_some() => {
             let result = ruby_prism::parse(text.as_bytes());
-            let mut judged = prism_ingest::judge_parsed(&result, text, &facts.line_index, walk, true, dispatch);
+            let prism_ingest::Judged { diagnostics: mut judged, format_calls } =
+                prism_ingest::judge_parsed(&result, text, &facts.line_index, walk, true, dispatch);
+            facts.format_calls = format_calls;
             if let Some(tree) = parsed.ruby.as_ref() {
                 tidy_parse_errors(&mut judged, tree, text);
             }
@@ -91,7 +94,9 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                 if parsed.language == Language::Erb { prism_ingest::erb::compile(text) } else { Some(prism_ingest::haml::compile(text)) };
             if let Some(compiled) = compiled {
                 let result = ruby_prism::parse(compiled.ruby.as_bytes());
-                erb_found = Some(prism_ingest::judge_compiled(&compiled, &result, text, &facts.line_index, dispatch));
+                let judged = prism_ingest::judge_compiled(&compiled, &result, text, &facts.line_index, dispatch);
+                facts.format_calls = judged.format_calls;
+                erb_found = Some(judged.diagnostics);
                 if walk == prism_ingest::Walk::Program {
                     preload = Some(preload::of_template(&compiled, &result, text, &facts.line_index));
                 }

@@ -415,10 +415,13 @@ fn application_config(out: &mut Out, config: &crate::rails::config::ConfigFacts,
         out.line("");
         for format in &config.time_formats {
             let value = format.value.to_string();
-            if value.contains('\n') {
-                out.from(format.span.start.line, format!("# {}[{}] = … (multi-line)", format.owner, format.name));
-            } else {
-                out.from(format.span.start.line, format!("{}[{}] = {value}", format.owner, format.name));
+            let line = format.span.start.line;
+            let register = format.owner == "ActiveSupport::TimeFormats";
+            match (value.contains('\n'), register) {
+                (true, false) => out.from(line, format!("# {}[{}] = … (multi-line)", format.owner, format.name)),
+                (true, true) => out.from(line, format!("# {}.register({}, …) (multi-line)", format.owner, format.name)),
+                (false, false) => out.from(line, format!("{}[{}] = {value}", format.owner, format.name)),
+                (false, true) => out.from(line, format!("{}.register({}, {value})", format.owner, format.name)),
             }
         }
     }

@@ -18,3 +18,8 @@ Time::DATE_FORMATS[:short_date] = "%d %b"
 # ^ time_format.owner time_format.assignment
 #                  ^ time_format.name
 #                                 ^ time_format.value
+
+ActiveSupport::TimeFormats.register(:stamp, "%H:%M")
+# ^ time_format.owner time_format.register
+#                                   ^ time_format.name
+#                                           ^ time_format.value

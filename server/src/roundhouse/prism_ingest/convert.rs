@@ -29,6 +29,7 @@
 use ruby_prism::{Node, Visit};
 
 use crate::diagnostic::RuleId;
+use crate::roundhouse::time_formats::{FormatArgument, Receiver};
 
 /// What a rejection costs where the expression sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,12 +53,15 @@ pub struct Found {
     /// The construct is what Prism made of a syntax error (`a, b` with nothing assigned: a
     /// multiple assignment's targets).
     pub slip: bool,
+    /// For a `to_fs` call: its format and receiver (whether it is expanded is the app's to say).
+    pub format: Option<(FormatArgument, Receiver)>,
 }
 
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 7] = [
+pub const NOT_REJECTING: [RuleId; 8] = [
+    rule!("syntax.to-fs-not-expanded"),
     rule!("controller.build-attributes-not-ruby"),
     rule!("syntax.ternary-argument"),
     rule!("views.variable-name-not-ruby"),
@@ -307,7 +311,7 @@ impl Converter {
     }
 
     pub fn report(&mut self, rule: RuleId, start: usize, end: usize) {
-        self.found.push(Found { rule, start, end, cost: self.cost, name: None, argument_of: None, slip: false });
+        self.found.push(Found { rule, start, end, cost: self.cost, name: None, argument_of: None, slip: false, format: None });
     }
 
     fn reject(&mut self, rule: RuleId, node: &Node<'_>) {
@@ -588,6 +592,7 @@ impl<'pr> Visit<'pr> for Converter {
             name: Some(name_of(node.name())),
             argument_of: None,
             slip: false,
+            format: None,
         });
     }
 
@@ -668,6 +673,21 @@ impl<'pr> Visit<'pr> for Converter {
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
         let method = node.name().as_slice();
+        if let Some(format) = format_call(node)
+            && let Some(name) = node.message_loc()
+        {
+            let end = node.location().end_offset();
+            self.found.push(Found {
+                rule: rule!("syntax.to-fs-not-expanded"),
+                start: name.start_offset(),
+                end,
+                cost: self.cost,
+                name: None,
+                argument_of: None,
+                slip: false,
+                format: Some(format),
+            });
+        }
         let left_dynamic = match self.lowered {
             Lowered::Body => errors_add_left_dynamic(node)
                 .map(|r| (rule!("model.errors-add-dynamic"), r))
@@ -677,7 +697,16 @@ impl<'pr> Visit<'pr> for Converter {
         };
         if let Some((rule, reason)) = left_dynamic {
             let (start, end) = range(&node.as_node());
-            self.found.push(Found { rule, start, end, cost: self.cost, name: Some(reason.to_owned()), argument_of: None, slip: false });
+            self.found.push(Found {
+                rule,
+                start,
+                end,
+                cost: self.cost,
+                name: Some(reason.to_owned()),
+                argument_of: None,
+                slip: false,
+                format: None,
+            });
         }
         if self.dispatch {
             if let Some(location) = node.message_loc().filter(|_| DYNAMIC_DISPATCH.iter().any(|m| m.as_bytes() == method)) {
@@ -704,6 +733,7 @@ impl<'pr> Visit<'pr> for Converter {
                     name: Some(name_of(def.name())),
                     argument_of: Some(name_of(node.name())),
                     slip: false,
+                    format: None,
                 });
             }
         }
@@ -723,6 +753,7 @@ impl<'pr> Visit<'pr> for Converter {
                 name: None,
                 argument_of: Some(written),
                 slip: false,
+                format: None,
             });
         }
         if self.emitting == Emitting::Template
@@ -816,4 +847,57 @@ impl Converter {
         let rule = if self.in_def > 0 { rule!("syntax.class-variable-in-method") } else { rule!("model.class-variable-initializer") };
         self.reject(rule, node);
     }
+}
+
+/// `x.to_fs(…)` or `x.to_formatted_s(…)` without a block: its format and its receiver, as the
+/// compiler's expansion of it reads them (`roundhouse::time_formats`).
+fn format_call(node: &ruby_prism::CallNode<'_>) -> Option<(FormatArgument, Receiver)> {
+    if !matches!(node.name().as_slice(), b"to_fs" | b"to_formatted_s") || node.block().is_some() {
+        return None;
+    }
+    let receiver = node.receiver()?;
+    let arguments: Vec<Node<'_>> = node.arguments().map(|a| a.arguments().iter().collect()).unwrap_or_default();
+    let format = match arguments.as_slice() {
+        [] => FormatArgument::None,
+        [one] => {
+            if let Some(symbol) = one.as_symbol_node() {
+                FormatArgument::Literal(String::from_utf8_lossy(symbol.unescaped()).into_owned())
+            } else if let Some(string) = one.as_string_node() {
+                FormatArgument::Literal(String::from_utf8_lossy(string.unescaped()).into_owned())
+            } else {
+                FormatArgument::Computed
+            }
+        }
+        _ => FormatArgument::Several,
+    };
+    Some((format, plain_read(&receiver)))
+}
+
+/// Whether `node` reads a value without effects, as the compiler decides before it puts a receiver in
+/// place of a format lambda's parameter: a variable, a constant, `self`, a literal, or calls without
+/// arguments or a block on one of those.
+fn plain_read(node: &Node<'_>) -> Receiver {
+    if node.as_local_variable_read_node().is_some()
+        || node.as_instance_variable_read_node().is_some()
+        || node.as_constant_read_node().is_some()
+        || node.as_constant_path_node().is_some()
+        || node.as_self_node().is_some()
+        || node.as_integer_node().is_some()
+        || node.as_float_node().is_some()
+        || node.as_string_node().is_some()
+        || node.as_symbol_node().is_some()
+        || node.as_nil_node().is_some()
+        || node.as_true_node().is_some()
+        || node.as_false_node().is_some()
+    {
+        return Receiver::Plain;
+    }
+    let Some(call) = node.as_call_node() else { return Receiver::Effects };
+    if call.is_safe_navigation() {
+        return Receiver::Unsure;
+    }
+    if call.arguments().is_some() || call.block().is_some() {
+        return Receiver::Effects;
+    }
+    call.receiver().map_or(Receiver::Plain, |r| plain_read(&r))
 }

@@ -155,7 +155,15 @@ fn errors_of(result: &ruby_prism::ParseResult<'_>, text: &str, line_index: &Line
 /// says: parse errors (for a `.rb` file, when `parse_errors`) and the findings of the constructs it
 /// rejects or drops. `dispatch`: whether to report what the Spinel lane cannot compile (app code).
 pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors: bool, dispatch: bool) -> Vec<Diagnostic> {
-    judge_parsed(&ruby_prism::parse(text.as_bytes()), text, line_index, walk, report_parse_errors, dispatch)
+    judge_parsed(&ruby_prism::parse(text.as_bytes()), text, line_index, walk, report_parse_errors, dispatch).diagnostics
+}
+
+/// What the pass makes of a file: its findings, and the `to_fs` calls in the code the compiler reads
+/// (whether each is expanded depends on the app's initializers: `roundhouse::time_formats`).
+#[derive(Debug, Default)]
+pub struct Judged {
+    pub diagnostics: Vec<Diagnostic>,
+    pub format_calls: Vec<crate::roundhouse::time_formats::FormatCall>,
 }
 
 /// `judge`, on Prism's parse of `text` made by the caller (which reads the same tree for more).
@@ -166,10 +174,10 @@ pub fn judge_parsed(
     walk: Walk,
     report_parse_errors: bool,
     dispatch: bool,
-) -> Vec<Diagnostic> {
+) -> Judged {
     let mut out = if report_parse_errors { errors_of(result, text, line_index) } else { Vec::new() };
     let root = result.node();
-    let Some(program) = root.as_program_node() else { return out };
+    let Some(program) = root.as_program_node() else { return Judged { diagnostics: out, format_calls: Vec::new() } };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
     converter.lowered = match walk {
         Walk::ModelFile | Walk::ControllerFile | Walk::LibraryFile | Walk::Seeds => convert::Lowered::Body,
@@ -195,9 +203,10 @@ pub fn judge_parsed(
         }
         Walk::None => {}
     }
+    let format_calls = format_calls(&mut converter.found, text, line_index);
     out.extend(findings(converter, notes, text, line_index));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
-    out
+    Judged { diagnostics: out, format_calls }
 }
 
 /// What the ingest makes of an ERB template: its Ruby as Roundhouse compiles it (`erb`), converted
@@ -207,14 +216,14 @@ pub fn judge_parsed(
 /// `None` when the template is no program to the compiler (a `<%` never closed: it crashes).
 pub fn judge_erb(source: &str, line_index: &LineIndex, dispatch: bool) -> Option<Vec<Diagnostic>> {
     erb::compile(source)
-        .map(|compiled| judge_compiled(&compiled, &ruby_prism::parse(compiled.ruby.as_bytes()), source, line_index, dispatch))
+        .map(|compiled| judge_compiled(&compiled, &ruby_prism::parse(compiled.ruby.as_bytes()), source, line_index, dispatch).diagnostics)
 }
 
 /// What the ingest makes of a HAML template, as `judge_erb` does for ERB; its text's interpolation
 /// is Ruby to Roundhouse too, so a rejection there (`#@x`) is reported where it is.
 pub fn judge_haml(source: &str, line_index: &LineIndex, dispatch: bool) -> Vec<Diagnostic> {
     let compiled = haml::compile(source);
-    judge_compiled(&compiled, &ruby_prism::parse(compiled.ruby.as_bytes()), source, line_index, dispatch)
+    judge_compiled(&compiled, &ruby_prism::parse(compiled.ruby.as_bytes()), source, line_index, dispatch).diagnostics
 }
 
 /// `judge_erb` or `judge_haml`, on the template's program and Prism's parse of it, both made by the
@@ -225,9 +234,9 @@ pub fn judge_compiled(
     source: &str,
     line_index: &LineIndex,
     dispatch: bool,
-) -> Vec<Diagnostic> {
+) -> Judged {
     let root = result.node();
-    let Some(program) = root.as_program_node() else { return Vec::new() };
+    let Some(program) = root.as_program_node() else { return Judged::default() };
     let converter = converted_template(&program, dispatch);
     let broken = converter.missing > 0;
     let unparsed = !program_parses(broken, result);
@@ -247,6 +256,7 @@ pub fn judge_compiled(
         }
         found.push(f);
     }
+    let format_calls = format_calls(&mut found, source, line_index);
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
     // Each statement its lowering drops, on its first line.
     out.extend(lowering.dropped.into_iter().map(|d| d.finding));
@@ -360,12 +370,14 @@ pub fn judge_compiled(
     let mut first_other = keep_first_other;
     out.retain(|d| d.rule != rule!("views.template-parse-error") || known(d) || std::mem::replace(&mut first_other, false));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
-    out
+    // A program that does not parse is not compiled: nothing in it is expanded or kept.
+    Judged { diagnostics: out, format_calls: if unparsed { Vec::new() } else { format_calls } }
 }
 
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
-const EMITTED: [crate::diagnostic::RuleId; 2] = [rule!("syntax.ternary-argument"), rule!("views.variable-name-not-ruby")];
+const EMITTED: [crate::diagnostic::RuleId; 3] =
+    [rule!("syntax.ternary-argument"), rule!("views.variable-name-not-ruby"), rule!("syntax.to-fs-not-expanded")];
 
 /// A template's program through the converter, as the compiler's ingest hands it every statement.
 pub(crate) fn converted_template(program: &ruby_prism::ProgramNode<'_>, dispatch: bool) -> Converter {
@@ -417,26 +429,54 @@ pub fn text_interpolation_stops(text: &str) -> bool {
 }
 
 /// The diagnostics of what the converter found and the walkers noted.
+/// The compiler never looks inside a node kind it rejects: a construct within one (a `case … in`
+/// inside another, a call inside a `for` loop) is not seen.
+const WHOLE: &[crate::diagnostic::RuleId] = &[
+    rule!("syntax.pattern-matching"),
+    rule!("syntax.nested-definition"),
+    rule!("syntax.for-loop"),
+    rule!("syntax.do-while"),
+    rule!("syntax.flip-flop"),
+    rule!("syntax.begin-end-block"),
+    rule!("syntax.regex-named-capture"),
+    rule!("syntax.multi-index-assign"),
+    rule!("syntax.global-variable-write"),
+    rule!("syntax.backtick-command"),
+];
+
+/// Takes the `to_fs` calls out of `found` (those the compiler sees: not inside a node it rejects
+/// whole), each from its name to the end of its first line's part of it.
+fn format_calls(found: &mut Vec<Found>, text: &str, line_index: &LineIndex) -> Vec<crate::roundhouse::time_formats::FormatCall> {
+    let outer: Vec<(usize, usize)> = found.iter().filter(|f| WHOLE.contains(&f.rule)).map(|f| (f.start, f.end)).collect();
+    let mut out = Vec::new();
+    found.retain(|f| {
+        let Some((format, receiver)) = &f.format else { return true };
+        if !outer.iter().any(|&(start, end)| start <= f.start && f.end <= end) {
+            let line_end = text[f.start..].find('\n').map_or(text.len(), |n| f.start + n);
+            out.push(crate::roundhouse::time_formats::FormatCall {
+                span: line_index.span(f.start..f.end.min(line_end).max(f.start)),
+                method: text
+                    .get(f.start..)
+                    .unwrap_or("")
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or("to_fs")
+                    .to_owned(),
+                format: format.clone(),
+                receiver: *receiver,
+            });
+        }
+        false
+    });
+    out
+}
+
 fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineIndex) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut found = converter.found;
     found.sort_by_key(|f| (f.start, f.end));
     // The same node reached twice (a call's `def` argument, then the `def` itself): the first says more.
     found.dedup_by(|later, first| later.start == first.start && later.rule == first.rule);
-    // The compiler never looks inside a node kind it rejects: a construct within one (a `case … in`
-    // inside another, a call inside a `for` loop) is not seen.
-    const WHOLE: &[crate::diagnostic::RuleId] = &[
-        rule!("syntax.pattern-matching"),
-        rule!("syntax.nested-definition"),
-        rule!("syntax.for-loop"),
-        rule!("syntax.do-while"),
-        rule!("syntax.flip-flop"),
-        rule!("syntax.begin-end-block"),
-        rule!("syntax.regex-named-capture"),
-        rule!("syntax.multi-index-assign"),
-        rule!("syntax.global-variable-write"),
-        rule!("syntax.backtick-command"),
-    ];
     let rejects = |f: &Found| WHOLE.contains(&f.rule);
     let outer: Vec<(usize, usize)> = found.iter().filter(|f| rejects(f)).map(|f| (f.start, f.end)).collect();
     found.retain(|f| !outer.iter().any(|&(start, end)| start <= f.start && f.end <= end && (start, end) != (f.start, f.end)));
@@ -990,7 +1030,16 @@ fn included_block(block: &ruby_prism::BlockNode<'_>, converter: &mut Converter) 
             included_block(&inner_block, converter);
             continue;
         }
+        let before = converter.found.len();
         model_statement(&statement, converter);
+        // A `def`'s body is never compiled: nothing in it is expanded or kept.
+        if statement.as_def_node().is_some() {
+            let mut index = 0;
+            converter.found.retain(|f| {
+                index += 1;
+                index <= before || f.format.is_none()
+            });
+        }
     }
     converter.cost = saved;
     converter.lowered = lowered;
