@@ -158,7 +158,27 @@ pub fn preview(
     } else {
         out.line(comment("No built-in preview for this kind of file yet: configure a roundhouse binary for the exact output."));
     }
+    expand_time_formats(&mut out, facts, text, context);
     out.finish()
+}
+
+/// Each `to_fs(:name)` the compiler expands, shown as what it writes (`strftime("%d %b %H:%M")`) on
+/// the preview's lines from the call's line.
+fn expand_time_formats(out: &mut Out, facts: &FileFacts, text: &str, context: &AppContext) {
+    for call in &facts.format_calls {
+        let Some(expanded) = super::time_formats::expansion(call, &context.reading.time_formats) else { continue };
+        let Some(written) = text.get(call.span.range()).filter(|w| !w.is_empty()) else { continue };
+        for &(line, source_line) in &out.mapping {
+            if source_line != call.span.start.line {
+                continue;
+            }
+            let Some(preview_line) = out.lines.get_mut(line as usize) else { continue };
+            if !preview_line.trim_start().starts_with('#') && preview_line.contains(written) {
+                *preview_line = preview_line.replacen(written, &expanded, 1);
+                break;
+            }
+        }
+    }
 }
 
 fn controller_symbol(controller: &str) -> String {

@@ -120,9 +120,43 @@ impl AppFormats {
     }
 }
 
-/// Rails' own formats the compiler expands (of `ActiveSupport::TimeFormats`' table; the others, such
-/// as `long_ordinal`, `rfc822`, `usec`, are left as written).
-const BUILT_IN: &[&str] = &["db", "number", "time", "short", "long", "iso8601", "rfc2822"];
+/// Rails' own formats the compiler expands, with what it writes for `to_fs(:name)` (of
+/// `ActiveSupport::TimeFormats`' table; the others, such as `long_ordinal`, `rfc822`, `usec`, are
+/// left as written).
+const BUILT_IN: &[(&str, Expanded)] = &[
+    ("db", Expanded::Strftime("%Y-%m-%d %H:%M:%S")),
+    ("number", Expanded::Strftime("%Y%m%d%H%M%S")),
+    ("time", Expanded::Strftime("%H:%M")),
+    ("short", Expanded::Strftime("%d %b %H:%M")),
+    ("long", Expanded::Strftime("%B %d, %Y %H:%M")),
+    ("iso8601", Expanded::Method("iso8601")),
+    ("rfc2822", Expanded::Method("rfc2822")),
+];
+
+/// What a built-in format becomes.
+#[derive(Debug, Clone, Copy)]
+enum Expanded {
+    Strftime(&'static str),
+    Method(&'static str),
+}
+
+/// What the compiler writes in place of `call`'s method and arguments when it expands it with a
+/// string format (`strftime("%d %b %H:%M")`, `iso8601`); `None` when it leaves it as written or
+/// inlines an app's lambda (whose body takes the receiver's place as well).
+pub fn expansion(call: &FormatCall, formats: &AppFormats) -> Option<String> {
+    if fate(call, formats).is_some() {
+        return None;
+    }
+    let FormatArgument::Literal(name) = &call.format else { return None };
+    match formats.read.get(name) {
+        Some(AppFormat::Strftime(format)) => Some(format!("strftime({})", crate::roundhouse::preview::ruby_string(format))),
+        Some(AppFormat::Lambda) => None,
+        None => match BUILT_IN.iter().find(|(n, _)| n == name).map(|(_, e)| *e)? {
+            Expanded::Strftime(format) => Some(format!("strftime({})", crate::roundhouse::preview::ruby_string(format))),
+            Expanded::Method(method) => Some(method.to_owned()),
+        },
+    }
+}
 
 /// Why a call is left as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,7 +181,7 @@ pub fn fate(call: &FormatCall, formats: &AppFormats) -> Option<Kept> {
     match formats.read.get(name) {
         Some(AppFormat::Strftime(_)) => None,
         Some(AppFormat::Lambda) => (call.receiver == Receiver::Effects).then(|| Kept::LambdaReceiver(name.clone())),
-        None if BUILT_IN.contains(&name.as_str()) => None,
+        None if BUILT_IN.iter().any(|(n, _)| n == name) => None,
         None => Some(Kept::Unknown(name.clone(), formats.unread.iter().filter(|u| &u.name == name).cloned().collect())),
     }
 }
@@ -204,5 +238,101 @@ pub fn message(call: &FormatCall, kept: &Kept) -> String {
                 ),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::file_diagnostics;
+    use crate::roundhouse::tree::{Target, map_file};
+
+    /// The rule and the preview tell one story for every `to_fs` call of the fidelity fixtures and the
+    /// fixture apps: a call the compiler leaves as written is the one `syntax.to-fs-not-expanded`
+    /// finding at its place, and the preview (where it shows the line) keeps it as written; a call it
+    /// expands has no finding, and the preview shows what it writes instead. Where a fixture records
+    /// the compiler's output for the file (`emits PATH …strftime(…)…`), the preview has the same.
+    #[test]
+    fn rule_and_preview_tell_the_same_story() {
+        let rule = rule!("syntax.to-fs-not-expanded");
+        let (mut kept, mut expanded, mut held) = (0, 0, 0);
+        let mut check = |header: &[&str],
+                         context: &crate::app::AppContext,
+                         derived: &std::collections::HashMap<std::path::PathBuf, Vec<crate::diagnostic::Diagnostic>>,
+                         text_of: &dyn Fn(&crate::rails::FileFacts) -> String| {
+            for facts in context.files.iter().filter(|f| !f.format_calls.is_empty()) {
+                let diagnostics = file_diagnostics(facts, derived.get(&facts.path).map_or(&[][..], Vec::as_slice), Some(&context.reading));
+                let mut reported: Vec<Span> = diagnostics.iter().filter(|d| d.rule == rule).map(|d| d.span).collect();
+                let mut said: Vec<Span> =
+                    facts.format_calls.iter().filter(|c| fate(c, &context.reading.time_formats).is_some()).map(|c| c.span).collect();
+                reported.sort_by_key(|s| s.start_byte);
+                said.sort_by_key(|s| s.start_byte);
+                assert_eq!(reported, said, "{}: the findings are not the calls left as written", facts.relative_path);
+                let text = text_of(facts);
+                let entry = map_file(facts, context.tree_facts());
+                let preview = super::super::preview::preview(facts, &text, context, &entry, &diagnostics, Target::Ruby);
+                let lines: Vec<&str> = preview.text.lines().collect();
+                let mut shows_calls = false;
+                for call in &facts.format_calls {
+                    let written = &text[call.span.range()];
+                    let shown: Vec<&str> = preview
+                        .mapping
+                        .iter()
+                        .filter(|(_, s)| *s == call.span.start.line)
+                        .map(|(p, _)| lines[*p as usize])
+                        .filter(|l| !l.trim_start().starts_with('#'))
+                        .collect();
+                    shows_calls |= !shown.is_empty();
+                    let place = format!("{}:{}", facts.relative_path, call.span.start.line + 1);
+                    match expansion(call, &context.reading.time_formats) {
+                        Some(instead) => {
+                            expanded += 1;
+                            if !shown.is_empty() {
+                                assert!(
+                                    shown.iter().any(|l| l.contains(&instead)),
+                                    "{place}: the preview does not show `{instead}`: {shown:?}"
+                                );
+                            }
+                        }
+                        None if fate(call, &context.reading.time_formats).is_some() => {
+                            kept += 1;
+                            if !shown.is_empty() {
+                                assert!(
+                                    shown.iter().any(|l| l.contains(written)),
+                                    "{place}: the preview does not keep `{written}`: {shown:?}"
+                                );
+                            }
+                        }
+                        None => {}
+                    }
+                }
+                // The compiler's own output, where the fixture recorded it for this file (a model's
+                // preview shows no method bodies).
+                if !shows_calls {
+                    continue;
+                }
+                let emitted = entry.target(Target::Ruby).map(|t| t.paths.clone()).unwrap_or_default();
+                for verdict in header.iter().filter_map(|l| l.split_once(": emits ").map(|(_, v)| v)) {
+                    let Some((path, wanted)) = verdict.split_once(' ') else { continue };
+                    if !emitted.iter().any(|p| p == path) || !wanted.contains("strftime(") {
+                        continue;
+                    }
+                    held += 1;
+                    assert!(
+                        preview.text.contains(wanted),
+                        "{}: the compiler emits `{wanted}`; the preview:\n{}",
+                        facts.relative_path,
+                        preview.text
+                    );
+                }
+            }
+        };
+        crate::roundhouse::fidelity::each_fixture_app(|header, context, derived, texts| {
+            check(header, context, derived, &|facts| texts[&facts.relative_path].clone());
+        });
+        crate::test_fixture::each_app(&["examples/blog", "tests/fixtures/apps/shop"], |context, derived, _| {
+            check(&[], context, derived, &|facts| std::fs::read_to_string(&facts.path).unwrap());
+        });
+        assert!(kept >= 10 && expanded >= 2 && held >= 1, "{kept} kept, {expanded} expanded, {held} compiler verdicts");
     }
 }
