@@ -385,6 +385,30 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "syntax.yield-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Syntax,
+        trigger: "`yield(…)` with arguments, in code Roundhouse compiles, where it cannot stand without its parentheses: an argument after another (`content_tag(:li, yield(x))`), an array element, a hash or keyword value, an operand (`a && yield(x)`, `1 + yield(x)`). Roundhouse writes every `yield(…)` as `yield a, b`: the emitted file does not parse, and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        says: Some(Says {
+            what: "a `yield(…)` that is not Ruby without its parentheses",
+            instead: "assign what the block returns to a local first (`value = yield(x)`) and use the local",
+        }),
+        ..CONSTRUCT
+    },
+    Rule {
+        id: "syntax.yield-regrouped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: Family::Syntax,
+        trigger: "`yield(…)` with arguments followed by code that joins them once Roundhouse drops its parentheses: `yield(x).to_s` compiles to `yield x.to_s`, `yield(x) || y` to `yield x || y`, `yield(x)[0]` to `yield x[0]`, `f(yield(x), 1)` to `f(yield x, 1)`: the block gets other arguments, and the result is used as it comes. The compiler says nothing; its emitted file shows it",
+        says: Some(Says {
+            what: "a `yield(…)` whose arguments change without its parentheses",
+            instead: "assign what the block returns to a local first (`value = yield(x)`) and use the local",
+        }),
+        ..CONSTRUCT
+    },
+    Rule {
         id: "syntax.to-fs-not-expanded",
         severity: Severity::Warning,
         targets: ALL,

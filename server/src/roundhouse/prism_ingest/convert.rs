@@ -60,7 +60,9 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 8] = [
+pub const NOT_REJECTING: [RuleId; 10] = [
+    rule!("syntax.yield-not-ruby"),
+    rule!("syntax.yield-regrouped"),
     rule!("syntax.to-fs-not-expanded"),
     rule!("controller.build-attributes-not-ruby"),
     rule!("syntax.ternary-argument"),
@@ -92,6 +94,9 @@ pub struct Converter {
     /// The block parameters of the form builders the view lowering rewrites (`form_with`), while
     /// their blocks are walked: their calls are rewritten into markup, not kept.
     pub builders: Vec<String>,
+    /// How many ternaries are open around the expression: the compiler writes each as an `if`, so a
+    /// `yield(…)` inside one stands alone (`syntax.yield-not-ruby` is not looked for there).
+    pub ternaries: u32,
 }
 
 /// What the converter walks, for the rules about what the compiler writes into the emitted file:
@@ -307,6 +312,7 @@ impl Converter {
             missing: 0,
             emitting: Emitting::Off,
             builders: Vec::new(),
+            ternaries: 0,
         }
     }
 
@@ -669,6 +675,24 @@ impl<'pr> Visit<'pr> for Converter {
             Some(value) => self.visit(&value),
             None => self.reject(rule!("syntax.anonymous-keyword-forwarding"), &node.as_node()),
         }
+    }
+
+    /// `yield(…)` with arguments: the compiler writes it without its parentheses. Whether that is
+    /// Ruby where it stands, and means the same, is decided on the whole text (`settle_yields`); here
+    /// it is a candidate.
+    fn visit_yield_node(&mut self, node: &ruby_prism::YieldNode<'pr>) {
+        if node.arguments().is_some() && node.lparen_loc().is_some() && node.rparen_loc().is_some() && self.ternaries == 0 {
+            let (start, end) = range(&node.as_node());
+            self.report(rule!("syntax.yield-not-ruby"), start, end);
+        }
+        ruby_prism::visit_yield_node(self, node);
+    }
+
+    fn visit_if_node(&mut self, node: &ruby_prism::IfNode<'pr>) {
+        let ternary = node.if_keyword_loc().is_none();
+        self.ternaries += u32::from(ternary);
+        ruby_prism::visit_if_node(self, node);
+        self.ternaries -= u32::from(ternary);
     }
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {

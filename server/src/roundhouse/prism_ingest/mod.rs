@@ -203,6 +203,7 @@ pub fn judge_parsed(
         }
         Walk::None => {}
     }
+    settle_yields(&mut converter.found, text);
     let format_calls = format_calls(&mut converter.found, text, line_index);
     out.extend(findings(converter, notes, text, line_index));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
@@ -237,7 +238,11 @@ pub fn judge_compiled(
 ) -> Judged {
     let root = result.node();
     let Some(program) = root.as_program_node() else { return Judged::default() };
-    let converter = converted_template(&program, dispatch);
+    let mut converter = converted_template(&program, dispatch);
+    settle_yields(&mut converter.found, &compiled.ruby);
+    for f in converter.found.iter_mut().filter(|f| [rule!("syntax.yield-not-ruby"), rule!("syntax.yield-regrouped")].contains(&f.rule)) {
+        f.argument_of = Some("template".to_owned());
+    }
     let broken = converter.missing > 0;
     let unparsed = !program_parses(broken, result);
     // A program that parses: the statements its lowering drops.
@@ -376,8 +381,13 @@ pub fn judge_compiled(
 
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
-const EMITTED: [crate::diagnostic::RuleId; 3] =
-    [rule!("syntax.ternary-argument"), rule!("views.variable-name-not-ruby"), rule!("syntax.to-fs-not-expanded")];
+const EMITTED: [crate::diagnostic::RuleId; 5] = [
+    rule!("syntax.ternary-argument"),
+    rule!("views.variable-name-not-ruby"),
+    rule!("syntax.to-fs-not-expanded"),
+    rule!("syntax.yield-not-ruby"),
+    rule!("syntax.yield-regrouped"),
+];
 
 /// A template's program through the converter, as the compiler's ingest hands it every statement.
 pub(crate) fn converted_template(program: &ruby_prism::ProgramNode<'_>, dispatch: bool) -> Converter {
@@ -443,6 +453,76 @@ const WHOLE: &[crate::diagnostic::RuleId] = &[
     rule!("syntax.global-variable-write"),
     rule!("syntax.backtick-command"),
 ];
+
+/// Decides each `yield(…)` candidate of the converter on the whole `text` (the file's, or a template's
+/// program): the compiler writes the yield without its parentheses, so the text is parsed again with
+/// them blanked (offsets unchanged). A new syntax error is `syntax.yield-not-ruby`; a yield whose
+/// arguments then end elsewhere (`yield(x).to_s` read as `yield x.to_s`) is `syntax.yield-regrouped`,
+/// with the compiled reading as its `name`; a yield that reads the same is no finding.
+fn settle_yields(found: &mut Vec<Found>, text: &str) {
+    if !found.iter().any(|f| f.rule == rule!("syntax.yield-not-ruby")) {
+        return;
+    }
+    // Errors of context alone (a layout's top-level `yield`) are there before and after.
+    let errors_of = |result: &ruby_prism::ParseResult<'_>| -> Vec<(usize, String)> {
+        result.errors().map(|e| (e.location().start_offset(), e.message().to_owned())).collect()
+    };
+    let before = errors_of(&ruby_prism::parse(text.as_bytes()));
+    found.retain_mut(|f| {
+        if f.rule != rule!("syntax.yield-not-ruby") {
+            return true;
+        }
+        let (lparen, rparen) = (f.start + "yield".len(), f.end.saturating_sub(1));
+        let mut blanked = text.as_bytes().to_vec();
+        if blanked.get(lparen) != Some(&b'(') || blanked.get(rparen) != Some(&b')') {
+            return false;
+        }
+        blanked[lparen] = b' ';
+        blanked[rparen] = b' ';
+        let result = ruby_prism::parse(&blanked);
+        if errors_of(&result).iter().any(|e| !before.contains(e)) {
+            f.name = Some(format!("yield {}", &text[lparen + 1..rparen]));
+            return true;
+        }
+        let mut ends = None;
+        find_yield(&result.node(), f.start, &mut ends);
+        match ends {
+            Some(end) if end != rparen => {
+                f.rule = rule!("syntax.yield-regrouped");
+                let line_end = text[f.start..].find('\n').map_or(text.len(), |n| f.start + n);
+                let region_end = end.max(rparen + 1).min(line_end.max(rparen + 1));
+                let written = format!("yield {}{}", &text[lparen + 1..rparen], &text[rparen + 1..region_end]);
+                f.name = Some(written.split_whitespace().collect::<Vec<_>>().join(" "));
+                true
+            }
+            _ => false,
+        }
+    });
+    // A line that does not parse anyway: the other yields' regrouping on it is moot.
+    let broken: Vec<usize> = found.iter().filter(|f| f.rule == rule!("syntax.yield-not-ruby")).map(|f| f.start).collect();
+    let same_line = |a: usize, b: usize| !text.get(a.min(b)..a.max(b)).is_some_and(|between| between.contains('\n'));
+    found.retain(|f| f.rule != rule!("syntax.yield-regrouped") || !broken.iter().any(|&b| same_line(b, f.start)));
+}
+
+/// Where the arguments of the `yield` that starts at `start` end.
+fn find_yield(node: &Node<'_>, start: usize, out: &mut Option<usize>) {
+    struct Finder {
+        start: usize,
+        end: Option<usize>,
+    }
+    impl<'pr> ruby_prism::Visit<'pr> for Finder {
+        fn visit_yield_node(&mut self, node: &ruby_prism::YieldNode<'pr>) {
+            if node.location().start_offset() == self.start {
+                self.end = node.arguments().map(|a| a.location().end_offset());
+                return;
+            }
+            ruby_prism::visit_yield_node(self, node);
+        }
+    }
+    let mut finder = Finder { start, end: None };
+    ruby_prism::Visit::visit(&mut finder, node);
+    *out = finder.end;
+}
 
 /// Takes the `to_fs` calls out of `found` (those the compiler sees: not inside a node it rejects
 /// whole), each from its name to the end of its first line's part of it.
@@ -729,6 +809,33 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             message: format!(
                 "Roundhouse rewrites a controller's `@parent.things.build(…)` into `attrs = …` (then the parent's id, then `Thing.new(attrs)`), and writes the attributes as they are: `attrs = key: value` is not Ruby. The emitted controller does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, pass the attributes as a hash with braces: `{braced}`."
             ),
+        });
+    }
+    if found.rule == rule!("syntax.yield-not-ruby") || found.rule == rule!("syntax.yield-regrouped") {
+        let written = found.name.as_deref().unwrap_or("yield …");
+        let what = if found.rule == rule!("syntax.yield-not-ruby") {
+            "which is not Ruby where it stands (after another argument, in an array or a hash, beside an operator): the emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree)".to_owned()
+        } else {
+            format!(
+                "and there the code after it joins its arguments: the compiled line is `{written}`, which yields something else and uses the block's value as it is (every tree)"
+            )
+        };
+        let yielded = snippet.lines().next().unwrap_or("yield(…)").trim();
+        let slot = yielded
+            .strip_prefix("yield(:")
+            .and_then(|rest| rest.split(')').next())
+            .filter(|name| !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        let instead = match (found.argument_of.as_deref(), slot) {
+            // A layout's `yield(:title)` is its content slot, which the compiled template reads with
+            // `content_for` wherever it stands (`yield` it reads only as a tag's whole code).
+            (Some("template"), Some(name)) => format!("read the slot with `content_for(:{name}).to_s` (the same text in Rails)"),
+            _ => format!("assign what the block returns to a local first (`value = {yielded}`) and use `value` here"),
+        };
+        return Some(Diagnostic {
+            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+            severity,
+            rule: found.rule,
+            message: format!("Roundhouse writes `yield(…)` without its parentheses (`yield a, b`), {what}. Instead, {instead}."),
         });
     }
     if found.rule == rule!("views.variable-name-not-ruby") {
