@@ -1059,7 +1059,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Warning,
         targets: ALL,
         family: Family::Views,
-        trigger: "`turbo_stream.<action>` with an option other than `partial:`/`locals:` (`collection:`, `content:`, `html:`, `template:`…), an `_all` action with options, or a `{ … }` block (dropped); `partial:` (with `locals:`) and a `do … end` block are read",
+        trigger: "`turbo_stream.<action>` with an option other than `partial:`/`locals:` (`collection:`, `content:`, `html:`, `template:`…), an `_all` action with options, or a `{ … }` block (dropped); in a template also a `do … end` block on an `_all` action or with more than the target, a target alone on an action other than `remove`, content that is not a variable (a string, a call), `morph` and `remove_all`. Read: `partial:` (with `locals:`), a `do … end` block with the target alone, `remove target`, `action target, record_variable`",
         ..CONSTRUCT
     },
     Rule {

@@ -104,6 +104,76 @@ pub const KNOWN_COLUMN_TYPES: &[&str] = &[
 
 /// `text` with what is inside strings, brackets and braces blanked (nested option keys are not the
 /// call's own).
+/// Why the compiler leaves `call` (`turbo_stream.replace`, `…_all`, `…morph`), followed on its line by
+/// `rest`, as written when it has no options and no `{ … }` block: it lowers a `do … end` block only
+/// on the six basic actions and with the target alone, and the positional form only as `remove
+/// target` or `action target, content` where the content is a variable holding a record (whose
+/// partial it renders). Measured (fixture `views-turbo-stream-forms`).
+fn turbo_stream_positional_unread(call: &str, rest: &str) -> Option<String> {
+    static DO_BLOCK: std::sync::LazyLock<regex_lite::Regex> =
+        std::sync::LazyLock::new(|| regex_lite::Regex::new(r#"\bdo\s*(\|[^|]*\|\s*)?$"#).unwrap());
+    let action = call.trim_start_matches("turbo_stream.");
+    let block = DO_BLOCK.is_match(rest.trim_end());
+    let arguments = rest.trim_start().strip_prefix('(').map_or(rest, |inner| inner.rsplit_once(')').map_or(inner, |(args, _)| args));
+    let arguments = DO_BLOCK.replace(arguments.trim_end(), "");
+    // A call that goes on to the next line is not all here.
+    let arguments = arguments.trim_end();
+    if arguments.ends_with([',', '(', '[', '{', '\\'])
+        || outside_brackets(arguments).chars().filter(|&c| c == '(').count()
+            != outside_brackets(arguments).chars().filter(|&c| c == ')').count()
+    {
+        return None;
+    }
+    let parts = split_arguments(arguments);
+    let basic = matches!(action, "append" | "prepend" | "replace" | "update" | "before" | "after");
+    let plain_variable = |part: &str| {
+        let name = part.trim().trim_start_matches('@');
+        !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit() || c.is_uppercase())
+    };
+    let unread = match (block, parts.as_slice()) {
+        (true, _) if !basic => {
+            "a `do … end` block is read only on the six basic actions (`append`, `prepend`, `replace`, `update`, `before`, `after`)"
+        }
+        (true, [_]) => return None,
+        (true, _) => "a `do … end` block is read only with the target alone",
+        (false, _) if !basic && action != "remove" => "only the six basic actions and `remove` are lowered",
+        (false, [_]) if action == "remove" => return None,
+        (false, [_]) => "a target alone is lowered only for `remove` (Rails renders the record's partial here)",
+        (false, [_, content]) if action != "remove" && plain_variable(content) => return None,
+        (false, [_, _]) => "the content is rendered only when it is a variable holding a record (its partial)",
+        _ => return None,
+    };
+    Some(format!(
+        "Roundhouse leaves `{call}` as written ({unread}), so this template will not render. Instead, render a partial by name: `turbo_stream.{}(target, partial: \"…\", locals: {{ … }})`, or pass a record held in a variable (`turbo_stream.replace @post, @post`).",
+        if basic { action } else { "replace" }
+    ))
+}
+
+/// A call's arguments, split at the commas outside brackets and strings.
+fn split_arguments(text: &str) -> Vec<&str> {
+    let (mut depth, mut quote, mut start, mut out) = (0i32, None::<char>, 0, Vec::new());
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !text[start..].trim().is_empty() {
+        out.push(text[start..].trim());
+    }
+    out
+}
+
 fn outside_brackets(text: &str) -> String {
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
@@ -333,6 +403,10 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                         found.as_str(),
                         found.as_str().trim_end_matches("_all")
                     )
+                } else if let Some(why) = turbo_stream_positional_unread(found.as_str(), rest)
+                    .filter(|_| options.is_empty() && facts.kind == Some(FileKind::View))
+                {
+                    why
                 } else {
                     continue;
                 };

@@ -828,7 +828,11 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
         let instead = match (found.argument_of.as_deref(), slot) {
             // A layout's `yield(:title)` is its content slot, which the compiled template reads with
             // `content_for` wherever it stands (`yield` it reads only as a tag's whole code).
-            (Some("template"), Some(name)) => format!("read the slot with `content_for(:{name}).to_s` (the same text in Rails)"),
+            (Some("template"), Some(name)) => {
+                format!(
+                    "read the slot with `content_for(:{name})` (the same content in Rails, but `nil` where `yield` gives `\"\"` when the slot is empty)"
+                )
+            }
             _ => format!("assign what the block returns to a local first (`value = {yielded}`) and use `value` here"),
         };
         return Some(Diagnostic {
