@@ -30,6 +30,7 @@ RULES = {
     "syntax.ternary-argument",
     "controller.params-class-not-ruby",
     "syntax.yield-not-ruby",
+    "views.select-options-not-ruby",
 }
 
 

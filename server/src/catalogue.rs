@@ -281,6 +281,8 @@ pub enum Fix {
     RenderPathSlash,
     /// `build(key: value)` → `build({ key: value })` (the same hash to Ruby).
     BraceHash,
+    /// `options_for_select(choices, selected: x)` → `options_for_select(choices, x)` (the same to Rails).
+    SelectedPositional,
 }
 
 impl Fix {
@@ -295,6 +297,7 @@ impl Fix {
             Fix::RemoveComment => "removes the comment",
             Fix::RenderPathSlash => "removes the leading slash",
             Fix::BraceHash => "puts braces around the attributes",
+            Fix::SelectedPositional => "passes the selected value alone",
         }
     }
 
@@ -1052,6 +1055,15 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "a `.json.jbuilder` statement Roundhouse's jbuilder lowering does not keep: `json.cache!`/`json.merge!`/`json.key_format!` (written as a key named after the call), `json.key value do … end` (the block lost), `json.set!`, `json.child!`, `json.key do … end`, `json.key record, :a`, `json.array!` with a block or attribute names, and any statement that is not a `json.` call (`if`, loops, assignments)",
+        ..CONSTRUCT
+    },
+    Rule {
+        id: "views.select-options-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "`form.select :field, options_for_select(choices, selected: x)` (or `disabled:`, any keywords) in a `form_with` block: Roundhouse writes the builder's `select` as markup and compares each choice with `options_for_select`'s second argument as written, so the keywords land in an `if` and the emitted template does not parse (the compiled app does not boot). The compiler says nothing; its emitted file shows it",
+        fix: Some(Fix::SelectedPositional),
         ..CONSTRUCT
     },
     Rule {

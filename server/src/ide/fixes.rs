@@ -123,9 +123,34 @@ fn rewritten(text: &str, diagnostic: &Diagnostic, found: &str, rewrite: Rewrite)
                 safe: false,
             })
         }
+        // `selected: @post.title` (the keywords' span): the value alone, when it is the only key.
+        Rewrite::SelectedPositional => {
+            let value = found.strip_prefix("selected:")?.trim();
+            if value.is_empty() || found.contains('\n') || split_top_level_commas(value) {
+                return None;
+            }
+            replace("Pass the selected value alone".to_owned(), start, end, value.to_owned())
+        }
         // The query may be in another file: the LSP's code action writes it (`roundhouse::preload::fix`).
         Rewrite::EscapeHash | Rewrite::RenderPathSlash | Rewrite::Preload => None,
     }
+}
+
+/// Whether `text` has a comma outside brackets and strings (more than one keyword).
+fn split_top_level_commas(text: &str) -> bool {
+    let (mut depth, mut quote) = (0i32, None::<char>);
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `# …` in Ruby, `<%# … %>` in ERB, `-# …` in HAML.
@@ -269,6 +294,15 @@ mod tests {
         let parsed = ParsedFile::parse(Language::Ruby, &braced);
         let after = crate::index::analyze(path.into(), path.to_owned(), Some(crate::rails::project::classify(path)), &braced, &parsed);
         assert!(!after.diagnostics.iter().any(|d| d.rule == "controller.build-attributes-not-ruby"), "{:?}", after.diagnostics);
+        // A form builder's `options_for_select(…, selected: x)`: the value alone (what Rails reads
+        // from the hash), and the finding is gone; with `disabled:` beside it there is no fix.
+        let form = "<%= form_with model: @post do |form| %>\n  <%= form.select :title, options_for_select([[\"A\", \"a\"], [\"B, C\", \"b\"]], selected: @post.title) %>\n  <%= form.select :body, options_for_select([\"a\"], selected: \"a\", disabled: \"b\") %>\n<% end %>\n";
+        let fixed = applied(Language::Erb, "app/views/posts/new.html.erb", form, "views.select-options-not-ruby");
+        assert_eq!(fixed[0], ("Pass the selected value alone".to_owned(), form.replace("selected: @post.title", "@post.title")));
+        let after = facts(&fixed[0].1);
+        let left: Vec<_> = after.diagnostics.iter().filter(|d| d.rule == "views.select-options-not-ruby").collect();
+        assert_eq!(left.len(), 1, "{:?}", after.diagnostics);
+        assert!(fixes(&fixed[0].1, &after, left[0]).iter().all(|f| !f.title.starts_with("Pass")), "no rewrite beside `disabled:`");
         let (all_fixed, count) = apply_safe(view, &facts(view), &facts(view).diagnostics);
         assert_eq!((all_fixed.as_str(), count), ("<%= render \"shared/tags\", span: 3 %>\n<%= render partial: 'shared/nav' %>\n", 2));
         assert!(!facts(&all_fixed).diagnostics.iter().any(|d| d.rule == "views.render-path-leading-slash"));

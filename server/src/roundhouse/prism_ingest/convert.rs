@@ -60,7 +60,8 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 10] = [
+pub const NOT_REJECTING: [RuleId; 11] = [
+    rule!("views.select-options-not-ruby"),
     rule!("syntax.yield-not-ruby"),
     rule!("syntax.yield-regrouped"),
     rule!("syntax.to-fs-not-expanded"),
@@ -780,6 +781,49 @@ impl<'pr> Visit<'pr> for Converter {
                 format: None,
             });
         }
+        // A `form_with` builder's `select` is written as markup, its `options_for_select`'s second
+        // argument taken as the selected value: keywords there (`selected: x`) become `if selected: x
+        // == …`, which is not Ruby.
+        if self.emitting == Emitting::Template
+            && method == b"select"
+            && node
+                .receiver()
+                .and_then(|r| r.as_local_variable_read_node())
+                .is_some_and(|local| self.builders.contains(&name_of(local.name())))
+        {
+            for argument in node.arguments().iter().flat_map(|a| a.arguments().iter()) {
+                let Some(options) =
+                    argument.as_call_node().filter(|c| c.receiver().is_none() && c.name().as_slice() == b"options_for_select")
+                else {
+                    continue;
+                };
+                let arguments: Vec<Node<'_>> = options.arguments().map(|a| a.arguments().iter().collect()).unwrap_or_default();
+                if let [choices, keywords] = arguments.as_slice()
+                    && let Some(hash) = keywords.as_keyword_hash_node()
+                    && select_options_written(choices)
+                {
+                    let (start, end) = range(keywords);
+                    let keys: Vec<String> = hash
+                        .elements()
+                        .iter()
+                        .filter_map(|e| {
+                            e.as_assoc_node()
+                                .and_then(|a| a.key().as_symbol_node().map(|k| String::from_utf8_lossy(k.unescaped()).into_owned()))
+                        })
+                        .collect();
+                    self.found.push(Found {
+                        rule: rule!("views.select-options-not-ruby"),
+                        start,
+                        end,
+                        cost: self.cost,
+                        name: Some(keys.join(",")),
+                        argument_of: None,
+                        slip: false,
+                        format: None,
+                    });
+                }
+            }
+        }
         if self.emitting == Emitting::Template
             && LOWERED_FORMS.iter().any(|f| f.as_bytes() == method)
             && let Some(block) = node.block().and_then(|b| b.as_block_node())
@@ -924,4 +968,38 @@ fn plain_read(node: &Node<'_>) -> Receiver {
         return Receiver::Effects;
     }
     call.receiver().map_or(Receiver::Plain, |r| plain_read(&r))
+}
+
+/// Whether the view lowering writes a builder `select`'s `options_for_select(choices, …)` as
+/// `<option>` markup (comparing each with the second argument as written) rather than a runtime call:
+/// an array; `coll.map { |x| [text, value] }` (or a triple with an attributes hash); any other
+/// expression but `a + b` and another `map`, looped over as plain values. Measured (fixture
+/// `views-select-options`).
+fn select_options_written(choices: &Node<'_>) -> bool {
+    // An array (of literal choices, or of others, looped over as plain values), a constant, a
+    // variable: written.
+    let Some(call) = choices.as_call_node() else { return true };
+    match call.name().as_slice() {
+        b"+" => false,
+        b"map" => {
+            // `map(&:x)`: the runtime call; `map` alone: looped over.
+            let Some(block) = call.block().and_then(|b| b.as_block_node()) else { return call.block().is_none() };
+            let named = block
+                .parameters()
+                .and_then(|p| p.as_block_parameters_node())
+                .and_then(|p| p.parameters())
+                .is_some_and(|p| p.requireds().iter().next().is_some());
+            let last = block.body().and_then(|b| b.as_statements_node()).and_then(|s| s.body().iter().last());
+            let shaped = last.as_ref().and_then(|l| l.as_array_node()).is_some_and(|a| {
+                let elements: Vec<Node<'_>> = a.elements().iter().collect();
+                match elements.as_slice() {
+                    [_, value] => value.as_hash_node().is_none(),
+                    [_, middle, last] => middle.as_hash_node().is_some() || last.as_hash_node().is_some(),
+                    _ => false,
+                }
+            });
+            call.receiver().is_some() && named && shaped
+        }
+        _ => true,
+    }
 }

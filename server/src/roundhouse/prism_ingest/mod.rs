@@ -381,7 +381,8 @@ pub fn judge_compiled(
 
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
-const EMITTED: [crate::diagnostic::RuleId; 5] = [
+const EMITTED: [crate::diagnostic::RuleId; 6] = [
+    rule!("views.select-options-not-ruby"),
     rule!("syntax.ternary-argument"),
     rule!("views.variable-name-not-ruby"),
     rule!("syntax.to-fs-not-expanded"),
@@ -840,6 +841,28 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             severity,
             rule: found.rule,
             message: format!("Roundhouse writes `yield(…)` without its parentheses (`yield a, b`), {what}. Instead, {instead}."),
+        });
+    }
+    if found.rule == rule!("views.select-options-not-ruby") {
+        let keys = found.name.as_deref().unwrap_or("");
+        let selected_only = keys == "selected";
+        let first = snippet.lines().next().unwrap_or("").trim();
+        let instead = if selected_only {
+            format!(
+                "pass the selected value alone, as the second argument (`{}`: the same in Rails)",
+                first.trim_start_matches("selected:").trim()
+            )
+        } else {
+            "pass the selected value alone, as the second argument, and leave out `disabled:` (the compiled select reads no other option)"
+                .to_owned()
+        };
+        return Some(Diagnostic {
+            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+            severity,
+            rule: found.rule,
+            message: format!(
+                "Roundhouse writes a form builder's `select` as markup and reads `options_for_select`'s second argument as the selected value: `{first}` becomes `if {first} == …`, which is not Ruby. The emitted template does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, {instead}."
+            ),
         });
     }
     if found.rule == rule!("views.variable-name-not-ruby") {
