@@ -31,6 +31,7 @@ RULES = {
     "controller.params-class-not-ruby",
     "syntax.yield-not-ruby",
     "views.select-options-not-ruby",
+    "syntax.grouping-not-ruby",
 }
 
 

@@ -400,6 +400,18 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "syntax.grouping-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Syntax,
+        trigger: "an argument (or a keyword argument's value) in parentheses that is not Ruby without them: a call without parentheses among other arguments (`t(:x, (h name))`, `key: (method :cmd)`), `or`/`and` (`(params[:page] or 1)`). Roundhouse writes the grouped expression without its parentheses, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        says: Some(Says {
+            what: "an argument in parentheses that is not Ruby without them",
+            instead: "write the inner call with parentheses (`h(x)`, `method(:x)`), or `||`/`&&` for `or`/`and`",
+        }),
+        ..CONSTRUCT
+    },
+    Rule {
         id: "syntax.yield-regrouped",
         severity: Severity::Warning,
         targets: ALL,

@@ -420,12 +420,15 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                 let read =
                     a.target.starts_with("config.") || a.target.starts_with("Rails.application.config.") || time_format_read(facts, a.span);
                 if !read {
-                    push(
-                        &mut out,
-                        rule!("initializer.not-read"),
-                        a.span,
-                        format!("Roundhouse does not read `{} =` in an initializer: it runs in Rails only.", a.target),
-                    );
+                    let message = match a.target.split_once("::DATE_FORMATS[") {
+                        Some((_, name)) => format!(
+                            "Roundhouse reads `to_fs` formats only from `Time::DATE_FORMATS` (a string or a one-parameter `->` lambda, at the file's top level): `{} =` is not read, so `to_fs({})` is left as written in the compiled app, where it raises NoMethodError.",
+                            a.target,
+                            name.trim_end_matches(']')
+                        ),
+                        None => format!("Roundhouse does not read `{} =` in an initializer: it runs in Rails only.", a.target),
+                    };
+                    push(&mut out, rule!("initializer.not-read"), a.span, message);
                 }
             }
             if let crate::syntax::outline::Item::Call(call) = item {

@@ -60,7 +60,8 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 11] = [
+pub const NOT_REJECTING: [RuleId; 12] = [
+    rule!("syntax.grouping-not-ruby"),
     rule!("views.select-options-not-ruby"),
     rule!("syntax.yield-not-ruby"),
     rule!("syntax.yield-regrouped"),
@@ -744,6 +745,39 @@ impl<'pr> Visit<'pr> for Converter {
             {
                 let (start, end) = range(&node.as_node());
                 self.report(rule!("spinel.dynamic-dispatch"), start, end);
+            }
+        }
+        // A parenthesized expression as an argument (`f(a, (h x))`, `key: (method :x)`): the compiler
+        // writes it without its parentheses; whether that is Ruby is decided on the whole text
+        // (`settle_yields`).
+        for argument in node.arguments().iter().flat_map(|a| a.arguments().iter()) {
+            let values: Vec<Node<'_>> = match argument.as_keyword_hash_node() {
+                Some(hash) => hash.elements().iter().filter_map(|e| e.as_assoc_node().map(|a| a.value())).collect(),
+                None => vec![argument],
+            };
+            for value in values {
+                // Measured inside: a call without parentheses with arguments, `or`, `and`.
+                let inner = value.as_parentheses_node().and_then(|g| g.body()).and_then(|b| b.as_statements_node()).and_then(|s| {
+                    let body: Vec<Node<'_>> = s.body().iter().collect();
+                    match body.as_slice() {
+                        [one] => Some(
+                            one.as_call_node().is_some_and(|c| {
+                                // A method named by a word (not `a & b`), with arguments after a space.
+                                let word =
+                                    c.name().as_slice().iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'?' | b'!'));
+                                word && c.opening_loc().is_none() && c.arguments().is_some()
+                            }) || one.as_or_node().is_some_and(|o| o.operator_loc().as_slice() == b"or")
+                                || one.as_and_node().is_some_and(|a| a.operator_loc().as_slice() == b"and"),
+                        ),
+                        _ => None,
+                    }
+                });
+                // Not in a template: the view lowering rewrites the helpers around it (`link_to`,
+                // `check_box_tag`), and where the argument lands is theirs.
+                if inner == Some(true) && self.emitting != Emitting::Template {
+                    let (start, end) = range(&value);
+                    self.report(rule!("syntax.grouping-not-ruby"), start, end);
+                }
             }
         }
         // `private def x`: the `def` is the call's argument.

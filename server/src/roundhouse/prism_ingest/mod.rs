@@ -381,7 +381,8 @@ pub fn judge_compiled(
 
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
-const EMITTED: [crate::diagnostic::RuleId; 6] = [
+const EMITTED: [crate::diagnostic::RuleId; 7] = [
+    rule!("syntax.grouping-not-ruby"),
     rule!("views.select-options-not-ruby"),
     rule!("syntax.ternary-argument"),
     rule!("views.variable-name-not-ruby"),
@@ -461,7 +462,7 @@ const WHOLE: &[crate::diagnostic::RuleId] = &[
 /// arguments then end elsewhere (`yield(x).to_s` read as `yield x.to_s`) is `syntax.yield-regrouped`,
 /// with the compiled reading as its `name`; a yield that reads the same is no finding.
 fn settle_yields(found: &mut Vec<Found>, text: &str) {
-    if !found.iter().any(|f| f.rule == rule!("syntax.yield-not-ruby")) {
+    if !found.iter().any(|f| f.rule == rule!("syntax.yield-not-ruby") || f.rule == rule!("syntax.grouping-not-ruby")) {
         return;
     }
     // Errors of context alone (a layout's top-level `yield`) are there before and after.
@@ -470,6 +471,18 @@ fn settle_yields(found: &mut Vec<Found>, text: &str) {
     };
     let before = errors_of(&ruby_prism::parse(text.as_bytes()));
     found.retain_mut(|f| {
+        if f.rule == rule!("syntax.grouping-not-ruby") {
+            // `(…)` itself: blanked, a new syntax error says it is not Ruby without them.
+            let mut blanked = text.as_bytes().to_vec();
+            if blanked.get(f.start) != Some(&b'(') || blanked.get(f.end.saturating_sub(1)) != Some(&b')') {
+                return false;
+            }
+            blanked[f.start] = b' ';
+            blanked[f.end - 1] = b' ';
+            let result = ruby_prism::parse(&blanked);
+            f.name = Some(text[f.start + 1..f.end - 1].trim().to_owned());
+            return errors_of(&result).iter().any(|e| !before.contains(e));
+        }
         if f.rule != rule!("syntax.yield-not-ruby") {
             return true;
         }
@@ -841,6 +854,17 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             severity,
             rule: found.rule,
             message: format!("Roundhouse writes `yield(…)` without its parentheses (`yield a, b`), {what}. Instead, {instead}."),
+        });
+    }
+    if found.rule == rule!("syntax.grouping-not-ruby") {
+        let inner = found.name.as_deref().unwrap_or("…");
+        return Some(Diagnostic {
+            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+            severity,
+            rule: found.rule,
+            message: format!(
+                "Roundhouse writes an argument in parentheses without them: `({inner})` becomes `{inner}`, which is not Ruby here (a call without parentheses, or `or`/`and`, among other arguments). The emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, write the call with parentheses (`h(x)`, `method(:x)`) or the operator as `||`/`&&`."
+            ),
         });
     }
     if found.rule == rule!("views.select-options-not-ruby") {
