@@ -126,7 +126,7 @@ fn rewritten(text: &str, diagnostic: &Diagnostic, found: &str, rewrite: Rewrite)
         // `selected: @post.title` (the keywords' span): the value alone, when it is the only key.
         Rewrite::SelectedPositional => {
             let value = found.strip_prefix("selected:")?.trim();
-            if value.is_empty() || found.contains('\n') || split_top_level_commas(value) {
+            if value.is_empty() || found.contains('\n') || crate::syntax::split_arguments(value).len() > 1 {
                 return None;
             }
             replace("Pass the selected value alone".to_owned(), start, end, value.to_owned())
@@ -134,23 +134,6 @@ fn rewritten(text: &str, diagnostic: &Diagnostic, found: &str, rewrite: Rewrite)
         // The query may be in another file: the LSP's code action writes it (`roundhouse::preload::fix`).
         Rewrite::EscapeHash | Rewrite::RenderPathSlash | Rewrite::Preload => None,
     }
-}
-
-/// Whether `text` has a comma outside brackets and strings (more than one keyword).
-fn split_top_level_commas(text: &str) -> bool {
-    let (mut depth, mut quote) = (0i32, None::<char>);
-    for c in text.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, ',') if depth == 0 => return true,
-            _ => {}
-        }
-    }
-    false
 }
 
 /// `# …` in Ruby, `<%# … %>` in ERB, `-# …` in HAML.

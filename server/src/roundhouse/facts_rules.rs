@@ -124,7 +124,7 @@ fn turbo_stream_positional_unread(call: &str, rest: &str) -> Option<String> {
     {
         return None;
     }
-    let parts = split_arguments(arguments);
+    let parts = crate::syntax::split_arguments(arguments);
     let basic = matches!(action, "append" | "prepend" | "replace" | "update" | "before" | "after");
     let plain_variable = |part: &str| {
         let name = part.trim().trim_start_matches('@');
@@ -149,29 +149,6 @@ fn turbo_stream_positional_unread(call: &str, rest: &str) -> Option<String> {
         "Roundhouse leaves `{call}` as written ({unread}), so this template will not render. Instead, render a partial by name: `turbo_stream.{}(target, partial: \"…\", locals: {{ … }})`, or pass a record held in a variable (`turbo_stream.replace @post, @post`).",
         if basic { action } else { "replace" }
     ))
-}
-
-/// A call's arguments, split at the commas outside brackets and strings.
-fn split_arguments(text: &str) -> Vec<&str> {
-    let (mut depth, mut quote, mut start, mut out) = (0i32, None::<char>, 0, Vec::new());
-    for (i, c) in text.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, ',') if depth == 0 => {
-                out.push(text[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !text[start..].trim().is_empty() {
-        out.push(text[start..].trim());
-    }
-    out
 }
 
 fn outside_brackets(text: &str) -> String {

@@ -234,6 +234,29 @@ const RUBY_KEYWORDS: &[&str] = &[
 ];
 
 /// Whether `name` is a Ruby keyword, which cannot name a local or a parameter.
+/// A call's arguments, split at the commas outside brackets and strings.
+pub fn split_arguments(text: &str) -> Vec<&str> {
+    let (mut depth, mut quote, mut start, mut out) = (0i32, None::<char>, 0, Vec::new());
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !text[start..].trim().is_empty() {
+        out.push(text[start..].trim());
+    }
+    out
+}
+
 pub fn is_ruby_keyword(name: &str) -> bool {
     RUBY_KEYWORDS.contains(&name)
 }
