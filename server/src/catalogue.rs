@@ -1070,6 +1070,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "views.yield-slot-kept",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "`yield :name` (or `yield(:name)`) in an ERB template anywhere but as an output tag's whole code (`<% title = yield(:title) %>`, `<% if yield(:sidebar) %>`, `<%= raw yield(:head) %>`, a ternary's branch): Roundhouse reads the slot (`get_slot`) only from `<%= yield :name %>` (with or without a modifier `if`); elsewhere it keeps the `yield`, and the compiled template function is called without a block, so rendering raises LocalJumpError. Where the yield also does not parse or regroups, `syntax.yield-not-ruby`/`syntax.yield-regrouped` say it instead",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "views.select-options-not-ruby",
         severity: Severity::Error,
         targets: ALL,

@@ -60,7 +60,8 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 12] = [
+pub const NOT_REJECTING: [RuleId; 13] = [
+    rule!("views.yield-slot-kept"),
     rule!("syntax.grouping-not-ruby"),
     rule!("views.select-options-not-ruby"),
     rule!("syntax.yield-not-ruby"),
@@ -686,6 +687,17 @@ impl<'pr> Visit<'pr> for Converter {
         if node.arguments().is_some() && node.lparen_loc().is_some() && node.rparen_loc().is_some() && self.ternaries == 0 {
             let (start, end) = range(&node.as_node());
             self.report(rule!("syntax.yield-not-ruby"), start, end);
+        }
+        // A template's `yield :slot`: the view lowering reads it as the slot only as an output tag's
+        // whole code (the template decides: `judge_compiled`).
+        if self.emitting == Emitting::Template
+            && node.arguments().is_some_and(|a| {
+                let arguments: Vec<Node<'_>> = a.arguments().iter().collect();
+                matches!(arguments.as_slice(), [one] if one.as_symbol_node().is_some())
+            })
+        {
+            let (start, end) = range(&node.as_node());
+            self.report(rule!("views.yield-slot-kept"), start, end);
         }
         ruby_prism::visit_yield_node(self, node);
     }

@@ -261,6 +261,22 @@ pub fn judge_compiled(
         }
         found.push(f);
     }
+    // A `yield :slot` kept as written: not an output tag's whole code, and not said already by the
+    // rules about its parentheses.
+    let said: Vec<usize> = found
+        .iter()
+        .filter(|f| [rule!("syntax.yield-not-ruby"), rule!("syntax.yield-regrouped")].contains(&f.rule))
+        .map(|f| f.start)
+        .collect();
+    // A line that does not parse anyway: what else a yield on it does is moot.
+    let unparsed_yields: Vec<usize> = found.iter().filter(|f| f.rule == rule!("syntax.yield-not-ruby")).map(|f| f.start).collect();
+    let same_line = |a: usize, b: usize| !source.get(a.min(b)..a.max(b)).is_some_and(|between| between.contains('\n'));
+    found.retain(|f| {
+        f.rule != rule!("views.yield-slot-kept")
+            || (!said.contains(&f.start)
+                && !unparsed_yields.iter().any(|&b| same_line(b, f.start))
+                && !whole_output_tag(source, f.start, f.end))
+    });
     let format_calls = format_calls(&mut found, source, line_index);
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
     // Each statement its lowering drops, on its first line.
@@ -379,9 +395,27 @@ pub fn judge_compiled(
     Judged { diagnostics: out, format_calls: if unparsed { Vec::new() } else { format_calls } }
 }
 
+/// Whether the ERB tag around `start..end` is an output tag whose code is that expression alone, or
+/// with a modifier `if`/`unless` (`<%= yield :title %>`): what the view lowering reads as a content
+/// slot. Anything else, a HAML line among it, is not (HAML's shapes are not measured: no finding).
+fn whole_output_tag(source: &str, start: usize, end: usize) -> bool {
+    let (Some(open), Some(close)) = (source[..start].rfind("<%"), source[end..].find("%>").map(|n| end + n)) else {
+        return true;
+    };
+    let Some(code) = source[open + 2..close].strip_prefix('=') else { return false };
+    let code = code.trim_start_matches('=').trim().trim_end_matches('-').trim();
+    let expression = &source[start..end];
+    code == expression
+        || code.strip_prefix(expression).is_some_and(|rest| {
+            let rest = rest.trim_start();
+            rest.starts_with("if ") || rest.starts_with("unless ")
+        })
+}
+
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
-const EMITTED: [crate::diagnostic::RuleId; 7] = [
+const EMITTED: [crate::diagnostic::RuleId; 8] = [
+    rule!("views.yield-slot-kept"),
     rule!("syntax.grouping-not-ruby"),
     rule!("views.select-options-not-ruby"),
     rule!("syntax.ternary-argument"),
@@ -854,6 +888,17 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             severity,
             rule: found.rule,
             message: format!("Roundhouse writes `yield(…)` without its parentheses (`yield a, b`), {what}. Instead, {instead}."),
+        });
+    }
+    if found.rule == rule!("views.yield-slot-kept") {
+        let slot = snippet.trim_start_matches("yield").trim_start_matches([' ', '(']).trim_end_matches(')').trim_start_matches(':');
+        return Some(Diagnostic {
+            span,
+            severity,
+            rule: found.rule,
+            message: format!(
+                "Roundhouse reads `yield :{slot}` as the content slot only when it is an output tag's whole code (`<%= yield :{slot} %>`); here it keeps the `yield`, and the compiled template is called without a block, so rendering it raises LocalJumpError (every tree). Instead, read the slot with `content_for(:{slot})` (in Rails the same content, but `nil` where `yield` gives `\"\"` when the slot is empty)."
+            ),
         });
     }
     if found.rule == rule!("syntax.grouping-not-ruby") {
