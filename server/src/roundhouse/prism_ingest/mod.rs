@@ -818,6 +818,16 @@ fn def_dropped(start: usize, end: usize, name: &str, line_index: &LineIndex, cal
     }
 }
 
+/// A finding of `found`'s rule from its start to the end of its first line.
+fn on_first_line(found: &Found, snippet: &str, line_index: &LineIndex, severity: Severity, message: String) -> Diagnostic {
+    Diagnostic {
+        span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+        severity,
+        rule: found.rule,
+        message,
+    }
+}
+
 fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) -> Option<Diagnostic> {
     let span = line_index.span(found.start..found.end);
     let snippet = text.get(found.start..found.end).unwrap_or("");
@@ -850,14 +860,15 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             (Some(open), Some(close)) if open < close => format!("{}({{ {} }})", &call[..open], call[open + 1..close].trim()),
             _ => "build({ … })".to_owned(),
         };
-        return Some(Diagnostic {
-            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+        return Some(on_first_line(
+            found,
+            snippet,
+            line_index,
             severity,
-            rule: found.rule,
-            message: format!(
+            format!(
                 "Roundhouse rewrites a controller's `@parent.things.build(…)` into `attrs = …` (then the parent's id, then `Thing.new(attrs)`), and writes the attributes as they are: `attrs = key: value` is not Ruby. The emitted controller does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, pass the attributes as a hash with braces: `{braced}`."
             ),
-        });
+        ));
     }
     if found.rule == rule!("syntax.yield-not-ruby") || found.rule == rule!("syntax.yield-regrouped") {
         let written = found.name.as_deref().unwrap_or("yield …");
@@ -883,12 +894,13 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             }
             _ => format!("assign what the block returns to a local first (`value = {yielded}`) and use `value` here"),
         };
-        return Some(Diagnostic {
-            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+        return Some(on_first_line(
+            found,
+            snippet,
+            line_index,
             severity,
-            rule: found.rule,
-            message: format!("Roundhouse writes `yield(…)` without its parentheses (`yield a, b`), {what}. Instead, {instead}."),
-        });
+            format!("Roundhouse writes `yield(…)` without its parentheses (`yield a, b`), {what}. Instead, {instead}."),
+        ));
     }
     if found.rule == rule!("views.yield-slot-kept") {
         let slot = snippet.trim_start_matches("yield").trim_start_matches([' ', '(']).trim_end_matches(')').trim_start_matches(':');
@@ -903,14 +915,15 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
     }
     if found.rule == rule!("syntax.grouping-not-ruby") {
         let inner = found.name.as_deref().unwrap_or("…");
-        return Some(Diagnostic {
-            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+        return Some(on_first_line(
+            found,
+            snippet,
+            line_index,
             severity,
-            rule: found.rule,
-            message: format!(
+            format!(
                 "Roundhouse writes an argument in parentheses without them: `({inner})` becomes `{inner}`, which is not Ruby here (a call without parentheses, or `or`/`and`, among other arguments). The emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, write the call with parentheses (`h(x)`, `method(:x)`) or the operator as `||`/`&&`."
             ),
-        });
+        ));
     }
     if found.rule == rule!("views.select-options-not-ruby") {
         let keys = found.name.as_deref().unwrap_or("");
@@ -925,14 +938,15 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             "pass the selected value alone, as the second argument, and leave out `disabled:` (the compiled select reads no other option)"
                 .to_owned()
         };
-        return Some(Diagnostic {
-            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+        return Some(on_first_line(
+            found,
+            snippet,
+            line_index,
             severity,
-            rule: found.rule,
-            message: format!(
+            format!(
                 "Roundhouse writes a form builder's `select` as markup and reads `options_for_select`'s second argument as the selected value: `{first}` becomes `if {first} == …`, which is not Ruby. The emitted template does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, {instead}."
             ),
-        });
+        ));
     }
     if found.rule == rule!("views.variable-name-not-ruby") {
         let name = snippet.trim_start_matches('@');
@@ -952,15 +966,16 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             Some(call) => format!("put `{call}`'s arguments in parentheses (`{call}({ternary}{more})`)"),
             None => "assign the value to a local first and `return` the local (the compiler drops a `return`'s parentheses)".to_owned(),
         };
-        return Some(Diagnostic {
-            span: line_index.span(found.start..snippet.find('\n').map_or(found.end, |n| found.start + n)),
+        return Some(on_first_line(
+            found,
+            snippet,
+            line_index,
             severity,
-            rule: found.rule,
-            message: format!(
+            format!(
                 "Roundhouse writes this ternary as a multi-line `if … else … end` and keeps the {} without parentheses, so the compiled line reads as a modifier `if`, and its `else` is not Ruby: the emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, {instead}.",
                 if found.argument_of.is_some() { "call around it" } else { "`return` before it" }
             ),
-        });
+        ));
     }
     if found.rule == rule!("model.errors-index-dynamic") {
         let call = snippet.lines().next().unwrap_or("").trim_end();
