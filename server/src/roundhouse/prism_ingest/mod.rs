@@ -504,7 +504,16 @@ fn settle_yields(found: &mut Vec<Found>, text: &str) {
         result.errors().map(|e| (e.location().start_offset(), e.message().to_owned())).collect()
     };
     let before = errors_of(&ruby_prism::parse(text.as_bytes()));
+    // Each candidate costs a parse of the whole text: past `MAX_REPARSED` in one file (a generated
+    // file, hostile input), the rest are not decided, and not said.
+    let mut reparsed = 0usize;
     found.retain_mut(|f| {
+        if [rule!("syntax.grouping-not-ruby"), rule!("syntax.yield-not-ruby")].contains(&f.rule) {
+            reparsed += 1;
+            if reparsed > MAX_REPARSED {
+                return false;
+            }
+        }
         if f.rule == rule!("syntax.grouping-not-ruby") {
             // `(…)` itself: blanked, a new syntax error says it is not Ruby without them.
             let mut blanked = text.as_bytes().to_vec();
@@ -551,6 +560,9 @@ fn settle_yields(found: &mut Vec<Found>, text: &str) {
     let same_line = |a: usize, b: usize| !text.get(a.min(b)..a.max(b)).is_some_and(|between| between.contains('\n'));
     found.retain(|f| f.rule != rule!("syntax.yield-regrouped") || !broken.iter().any(|&b| same_line(b, f.start)));
 }
+
+/// How many parenthesized yields and arguments of one file are parsed again (`settle_yields`).
+const MAX_REPARSED: usize = 200;
 
 /// Where the arguments of the `yield` that starts at `start` end.
 fn find_yield(node: &Node<'_>, start: usize, out: &mut Option<usize>) {

@@ -222,3 +222,17 @@ fn templates_are_held_to_the_program_they_compile_into() {
     "#]]
     .assert_debug_eq(&lines);
 }
+
+/// A file with more parenthesized yields than are parsed again (a generated file, hostile input):
+/// the first `MAX_REPARSED` are decided and said, the rest are not, so the check's cost is bounded.
+#[test]
+fn yields_parsed_again_are_bounded_per_file() {
+    let mut text = String::from("module H\n  def f(x)\n");
+    for i in 0..(super::MAX_REPARSED + 50) {
+        text.push_str(&format!("    g(1, yield(x, {i}))\n"));
+    }
+    text.push_str("  end\nend\n");
+    let index = LineIndex::new(&text);
+    let said = judge(&text, &index, Walk::LibraryFile, true, false).iter().filter(|d| d.rule == rule!("syntax.yield-not-ruby")).count();
+    assert_eq!(said, super::MAX_REPARSED);
+}
