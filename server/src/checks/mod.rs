@@ -222,12 +222,7 @@ fn unexpanded_time_formats(file: &FileFacts, context: &AppContext) -> Vec<Diagno
         .iter()
         .filter_map(|call| {
             let kept = roundhouse::time_formats::fate(call, formats)?;
-            Some(Diagnostic {
-                span: call.span,
-                severity: crate::catalogue::rule(&rule!("syntax.to-fs-not-expanded")).map_or(Severity::Warning, |r| r.severity),
-                rule: rule!("syntax.to-fs-not-expanded"),
-                message: roundhouse::time_formats::message(call, &kept),
-            })
+            Some(Diagnostic::finding(rule!("syntax.to-fs-not-expanded"), call.span, roundhouse::time_formats::message(call, &kept)))
         })
         .collect()
 }

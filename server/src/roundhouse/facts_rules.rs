@@ -118,9 +118,9 @@ fn turbo_stream_positional_unread(call: &str, rest: &str) -> Option<String> {
     let arguments = DO_BLOCK.replace(arguments.trim_end(), "");
     // A call that goes on to the next line is not all here.
     let arguments = arguments.trim_end();
+    let top_level = outside_brackets(arguments);
     if arguments.ends_with([',', '(', '[', '{', '\\'])
-        || outside_brackets(arguments).chars().filter(|&c| c == '(').count()
-            != outside_brackets(arguments).chars().filter(|&c| c == ')').count()
+        || top_level.chars().filter(|&c| c == '(').count() != top_level.chars().filter(|&c| c == ')').count()
     {
         return None;
     }

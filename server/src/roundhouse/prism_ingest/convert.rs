@@ -282,10 +282,8 @@ impl Converter {
     fn ternary_argument_kept(&self, node: &ruby_prism::CallNode<'_>) -> bool {
         // A method named by a word (not `x.y = v`, `a + b`, `h[k]`): only such a call is written
         // with its arguments after a space.
-        let name = node.name();
-        let word = name.as_slice().iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'?' || b == b'!');
         if self.emitting == Emitting::Off
-            || !word
+            || !named_by_word(node)
             || node.opening_loc().is_some()
             || !node.arguments().and_then(|a| a.arguments().iter().next()).is_some_and(|first| is_ternary(&first))
         {
@@ -773,12 +771,9 @@ impl<'pr> Visit<'pr> for Converter {
                     let body: Vec<Node<'_>> = s.body().iter().collect();
                     match body.as_slice() {
                         [one] => Some(
-                            one.as_call_node().is_some_and(|c| {
-                                // A method named by a word (not `a & b`), with arguments after a space.
-                                let word =
-                                    c.name().as_slice().iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'?' | b'!'));
-                                word && c.opening_loc().is_none() && c.arguments().is_some()
-                            }) || one.as_or_node().is_some_and(|o| o.operator_loc().as_slice() == b"or")
+                            // A method named by a word (not `a & b`), with arguments after a space.
+                            one.as_call_node().is_some_and(|c| named_by_word(&c) && c.opening_loc().is_none() && c.arguments().is_some())
+                                || one.as_or_node().is_some_and(|o| o.operator_loc().as_slice() == b"or")
                                 || one.as_and_node().is_some_and(|a| a.operator_loc().as_slice() == b"and"),
                         ),
                         _ => None,
@@ -961,6 +956,13 @@ impl Converter {
         let rule = if self.in_def > 0 { rule!("syntax.class-variable-in-method") } else { rule!("model.class-variable-initializer") };
         self.reject(rule, node);
     }
+}
+
+/// Whether the call's method is named by a word (`link_to`, `present?`), not an operator, an index
+/// or a writer (`a + b`, `h[k]`, `x.y = v`): only such a call is written with its arguments after a
+/// space.
+fn named_by_word(call: &ruby_prism::CallNode<'_>) -> bool {
+    call.name().as_slice().iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'?' | b'!'))
 }
 
 /// `x.to_fs(…)` or `x.to_formatted_s(…)` without a block: its format and its receiver, as the

@@ -268,14 +268,14 @@ pub fn judge_compiled(
         .filter(|f| [rule!("syntax.yield-not-ruby"), rule!("syntax.yield-regrouped")].contains(&f.rule))
         .map(|f| f.start)
         .collect();
-    // A line that does not parse anyway: what else a yield on it does is moot.
-    let unparsed_yields: Vec<usize> = found.iter().filter(|f| f.rule == rule!("syntax.yield-not-ruby")).map(|f| f.start).collect();
-    let same_line = |a: usize, b: usize| !source.get(a.min(b)..a.max(b)).is_some_and(|between| between.contains('\n'));
+    let moot: Vec<usize> = found
+        .iter()
+        .filter(|f| f.rule == rule!("views.yield-slot-kept") && line_does_not_parse(&found, source, f.start))
+        .map(|f| f.start)
+        .collect();
     found.retain(|f| {
         f.rule != rule!("views.yield-slot-kept")
-            || (!said.contains(&f.start)
-                && !unparsed_yields.iter().any(|&b| same_line(b, f.start))
-                && !whole_output_tag(source, f.start, f.end))
+            || (!said.contains(&f.start) && !moot.contains(&f.start) && !whole_output_tag(source, f.start, f.end))
     });
     let format_calls = format_calls(&mut found, source, line_index);
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
@@ -555,10 +555,21 @@ fn settle_yields(found: &mut Vec<Found>, text: &str) {
             _ => false,
         }
     });
-    // A line that does not parse anyway: the other yields' regrouping on it is moot.
-    let broken: Vec<usize> = found.iter().filter(|f| f.rule == rule!("syntax.yield-not-ruby")).map(|f| f.start).collect();
-    let same_line = |a: usize, b: usize| !text.get(a.min(b)..a.max(b)).is_some_and(|between| between.contains('\n'));
-    found.retain(|f| f.rule != rule!("syntax.yield-regrouped") || !broken.iter().any(|&b| same_line(b, f.start)));
+    let moot: Vec<usize> = found
+        .iter()
+        .filter(|f| f.rule == rule!("syntax.yield-regrouped") && line_does_not_parse(found, text, f.start))
+        .map(|f| f.start)
+        .collect();
+    found.retain(|f| f.rule != rule!("syntax.yield-regrouped") || !moot.contains(&f.start));
+}
+
+/// Whether a `syntax.yield-not-ruby` finding is on the line of `at` in `text`: the line does not
+/// parse anyway, so what else a yield on it does is moot.
+fn line_does_not_parse(found: &[Found], text: &str, at: usize) -> bool {
+    found.iter().filter(|f| f.rule == rule!("syntax.yield-not-ruby")).any(|f| {
+        let (a, b) = (f.start.min(at), f.start.max(at));
+        !text.get(a..b).is_some_and(|between| between.contains('\n'))
+    })
 }
 
 /// How many parenthesized yields and arguments of one file are parsed again (`settle_yields`).
