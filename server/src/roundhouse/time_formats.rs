@@ -193,7 +193,8 @@ const NUMBER_FORMATS: &[&str] = &["delimited", "human_size", "human", "currency"
 pub fn message(call: &FormatCall, kept: &Kept) -> String {
     let method = &call.method;
     let left = format!("so the call is left as written, and the compiled app's Ruby has no `{method}` (it is Active Support's)");
-    let known = "Rails' `db`, `number`, `time`, `short`, `long`, `iso8601`, `rfc2822` and the formats an initializer registers at its top level on `Time::DATE_FORMATS`";
+    let names: Vec<String> = BUILT_IN.iter().map(|(name, _)| format!("`{name}`")).collect();
+    let known = format!("Rails' {} and the formats an initializer registers at its top level on `Time::DATE_FORMATS`", names.join(", "));
     match kept {
         Kept::NoFormat => format!(
             "`{method}` without a format raises NoMethodError in the compiled app: Roundhouse expands only a call with a format, {left}. Instead, write `to_s` (what a Time's or Date's `{method}` returns when the app registers no `:default` format)."
