@@ -32,6 +32,7 @@ RULES = {
     "syntax.yield-not-ruby",
     "views.select-options-not-ruby",
     "syntax.grouping-not-ruby",
+    "views.parameter-named-twice",
 }
 
 

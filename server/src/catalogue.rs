@@ -1079,6 +1079,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "views.parameter-named-twice",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "a template whose compiled function would take one name twice: `defined?(@x)` (the instance variable is a parameter, and the marker makes `x` an optional local too), `defined?(x)` or `local_assigns[:x]` beside a read of `@x`, a read of `@notice`/`@alert` (every compiled template takes `notice = nil, alert = nil`), a partial whose folder names its record `notice` or `alert`. Not said for an action template's own folder name (`defined?(@posts)` in `posts/index`), a partial's record, or a partial with a strict-locals comment",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "views.select-options-not-ruby",
         severity: Severity::Error,
         targets: ALL,

@@ -94,6 +94,10 @@ pub struct FileFacts {
     /// `roundhouse::time_formats`).
     #[serde(skip)]
     pub format_calls: Vec<crate::roundhouse::time_formats::FormatCall>,
+    /// A compiled template's program: what becomes its function's parameters
+    /// (`roundhouse::template_signature`).
+    #[serde(skip)]
+    pub template_names: Option<Box<crate::roundhouse::template_signature::TemplateNames>>,
     /// `Post.includes(:comments)` and the like, checked against the model's associations.
     #[serde(skip)]
     pub association_loads: Vec<references::AssociationLoad>,
@@ -386,6 +390,7 @@ impl FileFacts {
             diagnostics: Vec::new(),
             migration_verbs: Vec::new(),
             format_calls: Vec::new(),
+            template_names: None,
             constants: Vec::new(),
             sqlite3_uses: Vec::new(),
             suppressions: Vec::new(),

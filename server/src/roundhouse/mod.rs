@@ -23,6 +23,7 @@ pub mod rule_docs;
 pub mod syntax_rules;
 pub mod template_lowering;
 pub mod template_rules;
+pub mod template_signature;
 pub mod time_formats;
 pub mod tree;
 
@@ -56,7 +57,7 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         // A `.rb` file: Prism's verdict on its syntax wherever it is, the ingest's where it is compiled.
         Language::Ruby if parsed.ruby.is_some() => {
             let result = ruby_prism::parse(text.as_bytes());
-            let prism_ingest::Judged { diagnostics: mut judged, format_calls } =
+            let prism_ingest::Judged { diagnostics: mut judged, format_calls, .. } =
                 prism_ingest::judge_parsed(&result, text, &facts.line_index, walk, true, dispatch);
             facts.format_calls = format_calls;
             if let Some(tree) = parsed.ruby.as_ref() {
@@ -96,6 +97,12 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                 let result = ruby_prism::parse(compiled.ruby.as_bytes());
                 let judged = prism_ingest::judge_compiled(&compiled, &result, text, &facts.line_index, dispatch);
                 facts.format_calls = judged.format_calls;
+                // The names its function takes twice: the compiled app does not start.
+                if let Some(names) = &judged.template_names {
+                    let strict = facts.template.as_ref().is_some_and(|t| t.strict_locals.is_some());
+                    found.extend(template_signature::findings(&facts.relative_path, names, strict));
+                }
+                facts.template_names = judged.template_names.map(Box::new);
                 erb_found = Some(judged.diagnostics);
                 if walk == prism_ingest::Walk::Program {
                     preload = Some(preload::of_template(&compiled, &result, text, &facts.line_index));

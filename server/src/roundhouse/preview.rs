@@ -520,20 +520,35 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
         }
         result
     };
-    // A parameter cannot be named like a keyword (`@end` read, a partial named `_return`).
-    let parameter = |name: &str| if crate::syntax::is_ruby_keyword(name) { format!("{name}_") } else { name.to_owned() };
-    let mut parameters: Vec<String> = template.ivars_read.iter().map(|v| parameter(v.trim_start_matches('@'))).collect();
-    if template.partial {
-        let local = parameter(file.trim_start_matches('_'));
-        if !parameters.contains(&local)
-            && local.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !local.starts_with(|c: char| c.is_ascii_digit())
-        {
-            parameters.insert(0, format!("{local} = nil"));
+    // Its parameters as the compiler writes them (the rule that says a name is taken twice reads the
+    // same signature); without the program's names (it does not parse), as Rails names them.
+    let mut named_twice: Vec<String> = Vec::new();
+    let mut parameters: Vec<String> = match &facts.template_names {
+        Some(names) => {
+            let signature = super::template_signature::signature(&function, names);
+            named_twice = signature.named_twice().into_iter().map(str::to_owned).collect();
+            signature.required.into_iter().chain(signature.optional.into_iter().map(|n| format!("{n} = nil"))).collect()
         }
+        None => {
+            // A parameter cannot be named like a keyword (`@end` read, a partial named `_return`).
+            let parameter = |name: &str| if crate::syntax::is_ruby_keyword(name) { format!("{name}_") } else { name.to_owned() };
+            let mut parameters: Vec<String> = template.ivars_read.iter().map(|v| parameter(v.trim_start_matches('@'))).collect();
+            if template.partial {
+                let local = parameter(file.trim_start_matches('_'));
+                if !parameters.contains(&local)
+                    && local.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !local.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    parameters.insert(0, format!("{local} = nil"));
+                }
+            } else {
+                parameters.extend(["notice = nil".to_owned(), "alert = nil".to_owned()]);
+            }
+            parameters
+        }
+    };
+    if template.partial {
         parameters.push("**locals".to_owned());
-    } else {
-        parameters.extend(["notice = nil".to_owned(), "alert = nil".to_owned()]);
     }
     let mut body = Out::default();
     body.line("io = String.new");
@@ -655,7 +670,11 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
         crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &candidate).ruby.is_some_and(|t| !t.root_node().has_error())
             && super::prism_ingest::parse_errors(&candidate, &crate::syntax::LineIndex::new(&candidate)).is_empty();
     let base = out.lines.len() as u32;
-    if !function.not_ruby().is_empty() {
+    if let Some(twice) = named_twice.first() {
+        out.line(comment(&format!(
+            "The function takes `{twice}` twice, so the emitted file does not parse (views.parameter-named-twice); the compiled function, commented out:"
+        )));
+    } else if !function.not_ruby().is_empty() {
         out.line(comment(&format!(
             "`{}` is not a Ruby name, so the emitted file does not parse (views.function-name-not-ruby); the compiled function, commented out:",
             function.not_ruby()[0]

@@ -463,6 +463,20 @@ fn view_entry(source: &str) -> TreeEntry {
 pub struct ViewFunction {
     pub modules: Vec<String>,
     pub name: String,
+    pub kind: ViewKind,
+    /// The parameter it takes first, named for its folder: a layout's `body`; a partial's folder in
+    /// the singular (`comments/_form` → `comment`); for an action's template, the name left out of
+    /// its optional locals (`posts/index` → `posts`, `posts/show` → `post`), which it does not take.
+    pub record: String,
+}
+
+/// What a template is to the compiler, by its path: `app/views/layouts/…` (that folder exactly), a
+/// partial (`_` first), else an action's template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewKind {
+    Action,
+    Partial,
+    Layout,
 }
 
 impl ViewFunction {
@@ -478,11 +492,26 @@ impl ViewFunction {
 pub fn view_function(source: &str) -> Option<ViewFunction> {
     let (stem, format) = template_stem(source.strip_prefix("app/views/")?).filter(|(_, format)| emitted_format(format))?;
     let (dir, file) = stem.rsplit_once('/').unwrap_or(("", stem));
-    let file = file.trim_start_matches('_');
-    let file = if format == "html" { file.to_owned() } else { format!("{file}_{format}") };
+    let partial = file.starts_with('_');
+    let bare = file.trim_start_matches('_');
+    let file = if format == "html" { bare.to_owned() } else { format!("{bare}_{format}") };
     let name = if file.starts_with(|c: char| c.is_ascii_digit()) || file == "new" { format!("_{file}") } else { file };
     let modules = if dir.is_empty() { Vec::new() } else { dir.split('/').map(module_name).collect() };
-    Some(ViewFunction { modules, name })
+    let kind = if dir == "layouts" {
+        ViewKind::Layout
+    } else if partial {
+        ViewKind::Partial
+    } else {
+        ViewKind::Action
+    };
+    let folder = dir.rsplit('/').next().unwrap_or(dir);
+    let record = match kind {
+        _ if dir.is_empty() => String::new(),
+        ViewKind::Layout => "body".to_owned(),
+        ViewKind::Action if bare == "index" => folder.to_owned(),
+        _ => crate::rails::inflect::singularize(folder),
+    };
+    Some(ViewFunction { modules, name, kind, record })
 }
 
 /// An ERB or HAML template's path under `app/views` without its handler, split at its format

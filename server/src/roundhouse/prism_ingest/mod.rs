@@ -164,6 +164,8 @@ pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors
 pub struct Judged {
     pub diagnostics: Vec<Diagnostic>,
     pub format_calls: Vec<crate::roundhouse::time_formats::FormatCall>,
+    /// A template's program that parses: what it names that becomes its function's parameters.
+    pub template_names: Option<crate::roundhouse::template_signature::TemplateNames>,
 }
 
 /// `judge`, on Prism's parse of `text` made by the caller (which reads the same tree for more).
@@ -177,7 +179,7 @@ pub fn judge_parsed(
 ) -> Judged {
     let mut out = if report_parse_errors { errors_of(result, text, line_index) } else { Vec::new() };
     let root = result.node();
-    let Some(program) = root.as_program_node() else { return Judged { diagnostics: out, format_calls: Vec::new() } };
+    let Some(program) = root.as_program_node() else { return Judged { diagnostics: out, ..Judged::default() } };
     let mut converter = Converter::new(Cost::Rejected, dispatch);
     converter.lowered = match walk {
         Walk::ModelFile | Walk::ControllerFile | Walk::LibraryFile | Walk::Seeds => convert::Lowered::Body,
@@ -207,7 +209,7 @@ pub fn judge_parsed(
     let format_calls = format_calls(&mut converter.found, text, line_index);
     out.extend(findings(converter, notes, text, line_index));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
-    Judged { diagnostics: out, format_calls }
+    Judged { diagnostics: out, format_calls, template_names: None }
 }
 
 /// What the ingest makes of an ERB template: its Ruby as Roundhouse compiles it (`erb`), converted
@@ -247,6 +249,7 @@ pub fn judge_compiled(
     let unparsed = !program_parses(broken, result);
     // A program that parses: the statements its lowering drops.
     let lowering = if unparsed { Default::default() } else { super::template_lowering::of_program(compiled, &program, source, line_index) };
+    let template_names = (!unparsed).then(|| super::template_signature::names(compiled, result, source, line_index));
     let mut found: Vec<Found> = Vec::new();
     for mut f in converter.found {
         let (start, end) = (compiled.place(f.start, source), compiled.place(f.end, source));
@@ -392,7 +395,7 @@ pub fn judge_compiled(
     out.retain(|d| d.rule != rule!("views.template-parse-error") || known(d) || std::mem::replace(&mut first_other, false));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     // A program that does not parse is not compiled: nothing in it is expanded or kept.
-    Judged { diagnostics: out, format_calls: if unparsed { Vec::new() } else { format_calls } }
+    Judged { diagnostics: out, format_calls: if unparsed { Vec::new() } else { format_calls }, template_names }
 }
 
 /// Whether the ERB tag around `start..end` is an output tag whose code is that expression alone, or
