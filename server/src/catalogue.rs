@@ -1243,6 +1243,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "model.query-inlined",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Model,
+        trigger: "a query Roundhouse compiles to SQL (`Model.all`, `Model.count`, `Model.where`/`find_by`/`exists?` with keywords naming columns and literal or instance-variable values, with `order(col: :asc)`, `limit(n)`, `includes` on top) in a model's or a controller's method, where its expansion is written inline: in a body of one statement (a method, an `if` branch, a block) anywhere but at the statement's start, or in an `if` condition or a multiple assignment. Not said for a controller's public method no route reaches",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "model.missing-preload",
         severity: Severity::Warning,
         targets: ALL,

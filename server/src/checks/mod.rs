@@ -206,6 +206,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(permitted_fields_without_writer(file, context));
     found.extend(unexpanded_time_formats(file, context));
     found.extend(roundhouse::preload::findings(file, context));
+    found.extend(roundhouse::inline_queries::findings(file, context));
     found.extend(nav::check(file, context));
     found
 }

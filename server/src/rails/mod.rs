@@ -96,6 +96,10 @@ pub struct FileFacts {
     pub format_calls: Vec<crate::roundhouse::time_formats::FormatCall>,
     /// A compiled template's program: what becomes its function's parameters
     /// (`roundhouse::template_signature`).
+    /// Queries of a model's or a controller's methods the compiler may write inline
+    /// (`roundhouse::inline_queries`).
+    #[serde(skip)]
+    pub inline_queries: Vec<crate::roundhouse::inline_queries::InlineQuery>,
     #[serde(skip)]
     pub template_names: Option<Box<crate::roundhouse::template_signature::TemplateNames>>,
     /// `Post.includes(:comments)` and the like, checked against the model's associations.
@@ -391,6 +395,7 @@ impl FileFacts {
             migration_verbs: Vec::new(),
             format_calls: Vec::new(),
             template_names: None,
+            inline_queries: Vec::new(),
             constants: Vec::new(),
             sqlite3_uses: Vec::new(),
             suppressions: Vec::new(),

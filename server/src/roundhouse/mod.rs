@@ -13,6 +13,7 @@ pub mod facts_rules;
 pub(crate) mod fidelity;
 pub mod fixtures;
 pub mod ingest;
+pub mod inline_queries;
 pub mod jbuilder;
 pub mod lowering;
 pub mod preload;
@@ -80,6 +81,14 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
             }
             found.extend(judged);
             // What the N+1 check reads of a controller's or a model's methods, on the same tree.
+            // The queries of its methods the compiler may write inline, on the same tree.
+            facts.inline_queries = match walk {
+                prism_ingest::Walk::ControllerFile => inline_queries::of_class_file(&result, text, &facts.line_index, Some("Controller")),
+                prism_ingest::Walk::ModelFile if facts.models.iter().any(ingest::is_model_facts) => {
+                    inline_queries::of_class_file(&result, text, &facts.line_index, None)
+                }
+                _ => Vec::new(),
+            };
             preload = match walk {
                 prism_ingest::Walk::ControllerFile => Some(preload::of_class_file(&result, text, &facts.line_index, Some("Controller"))),
                 prism_ingest::Walk::ModelFile if facts.models.iter().any(ingest::is_model_facts) => {
