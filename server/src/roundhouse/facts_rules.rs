@@ -182,14 +182,6 @@ fn outside_brackets(text: &str) -> String {
         .collect()
 }
 
-/// Whether the statement at `span` registers a `to_fs` format the compiler reads.
-fn time_format_read(facts: &FileFacts, span: Span) -> bool {
-    facts
-        .config
-        .as_ref()
-        .is_some_and(|c| c.time_formats.iter().any(|f| f.span == span && crate::roundhouse::time_formats::reads(f).is_some()))
-}
-
 fn span_at(facts: &FileFacts, start: usize, len: usize) -> Span {
     facts.line_index.span(start..start + len)
 }
@@ -391,45 +383,6 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
-    if facts.kind == Some(FileKind::Initializer) {
-        for item in &facts.outline.items {
-            if let crate::syntax::outline::Item::Assignment(a) = item {
-                let read =
-                    a.target.starts_with("config.") || a.target.starts_with("Rails.application.config.") || time_format_read(facts, a.span);
-                if !read {
-                    let message = match a.target.split_once("::DATE_FORMATS[") {
-                        Some((_, name)) => format!(
-                            "Roundhouse reads `to_fs` formats only from `Time::DATE_FORMATS` (a string or a one-parameter `->` lambda, at the file's top level): `{} =` is not read, so `to_fs({})` is left as written in the compiled app, where it raises NoMethodError.",
-                            a.target,
-                            name.trim_end_matches(']')
-                        ),
-                        None => format!("Roundhouse does not read `{} =` in an initializer: it runs in Rails only.", a.target),
-                    };
-                    push(&mut out, rule!("initializer.not-read"), a.span, message);
-                }
-            }
-            if let crate::syntax::outline::Item::Call(call) = item {
-                let config = call.receiver.as_deref().is_some_and(|r| r.contains("config"))
-                    || call.method == "inflections"
-                    || time_format_read(facts, call.span);
-                let patch = facts.config.as_ref().is_some_and(|c| c.reopened.iter().any(|r| r.span == call.span));
-                // A statement that requires files is how an app loads a lib/ folder: Roundhouse honours it
-                // (`ingest::AppReading`), so it is read in its way.
-                let requires = text.get(call.span.range()).is_some_and(|t| t.contains("require"));
-                if !config && !patch && !requires {
-                    push(
-                        &mut out,
-                        rule!("initializer.not-read"),
-                        call.span,
-                        format!(
-                            "Roundhouse does not read `{}` in an initializer: it runs in Rails only.",
-                            call.receiver.as_ref().map_or_else(|| call.method.clone(), |r| format!("{r}.{}", call.method))
-                        ),
-                    );
-                }
-            }
-        }
-    }
     // Each model's class-body statements as Roundhouse lowers them (`lowering`): the one place that
     // decides what happens to a validation, an association, a callback or a macro.
     for model in &facts.models {
@@ -535,29 +488,6 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                     ),
                 );
             }
-        }
-    }
-    if let Some(config) = &facts.config
-        && facts.kind == Some(FileKind::Initializer)
-    {
-        for rule in &config.inflections {
-            push(
-                &mut out,
-                rule!("initializer.inflection-ignored"),
-                rule.span,
-                format!(
-                    "Roundhouse names classes and files with Rails' default inflections: `inflect.{}` is ignored, so emitted names may differ.",
-                    rule.kind
-                ),
-            );
-        }
-        for reopened in &config.reopened {
-            push(
-                &mut out,
-                rule!("initializer.monkey-patch"),
-                reopened.span,
-                format!("`{} {}` in an initializer is not carried into any emitted tree.", reopened.how, reopened.name),
-            );
         }
     }
     let compiled = facts.kind.is_some_and(|k| k.is_app_code() || k == FileKind::View);
@@ -864,7 +794,8 @@ mod tests {
         );
         let mut found: Vec<String> = Vec::new();
         for facts in fixture.index.snapshot() {
-            for d in check(&facts, "") {
+            let text = std::fs::read_to_string(&facts.path).unwrap_or_default();
+            for d in check(&facts, "").into_iter().chain(super::super::config_lowering::findings(&facts, &text)) {
                 found.push(format!("{}:{} {}", facts.relative_path, d.span.start.line + 1, d.rule));
             }
         }

@@ -4,6 +4,7 @@
 //! `check_file` is the judgement of one file, run by the index right after the file's facts are read
 //! (the syntax rules need its tree, which only lives that long).
 
+pub mod config_lowering;
 pub mod controller_lowering;
 pub mod entry_points;
 pub mod erb_pairing;
@@ -132,6 +133,7 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
         found.extend(fixtures::check(text, &facts.line_index));
     }
     found.extend(facts_rules::check(facts, text));
+    found.extend(config_lowering::findings(facts, text));
     if let Some(compiled) = erb_found {
         merge_compiled_template(&mut found, compiled, &mut facts.diagnostics, text);
     }

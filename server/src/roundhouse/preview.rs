@@ -147,7 +147,7 @@ pub fn preview(
     } else if facts.template.as_ref().is_some_and(|t| t.handler == "erb") && entry.target(target).is_some_and(|t| !t.paths.is_empty()) {
         template_function(&mut out, facts, text);
     } else if let Some(config) = facts.config.as_ref().filter(|_| entry.target(target).is_some_and(|t| !t.paths.is_empty())) {
-        application_config(&mut out, config, facts);
+        application_config(&mut out, config, facts, text);
     } else if let Some(controller) = facts.controllers.first().filter(|_| entry.target(target).is_some_and(|t| !t.paths.is_empty())) {
         let parses = !facts.diagnostics.iter().any(|d| d.rule == crate::diagnostic::rule::PARSE_ERROR);
         controller_class(&mut out, controller, facts, if parses { Some(text) } else { None }, context);
@@ -415,7 +415,7 @@ fn model_class(out: &mut Out, model: &Model, context: &AppContext) {
 }
 
 /// Config keys as readers of the reopened application class; time formats; and what is not read.
-fn application_config(out: &mut Out, config: &crate::rails::config::ConfigFacts, facts: &FileFacts) {
+fn application_config(out: &mut Out, config: &crate::rails::config::ConfigFacts, facts: &FileFacts, text: &str) {
     out.line(comment("config/application.rb: the reopened application, one reader per config key read."));
     out.line("module Rails");
     out.line("  class Application");
@@ -445,37 +445,11 @@ fn application_config(out: &mut Out, config: &crate::rails::config::ConfigFacts,
             }
         }
     }
-    let mut not_read: Vec<(u32, String)> = Vec::new();
-    for rule in &config.inflections {
-        not_read.push((
-            rule.span.start.line,
-            format!("initializer.inflection-ignored: inflect.{} (Roundhouse names things with Rails' default inflections)", rule.kind),
-        ));
-    }
-    for reopened in &config.reopened {
-        not_read.push((
-            reopened.span.start.line,
-            format!("initializer.monkey-patch: {} {} is not carried into any tree", reopened.how, reopened.name),
-        ));
-    }
-    if facts.kind == Some(crate::rails::project::FileKind::Initializer) {
-        for item in &facts.outline.items {
-            if let crate::syntax::outline::Item::Call(call) = item {
-                let is_config = call.receiver.as_deref().is_some_and(|r| r.contains("config")) && call.method != "inflections";
-                let patch = config.reopened.iter().any(|r| r.span == call.span);
-                if !is_config && !patch && call.method != "inflections" && !matches!(call.method.as_str(), "require" | "require_relative") {
-                    not_read.push((
-                        call.span.start.line,
-                        format!(
-                            "initializer.not-read: {}{} is not read",
-                            call.receiver.as_ref().map(|r| format!("{r}.")).unwrap_or_default(),
-                            call.method
-                        ),
-                    ));
-                }
-            }
-        }
-    }
+    // What the compiler does not read, from the lowering the initializer rules read too.
+    let not_read: Vec<(u32, String)> = super::config_lowering::lower(facts, text)
+        .iter()
+        .filter_map(|s| Some((s.span.start.line, super::config_lowering::shown(&s.fate)?)))
+        .collect();
     if !not_read.is_empty() {
         out.line("");
         out.line(comment("Not read:"));
