@@ -33,6 +33,7 @@ RULES = {
     "views.select-options-not-ruby",
     "syntax.grouping-not-ruby",
     "views.parameter-named-twice",
+    "model.belongs-to-declared-twice",
 }
 
 

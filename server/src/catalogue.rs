@@ -1243,6 +1243,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "model.belongs-to-declared-twice",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Model,
+        trigger: "a `belongs_to` (not polymorphic) a model declares twice — in its body and in the `included` block of a module it includes, or twice in its body — in an app whose `includes`/`preload`/`eager_load` and scopes turn on Roundhouse's preload methods: the reader gets its cache guard twice, and its memo is then not Ruby",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "model.query-inlined",
         severity: Severity::Error,
         targets: ALL,

@@ -440,17 +440,26 @@ impl AppContext {
     }
 
     /// Whether Roundhouse writes preload methods for the app's models, and the first call that makes
-    /// it: it does when some model declares a scope and Ruby it compiles (a controller, a model, a
+    /// it: it does when some model declares a scope (itself or in a concern's `included` block it
+    /// includes) and Ruby it compiles (a controller, a model, a
     /// plain class; not a view) loads associations on a relation (`Post.includes(:comments)`,
     /// `preload`, `eager_load`). The file and 1-based line of that call.
     pub fn preload_lowering(&self) -> Option<&(String, u32)> {
         self.preload_lowering
             .get_or_init(|| {
+                // A scope of a concern's `included` block is the model's (spliced into it).
+                let concern_scope = |m: &crate::rails::model::Model| {
+                    self.included_blocks(m).into_iter().filter(|(f, _)| f.relative_path.starts_with("app/")).any(|(_, block)| {
+                        block.items.iter().any(
+                            |item| matches!(item, crate::syntax::outline::Item::Call(c) if c.receiver.is_none() && c.method == "scope"),
+                        )
+                    })
+                };
                 let scoped = self
                     .models
                     .values()
                     .map(|(f, i)| &f.models[*i])
-                    .any(|m| crate::roundhouse::ingest::is_model_facts(m) && !m.scopes.is_empty());
+                    .any(|m| crate::roundhouse::ingest::is_model_facts(m) && (!m.scopes.is_empty() || concern_scope(m)));
                 if !scoped {
                     return None;
                 }

@@ -201,6 +201,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(entry_points(file, context));
     found.extend(model_reopenings(file, context));
     found.extend(preload_crashes(file, context));
+    found.extend(belongs_to_twice(file, context));
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
     found.extend(permitted_fields_without_writer(file, context));
@@ -479,6 +480,73 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 class.name, class.name, model_file.relative_path
             ),
         ));
+    }
+    out
+}
+
+/// `model.belongs-to-declared-twice`: when the app turns on Roundhouse's preload methods
+/// (`AppContext::preload_lowering`), it wraps each `belongs_to` reader in its cache guard once per
+/// declaration, then memoizes a reader of exactly one guard and a query; a reader declared twice
+/// (the model and a concern's `included` block, or the model twice) has two guards, and the memo
+/// assigns the inner one: `@x_cache = return @x_cache if @x_loaded`, which is not Ruby. A
+/// polymorphic reader is not memoized (its two guards are harmless).
+fn belongs_to_twice(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    use crate::syntax::outline::Item;
+    if !file.relative_path.starts_with("app/models/") {
+        return Vec::new();
+    }
+    let Some((site, line)) = context.preload_lowering() else { return Vec::new() };
+    let bodies = roundhouse::ingest::bodies(file);
+    let mut out = Vec::new();
+    for model in &file.models {
+        if bodies.get(&model.span.start()) != Some(&roundhouse::ingest::Body::Full) || !roundhouse::ingest::is_model_facts(model) {
+            continue;
+        }
+        let polymorphic =
+            |options: &[(String, crate::syntax::value::Value)]| options.iter().any(|(k, v)| k == "polymorphic" && v.to_string() == "true");
+        // The modules whose `included` block declares each name.
+        let mut from_concerns: Vec<(String, String)> = Vec::new();
+        for (concern_file, block) in context.included_blocks(model) {
+            if !concern_file.relative_path.starts_with("app/") {
+                continue;
+            }
+            for item in &block.items {
+                if let Item::Call(c) = item
+                    && c.receiver.is_none()
+                    && c.method == "belongs_to"
+                    && let Some(name) = c.arguments.first().and_then(|a| a.as_name())
+                    && !c.options.iter().any(|(k, v)| k.as_name() == Some("polymorphic") && v.to_string() == "true")
+                {
+                    let module = concern_file.relative_path.rsplit('/').next().unwrap_or("").trim_end_matches(".rb").to_owned();
+                    from_concerns.push((name.to_owned(), crate::rails::inflect::camelize(&module)));
+                }
+            }
+        }
+        let own: Vec<&crate::rails::model::Association> =
+            model.associations.iter().filter(|a| a.kind == "belongs_to" && !polymorphic(&a.options)).collect();
+        let mut said: Vec<&str> = Vec::new();
+        for (i, association) in own.iter().enumerate() {
+            let name = association.name.as_str();
+            if said.contains(&name) {
+                continue;
+            }
+            let again = own[i + 1..].iter().find(|a| a.name == name);
+            let concern = from_concerns.iter().find(|(n, _)| n == name).map(|(_, m)| m.as_str());
+            let (span, elsewhere) = match (again, concern) {
+                (Some(again), _) => (again.span, format!("here and on line {}", association.span.start.line + 1)),
+                (None, Some(module)) => (association.span, format!("here and in {module}'s `included` block")),
+                (None, None) => continue,
+            };
+            said.push(name);
+            out.push(Diagnostic::finding(
+                rule!("model.belongs-to-declared-twice"),
+                span,
+                format!(
+                    "`belongs_to :{name}` is declared twice, {elsewhere}. With the app's preload methods on (the `includes` at {site}:{line} turns them on), Roundhouse wraps the `{name}` reader in its cache guard once per declaration, and its memo then writes `@{name}_cache = return @{name}_cache if @{name}_loaded`, which is not Ruby: the emitted {} does not parse, and the compiled app does not start (every tree). Instead, declare it once.",
+                    model.class_name
+                ),
+            ));
+        }
     }
     out
 }
