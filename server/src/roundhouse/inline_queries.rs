@@ -183,27 +183,8 @@ pub fn of_class_file(
     line_index: &LineIndex,
     class_suffix: Option<&str>,
 ) -> Vec<InlineQuery> {
-    let root = result.node();
-    let mut classes = Vec::new();
-    collect_classes(&root, &mut classes);
-    let class = match class_suffix {
-        Some(suffix) => classes.iter().find(|c| super::prism_ingest::convert::name_of(c.name()).ends_with(suffix)).or(classes.first()),
-        None => classes.first(),
-    };
     let mut walker = Walker { text, line_index, out: Vec::new(), method: String::new(), singleton: false, refined: Vec::new() };
-    let Some(statements) = class.and_then(|c| c.body()).and_then(|b| b.as_statements_node()) else { return Vec::new() };
-    let mut defs = Vec::new();
-    for statement in statements.body().iter() {
-        if let Some(def) = statement.as_def_node() {
-            let singleton = def.receiver().is_some_and(|r| r.as_self_node().is_some());
-            defs.push((def, singleton));
-        } else if let Some(singleton) = statement.as_singleton_class_node()
-            && let Some(inner) = singleton.body().and_then(|b| b.as_statements_node())
-        {
-            defs.extend(inner.body().iter().filter_map(|s| s.as_def_node()).map(|d| (d, true)));
-        }
-    }
-    for (def, singleton) in defs {
+    for (def, singleton) in super::prism_ingest::class_defs(&result.node(), class_suffix) {
         let Some(body) = def.body() else { continue };
         // A method with its own `rescue` is compiled as a `begin`: not measured.
         let Some(body) = body.as_statements_node() else { continue };
@@ -216,28 +197,6 @@ pub fn of_class_file(
         walker.statements(&body, true);
     }
     walker.out
-}
-
-fn collect_classes<'pr>(node: &Node<'pr>, out: &mut Vec<ruby_prism::ClassNode<'pr>>) {
-    if let Some(class) = node.as_class_node() {
-        out.push(class);
-        return;
-    }
-    if let Some(module) = node.as_module_node() {
-        if let Some(body) = module.body() {
-            collect_classes(&body, out);
-        }
-        return;
-    }
-    if let Some(program) = node.as_program_node() {
-        for statement in program.statements().body().iter() {
-            collect_classes(&statement, out);
-        }
-    } else if let Some(statements) = node.as_statements_node() {
-        for statement in statements.body().iter() {
-            collect_classes(&statement, out);
-        }
-    }
 }
 
 struct Walker<'t> {

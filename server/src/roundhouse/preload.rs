@@ -210,31 +210,8 @@ impl PreloadFacts {
 
 /// The bodies of the first class of a controller or model file: each `def`'s.
 pub fn of_class_file(result: &ruby_prism::ParseResult<'_>, text: &str, line_index: &LineIndex, class_suffix: Option<&str>) -> PreloadFacts {
-    let root = result.node();
-    let mut classes = Vec::new();
-    collect_classes(&root, &mut classes);
-    let class = match class_suffix {
-        Some(suffix) => {
-            classes.iter().find(|c| crate::roundhouse::prism_ingest::convert::name_of(c.name()).ends_with(suffix)).or(classes.first())
-        }
-        None => classes.first(),
-    };
     let mut out = PreloadFacts::default();
-    let Some(class) = class else { return out };
-    let Some(body) = class.body() else { return out };
-    let Some(statements) = body.as_statements_node() else { return out };
-    let mut defs = Vec::new();
-    for statement in statements.body().iter() {
-        if let Some(def) = statement.as_def_node() {
-            let singleton = def.receiver().is_some_and(|r| r.as_self_node().is_some());
-            defs.push((def, singleton));
-        } else if let Some(singleton) = statement.as_singleton_class_node()
-            && let Some(inner) = singleton.body().and_then(|b| b.as_statements_node())
-        {
-            defs.extend(inner.body().iter().filter_map(|s| s.as_def_node()).map(|d| (d, true)));
-        }
-    }
-    for (def, singleton) in defs {
+    for (def, singleton) in crate::roundhouse::prism_ingest::class_defs(&result.node(), class_suffix) {
         let mut walker = Walker::new(text, line_index, |o| o);
         if let Some(body) = def.body() {
             walker.visit(&body);
@@ -244,23 +221,6 @@ pub fn of_class_file(result: &ruby_prism::ParseResult<'_>, text: &str, line_inde
         out.bodies.push(body);
     }
     out
-}
-
-fn collect_classes<'pr>(node: &Node<'pr>, out: &mut Vec<ruby_prism::ClassNode<'pr>>) {
-    if let Some(class) = node.as_class_node() {
-        out.push(class);
-        return;
-    }
-    let statements = if let Some(program) = node.as_program_node() {
-        Some(program.statements())
-    } else if let Some(module) = node.as_module_node() {
-        module.body().and_then(|b| b.as_statements_node())
-    } else {
-        None
-    };
-    for statement in statements.iter().flat_map(|s| s.body().iter()) {
-        collect_classes(&statement, out);
-    }
 }
 
 /// A template's program (its Ruby as the compiler builds it), placed back in the template.

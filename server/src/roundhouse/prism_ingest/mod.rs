@@ -1063,6 +1063,48 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
 // ----------------------------------------------------------------------------------------------
 
 /// A constant's path as the ingest reads it (a leading `::` and a non-constant parent dropped).
+/// The methods of a class file's class — its first, or the first whose name ends with
+/// `class_suffix` (`Controller`) — each with whether it is a class method (`def self.x`, or a `def`
+/// in `class << self`): what the N+1 check and the inline-query check read of a model or a
+/// controller.
+pub fn class_defs<'pr>(root: &Node<'pr>, class_suffix: Option<&str>) -> Vec<(ruby_prism::DefNode<'pr>, bool)> {
+    fn collect<'pr>(node: &Node<'pr>, out: &mut Vec<ruby_prism::ClassNode<'pr>>) {
+        if let Some(class) = node.as_class_node() {
+            out.push(class);
+            return;
+        }
+        let statements = if let Some(program) = node.as_program_node() {
+            Some(program.statements())
+        } else if let Some(module) = node.as_module_node() {
+            module.body().and_then(|b| b.as_statements_node())
+        } else {
+            None
+        };
+        for statement in statements.iter().flat_map(|s| s.body().iter()) {
+            collect(&statement, out);
+        }
+    }
+    let mut classes = Vec::new();
+    collect(root, &mut classes);
+    let class = match class_suffix {
+        Some(suffix) => classes.iter().find(|c| convert::name_of(c.name()).ends_with(suffix)).or(classes.first()),
+        None => classes.first(),
+    };
+    let Some(statements) = class.and_then(|c| c.body()).and_then(|b| b.as_statements_node()) else { return Vec::new() };
+    let mut defs = Vec::new();
+    for statement in statements.body().iter() {
+        if let Some(def) = statement.as_def_node() {
+            let singleton = def.receiver().is_some_and(|r| r.as_self_node().is_some());
+            defs.push((def, singleton));
+        } else if let Some(singleton) = statement.as_singleton_class_node()
+            && let Some(inner) = singleton.body().and_then(|b| b.as_statements_node())
+        {
+            defs.extend(inner.body().iter().filter_map(|s| s.as_def_node()).map(|d| (d, true)));
+        }
+    }
+    defs
+}
+
 fn constant_path(node: &Node<'_>) -> Option<Vec<String>> {
     if let Some(read) = node.as_constant_read_node() {
         return Some(vec![name_of(read.name())]);
