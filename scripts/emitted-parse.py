@@ -34,6 +34,7 @@ RULES = {
     "syntax.grouping-not-ruby",
     "views.parameter-named-twice",
     "model.belongs-to-declared-twice",
+    "views.output-statements-not-ruby",
 }
 
 

@@ -1079,6 +1079,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "views.output-statements-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "an ERB output tag whose code is two statements or more (`<%= parts = text.split; parts.join(\" \") %>`, or one per line): Roundhouse writes the code as the argument of `html_escape(…)`, where statements are not Ruby. A comment among them is not a statement",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "views.parameter-named-twice",
         severity: Severity::Error,
         targets: ALL,

@@ -112,6 +112,11 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                     let strict = facts.template.as_ref().is_some_and(|t| t.strict_locals.is_some());
                     found.extend(template_signature::findings(&facts.relative_path, names, strict));
                 }
+                // An output tag of several statements, in a program that parses (ERB: a HAML line
+                // is one statement).
+                if parsed.language == Language::Erb && judged.template_names.is_some() {
+                    found.extend(prism_ingest::output_statements(&compiled, &result, text, &facts.line_index));
+                }
                 facts.template_names = judged.template_names.map(Box::new);
                 erb_found = Some(judged.diagnostics);
                 if walk == prism_ingest::Walk::Program {

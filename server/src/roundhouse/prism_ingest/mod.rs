@@ -444,6 +444,55 @@ pub fn program_parses(broken: bool, result: &ruby_prism::ParseResult<'_>) -> boo
     !broken && !result.errors().any(|e| !e.message().starts_with("Invalid "))
 }
 
+/// `views.output-statements-not-ruby`: an ERB output tag whose code is two statements or more
+/// (`<%= parts = x.split; parts.join %>`). The compiler writes an output tag's code as the argument
+/// of `html_escape(…)` with `.to_s` after its last word, and statements between a call's
+/// parentheses are not Ruby (fixture `views-output-statements`); a comment among them is not a
+/// statement. On the template's program (`erb::compile`), where the tag is
+/// `_buf = _buf + (code).to_s`; one finding per tag, on its code's first line.
+pub fn output_statements(
+    compiled: &erb::Compiled,
+    result: &ruby_prism::ParseResult<'_>,
+    source: &str,
+    line_index: &LineIndex,
+) -> Vec<Diagnostic> {
+    struct Tags(Vec<(usize, usize, usize)>);
+    impl<'pr> ruby_prism::Visit<'pr> for Tags {
+        fn visit_local_variable_write_node(&mut self, node: &ruby_prism::LocalVariableWriteNode<'pr>) {
+            if node.name().as_slice() == b"_buf"
+                && let Some(plus) = node.value().as_call_node()
+                && let Some(argument) = plus.arguments().and_then(|a| a.arguments().iter().next())
+                && let Some(to_s) = argument.as_call_node()
+                && to_s.name().as_slice() == b"to_s"
+                && let Some(group) = to_s.receiver().and_then(|r| r.as_parentheses_node())
+                && let Some(statements) = group.body().and_then(|b| b.as_statements_node())
+            {
+                let body: Vec<Node<'_>> = statements.body().iter().collect();
+                if let (true, Some(first)) = (body.len() >= 2, body.first()) {
+                    self.0.push((first.location().start_offset(), first.location().end_offset(), body.len()));
+                }
+            }
+            ruby_prism::visit_local_variable_write_node(self, node);
+        }
+    }
+    let mut tags = Tags(Vec::new());
+    ruby_prism::Visit::visit(&mut tags, &result.node());
+    tags.0
+        .into_iter()
+        .map(|(start, end, count)| {
+            let (start, end) = (on_char(source, compiled.place(start, source)), on_char(source, compiled.place(end, source)));
+            let line_end = source[start..].find('\n').map_or(source.len(), |n| start + n);
+            Diagnostic::finding(
+                rule!("views.output-statements-not-ruby"),
+                line_index.span(start..end.min(line_end).max(start)),
+                format!(
+                    "Roundhouse writes an output tag's code as the argument of `html_escape(…)`, and this tag's code is {count} statements: between the parentheses they are not Ruby (and the `.to_s` it adds would join the last one alone), so the emitted file does not parse, and the compiled app requires every view at boot: it does not start (every tree). Instead, do the work in a code tag (`<% … %>`) and output the last expression alone (`<%= … %>`), which Rails renders the same."
+                ),
+            )
+        })
+        .collect()
+}
+
 /// Whether the interpolation that starts `text` (`#{…}`, `#@x`, `#$x` in a template's text, which
 /// Roundhouse compiles into a string literal) stops the compile: `#@x`/`#$x` and an empty `#{}`
 /// are rejected; a `#{…}` stops when its code (up to the brace that closes it), escaped as the
