@@ -1083,7 +1083,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: Family::Views,
-        trigger: "an ERB output tag whose code is two statements or more (`<%= parts = text.split; parts.join(\" \") %>`, or one per line): Roundhouse writes the code as the argument of `html_escape(…)`, where statements are not Ruby. A comment among them is not a statement",
+        trigger: "an ERB output tag whose code is two statements or more (`<%= parts = text.split; parts.join(\" \") %>`, or one per line), or an `if` without `else` whose body is: Roundhouse writes the code (the body) as the argument of `html_escape(…)`, where statements are not Ruby. A comment among them is not a statement; an `if` with `else` is written as an expression, which reads",
         says: None,
         ..CONSTRUCT
     },

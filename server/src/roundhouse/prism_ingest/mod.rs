@@ -445,7 +445,8 @@ pub fn program_parses(broken: bool, result: &ruby_prism::ParseResult<'_>) -> boo
 }
 
 /// `views.output-statements-not-ruby`: an ERB output tag whose code is two statements or more
-/// (`<%= parts = x.split; parts.join %>`). The compiler writes an output tag's code as the argument
+/// (`<%= parts = x.split; parts.join %>`), or an `if` without `else` whose body is (the compiler
+/// writes it as a branch that outputs the body; with an `else`, as an expression, which reads). The compiler writes an output tag's code as the argument
 /// of `html_escape(…)` with `.to_s` after its last word, and statements between a call's
 /// parentheses are not Ruby (fixture `views-output-statements`); a comment among them is not a
 /// statement. On the template's program (`erb::compile`), where the tag is
@@ -467,7 +468,16 @@ pub fn output_statements(
                 && let Some(group) = to_s.receiver().and_then(|r| r.as_parentheses_node())
                 && let Some(statements) = group.body().and_then(|b| b.as_statements_node())
             {
-                let body: Vec<Node<'_>> = statements.body().iter().collect();
+                let mut body: Vec<Node<'_>> = statements.body().iter().collect();
+                // An `if` without `else` is written as a branch that outputs its body: the same.
+                if let [only] = body.as_slice()
+                    && let Some(branch) = only.as_if_node()
+                    && branch.if_keyword_loc().is_some()
+                    && branch.subsequent().is_none()
+                    && let Some(inner) = branch.statements()
+                {
+                    body = inner.body().iter().collect();
+                }
                 if let (true, Some(first)) = (body.len() >= 2, body.first()) {
                     self.0.push((first.location().start_offset(), first.location().end_offset(), body.len()));
                 }
