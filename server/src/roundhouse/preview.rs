@@ -497,10 +497,12 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
     // Its parameters as the compiler writes them (the rule that says a name is taken twice reads the
     // same signature); without the program's names (it does not parse), as Rails names them.
     let mut named_twice: Vec<String> = Vec::new();
+    let mut keyword_parameter: Option<String> = None;
     let mut parameters: Vec<String> = match &facts.template_names {
         Some(names) => {
             let signature = super::template_signature::signature(&function, names);
             named_twice = signature.named_twice().into_iter().map(str::to_owned).collect();
+            keyword_parameter = signature.keywords().first().map(|n| (*n).to_owned());
             signature.required.into_iter().chain(signature.optional.into_iter().map(|n| format!("{n} = nil"))).collect()
         }
         None => {
@@ -644,7 +646,11 @@ fn template_function(out: &mut Out, facts: &FileFacts, text: &str) {
         crate::syntax::ParsedFile::parse(crate::syntax::Language::Ruby, &candidate).ruby.is_some_and(|t| !t.root_node().has_error())
             && super::prism_ingest::parse_errors(&candidate, &crate::syntax::LineIndex::new(&candidate)).is_empty();
     let base = out.lines.len() as u32;
-    if let Some(twice) = named_twice.first() {
+    if let Some(keyword) = &keyword_parameter {
+        out.line(comment(&format!(
+            "The function takes a parameter `{keyword}`, a Ruby keyword, so the emitted file does not parse (views.variable-name-not-ruby); the compiled function, commented out:"
+        )));
+    } else if let Some(twice) = named_twice.first() {
         out.line(comment(&format!(
             "The function takes `{twice}` twice, so the emitted file does not parse (views.parameter-named-twice); the compiled function, commented out:"
         )));

@@ -64,6 +64,11 @@ impl Signature {
         self.optional.iter().filter(|n| self.required.contains(n)).map(String::as_str).collect()
     }
 
+    /// The parameters named like a keyword (`local_assigns[:end]` gives `end = nil`), in order.
+    pub fn keywords(&self) -> Vec<&str> {
+        self.required.iter().chain(&self.optional).map(String::as_str).filter(|n| crate::syntax::is_ruby_keyword(n)).collect()
+    }
+
     /// `post, comment, notice = nil, alert = nil`.
     pub fn written(&self) -> String {
         self.required.iter().cloned().chain(self.optional.iter().map(|n| format!("{n} = nil"))).collect::<Vec<_>>().join(", ")
@@ -103,9 +108,26 @@ pub fn findings(path: &str, names: &TemplateNames, strict_locals: bool) -> Vec<D
         return Vec::new(); // Its declared locals are its signature.
     }
     let signature = signature(&function, names);
+    // A local marked optional by `local_assigns[:end]` is a parameter under that name, which no
+    // keyword can be (`defined?(@end)` gives `end_`, as a read of `@end` does).
+    let mut out = Vec::new();
+    let mut keywords: Vec<&str> = Vec::new();
+    for local in names.optional.iter().filter(|l| !l.instance_variable && crate::syntax::is_ruby_keyword(&l.name)) {
+        if keywords.contains(&local.name.as_str()) || local.name == function.record {
+            continue;
+        }
+        keywords.push(&local.name);
+        let name = &local.name;
+        out.push(Diagnostic::finding(
+            rule!("views.variable-name-not-ruby"),
+            local.span,
+            format!(
+                "Roundhouse compiles this template into a function with a parameter for each local it marks as optional: `local_assigns[:{name}]` becomes `{name} = nil`, and `{name}` is a Ruby keyword, which no parameter can be named. The emitted file does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, pass it under another name (`css_{name}:`) and read that."
+            ),
+        ));
+    }
     let stem = path.rsplit('/').next().unwrap_or("").trim_start_matches('_').split('.').next().unwrap_or("");
     let tail = "Ruby rejects a parameter named twice, so the emitted file does not parse, and the compiled app requires every view at boot: it does not start (every tree).";
-    let mut out = Vec::new();
     for name in signature.named_twice() {
         // A partial a collection render binds under its own name takes that name as its record.
         if function.kind == ViewKind::Partial && name == stem && name != function.record {
@@ -274,7 +296,7 @@ mod tests {
     /// not follow), and a name taken twice there is taken twice here.
     #[test]
     fn rule_preview_and_compiler_take_the_same_parameters() {
-        let (mut templates, mut twice, mut held) = (0, 0, 0);
+        let (mut templates, mut twice, mut held, mut keyword_or_twice) = (0, 0, 0, 0);
         let mut check = |header: &[&str],
                          context: &crate::app::AppContext,
                          derived: &std::collections::HashMap<std::path::PathBuf, Vec<Diagnostic>>,
@@ -303,8 +325,9 @@ mod tests {
                     preview.text.lines().find(|l| l.trim_start_matches(['#', ' ']).starts_with(&format!("def self.{}(", function.name)));
                 if !strict && let Some(line) = line {
                     assert_eq!(line.trim_start_matches(['#', ' ']), def, "{place}: the preview's def");
-                    if !signature.named_twice().is_empty() {
+                    if !signature.named_twice().is_empty() || !signature.keywords().is_empty() {
                         assert!(line.trim_start().starts_with('#'), "{place}: a def that does not parse is shown as code");
+                        keyword_or_twice += 1;
                     }
                 }
                 // The compiler's `def`, where the fixture recorded it.
@@ -338,6 +361,9 @@ mod tests {
         crate::test_fixture::each_app(&["examples/blog", "tests/fixtures/apps/shop"], |context, derived, _| {
             check(&[], context, derived, &|facts| std::fs::read_to_string(&facts.path).unwrap());
         });
-        assert!(templates >= 20 && twice >= 9 && held >= 9, "{templates} templates, {twice} names taken twice, {held} compiler verdicts");
+        assert!(
+            templates >= 20 && twice >= 9 && held >= 9 && keyword_or_twice >= 10,
+            "{templates} templates, {twice} names taken twice, {held} compiler verdicts, {keyword_or_twice} defs commented out"
+        );
     }
 }
