@@ -1079,6 +1079,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "views.nested-layout-body-lost",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "`render template: \"layouts/…\"` in a template (Rails' nested layouts): Roundhouse calls the layout's function with the instance variables it reads and not the page's content, its first parameter — ArgumentError when it reads none, the content lost otherwise",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "views.output-statements-not-ruby",
         severity: Severity::Error,
         targets: ALL,

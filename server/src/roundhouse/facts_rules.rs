@@ -453,6 +453,20 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
                         ),
                     );
                 }
+                // A layout rendered from a template (a nested layout's `render template:
+                // "layouts/application"`): the call passes the layout's instance variables, not the
+                // page's content, which is the layout function's first parameter.
+                if render.named.as_ref().is_some_and(|(how, n)| how == "template" && n.trim_start_matches('/').starts_with("layouts/")) {
+                    push(
+                        &mut out,
+                        rule!("views.nested-layout-body-lost"),
+                        span,
+                        format!(
+                            "Roundhouse compiles this into a call of the layout's function with the instance variables that layout reads, and not the page's content, which the function takes first: with none it raises ArgumentError, otherwise the first is taken for the content, so every page rendered with {} loses its content (every tree). Instead, use one layout for these pages: move what this one adds into `content_for` blocks the main layout yields, or give the controller the main layout.",
+                            if template.layout { "this layout" } else { "this template" }
+                        ),
+                    );
+                }
                 // A view named from the root (`"/shared/tags"`): the module path begins empty.
                 if let Some(rest) = name.strip_prefix('/') {
                     push(
