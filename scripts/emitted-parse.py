@@ -35,6 +35,7 @@ RULES = {
     "views.parameter-named-twice",
     "model.belongs-to-declared-twice",
     "views.output-statements-not-ruby",
+    "syntax.symbol-quotes-dropped",
 }
 
 

@@ -400,6 +400,18 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "syntax.symbol-quotes-dropped",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Syntax,
+        trigger: "a quoted symbol (`:\"180x180\"`, `:'foo-bar'`, `%s(two words)`) whose text is no bare symbol, in code Roundhouse compiles: it writes `:` and the text without quotes, which does not parse (`:180x180`) or reads as something else (`:foo-bar` is `:foo - bar`). A hash label (`\"data-id\": 1`) keeps its quotes",
+        says: Some(Says {
+            what: "a quoted symbol whose text is no bare symbol",
+            instead: "rename it to a symbol that needs no quotes wherever it is used, or use a string where the API takes one",
+        }),
+        ..CONSTRUCT
+    },
+    Rule {
         id: "syntax.grouping-not-ruby",
         severity: Severity::Error,
         targets: ALL,

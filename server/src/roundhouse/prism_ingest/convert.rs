@@ -60,7 +60,8 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 13] = [
+pub const NOT_REJECTING: [RuleId; 14] = [
+    rule!("syntax.symbol-quotes-dropped"),
     rule!("views.yield-slot-kept"),
     rule!("syntax.grouping-not-ruby"),
     rule!("views.select-options-not-ruby"),
@@ -100,6 +101,9 @@ pub struct Converter {
     /// How many ternaries are open around the expression: the compiler writes each as an `if`, so a
     /// `yield(…)` inside one stands alone (`syntax.yield-not-ruby` is not looked for there).
     pub ternaries: u32,
+    /// How many calls whose arguments a lowering consumes are open around the expression
+    /// (`params.permit(…)`: its symbols become a record's fields, not symbols in the emitted file).
+    pub consumed: u32,
 }
 
 /// What the converter walks, for the rules about what the compiler writes into the emitted file:
@@ -242,6 +246,21 @@ impl Converter {
     }
 }
 
+/// Whether `:text` reads back as the symbol `text` (`:plain`, `:ok?`, `:+`), as Prism parses it.
+fn reads_bare(text: &[u8]) -> bool {
+    let mut source = Vec::with_capacity(text.len() + 1);
+    source.push(b':');
+    source.extend_from_slice(text);
+    let result = ruby_prism::parse(&source);
+    if result.errors().next().is_some() {
+        return false;
+    }
+    let root = result.node();
+    let Some(program) = root.as_program_node() else { return false };
+    let statements: Vec<Node<'_>> = program.statements().body().iter().collect();
+    matches!(statements.as_slice(), [one] if one.as_symbol_node().is_some_and(|s| s.unescaped() == text))
+}
+
 /// `@parent.things.build(key: value, …)`: the shape a controller's lowering rewrites into
 /// `attrs = <the argument>` (then the parent's id, then `Thing.new(attrs)`), which is no Ruby when
 /// the argument is keywords without braces (measured, fixture `controller-build-attributes`).
@@ -314,6 +333,7 @@ impl Converter {
             emitting: Emitting::Off,
             builders: Vec::new(),
             ternaries: 0,
+            consumed: 0,
         }
     }
 
@@ -660,6 +680,28 @@ impl<'pr> Visit<'pr> for Converter {
     fn visit_interpolated_string_node(&mut self, node: &ruby_prism::InterpolatedStringNode<'pr>) {
         self.interpolation_parts(node.parts());
     }
+    /// `syntax.symbol-quotes-dropped`: the compiler writes a symbol as `:` and its text, without the
+    /// quotes `:"180x180"` or `:"foo-bar"` need (fixture `syntax-symbol-quotes`). Whether the text
+    /// reads back as the same symbol is Prism's to say.
+    fn visit_symbol_node(&mut self, node: &ruby_prism::SymbolNode<'pr>) {
+        let quoted = node.opening_loc().is_some_and(|o| matches!(o.as_slice(), b":\"" | b":'") || o.as_slice().starts_with(b"%s"));
+        // A model's, a library class's or a controller's methods (a template's helpers and form
+        // builders are rewritten into markup: not measured).
+        let emitted = matches!(self.emitting, Emitting::Body | Emitting::Controller) && self.consumed == 0;
+        if quoted && emitted && !reads_bare(node.unescaped()) {
+            let location = node.location();
+            self.found.push(Found {
+                rule: rule!("syntax.symbol-quotes-dropped"),
+                start: location.start_offset(),
+                end: location.end_offset(),
+                cost: self.cost,
+                name: Some(String::from_utf8_lossy(node.unescaped()).into_owned()),
+                argument_of: None,
+                slip: false,
+                format: None,
+            });
+        }
+    }
     fn visit_interpolated_symbol_node(&mut self, node: &ruby_prism::InterpolatedSymbolNode<'pr>) {
         self.interpolation_parts(node.parts());
     }
@@ -669,6 +711,14 @@ impl<'pr> Visit<'pr> for Converter {
             return;
         }
         self.interpolation_parts(node.parts());
+    }
+
+    // A hash's symbol key is written as a label, quoted where it needs to be (`"search[lat]": 1`).
+    fn visit_assoc_node(&mut self, node: &ruby_prism::AssocNode<'pr>) {
+        if node.key().as_symbol_node().is_none() {
+            self.visit(&node.key());
+        }
+        self.visit(&node.value());
     }
 
     fn visit_assoc_splat_node(&mut self, node: &ruby_prism::AssocSplatNode<'pr>) {
@@ -894,7 +944,11 @@ impl<'pr> Visit<'pr> for Converter {
                 return;
             }
         }
+        // A permit list's symbols become a record's fields (`params.require(:post).permit(…)`).
+        let consumed = matches!(method, b"permit" | b"expect" | b"require") && node.receiver().is_some();
+        self.consumed += u32::from(consumed);
         ruby_prism::visit_call_node(self, node);
+        self.consumed -= u32::from(consumed);
     }
 
     // A template's instance variable is a local of its compiled function, under the same name.

@@ -417,7 +417,8 @@ fn whole_output_tag(source: &str, start: usize, end: usize) -> bool {
 
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
-const EMITTED: [crate::diagnostic::RuleId; 8] = [
+const EMITTED: [crate::diagnostic::RuleId; 9] = [
+    rule!("syntax.symbol-quotes-dropped"),
     rule!("views.yield-slot-kept"),
     rule!("syntax.grouping-not-ruby"),
     rule!("views.select-options-not-ruby"),
@@ -997,6 +998,18 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
                 "Roundhouse reads `yield :{slot}` as the content slot only when it is an output tag's whole code (`<%= yield :{slot} %>`); here it keeps the `yield`, and the compiled template is called without a block, so rendering it raises LocalJumpError (every tree). Instead, read the slot with `content_for(:{slot})` (in Rails the same content, but `nil` where `yield` gives `\"\"` when the slot is empty)."
             ),
         });
+    }
+    if found.rule == rule!("syntax.symbol-quotes-dropped") {
+        let text = found.name.as_deref().unwrap_or("…");
+        return Some(on_first_line(
+            found,
+            snippet,
+            line_index,
+            severity,
+            format!(
+                "Roundhouse writes a symbol as `:` and its text, without quotes: `:{text}` is not the symbol `{text}` (it does not parse, or reads as something else), so the emitted file breaks (every tree). Instead, rename it to a symbol that needs no quotes wherever it is used, or use a string where the API takes one."
+            ),
+        ));
     }
     if found.rule == rule!("syntax.grouping-not-ruby") {
         let inner = found.name.as_deref().unwrap_or("…");
