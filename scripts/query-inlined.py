@@ -67,7 +67,7 @@ def main():
             tree, source = os.path.join(app, "ruby"), os.path.join(app, "repaired-app")
             if not os.path.isdir(tree) or not os.path.isdir(source):
                 continue
-            run = subprocess.run([args.switchyard, "--check", source, "--format", "json"], capture_output=True, text=True)
+            run = subprocess.run([args.switchyard, "--check", source, "--format", "json", "--no-cache"], capture_output=True, text=True)
             for line in run.stdout.splitlines():
                 if not line.startswith("{"):
                     continue

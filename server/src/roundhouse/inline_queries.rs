@@ -66,38 +66,10 @@ const REFINERS: &[&str] = &[
     "rewhere",
 ];
 
-/// Relation methods a class method may call without a receiver (`where(…)`): such a method may be
-/// run on an association's relation, and the compiler does not fold its queries then.
-const CHAIN_STARTS: &[&str] = &[
-    "where",
-    "not",
-    "order",
-    "limit",
-    "offset",
-    "group",
-    "having",
-    "joins",
-    "left_outer_joins",
-    "left_joins",
-    "select",
-    "includes",
-    "preload",
-    "eager_load",
-    "references",
-    "distinct",
-    "reorder",
-    "rewhere",
-    "merge",
-    "unscope",
-    "all",
-    "none",
-    "count",
-    "find_by",
-    "exists?",
-    "first",
-    "last",
-    "find",
-];
+/// Besides `REFINERS`, the relation methods a class method may call without a receiver
+/// (`all`, `count`…): such a method may be run on an association's relation, and the compiler does
+/// not fold its queries then.
+const CHAIN_STARTS: &[&str] = &["unscope", "all", "none", "count", "find_by", "exists?", "first", "last", "find"];
 
 /// A query the compiler may fold, where its expansion is not moved ahead of its statement (when the
 /// app decides it folds and the statement's body is too short: `findings`).
@@ -133,7 +105,7 @@ pub enum Lands {
     Returned,
     /// An `if`/`unless`/`while` condition (the keyword).
     Condition(String),
-    /// The right of `&&`/`||`, or an operator's operand.
+    /// The right of `&&`/`||`.
     Operand,
     /// A call's argument written without parentheses (its name).
     Argument(String),
@@ -314,15 +286,16 @@ impl Walker<'_> {
             self.branching(node, Some(statement), path);
             return;
         }
-        let assigned = |name: &[u8], sigil: &str| format!("{sigil}{}", String::from_utf8_lossy(name));
+        // `x = …`, `@x = …`, `@x ||= …`, `x ||= …`: the name as written (`@x`).
+        let assigned = |value, name: &[u8]| (Some(value), Some(Edge::Assigned { name: String::from_utf8_lossy(name).into_owned() }));
         let (value, edge) = if let Some(write) = node.as_local_variable_write_node() {
-            (Some(write.value()), Some(Edge::Assigned { name: assigned(write.name().as_slice(), "") }))
+            assigned(write.value(), write.name().as_slice())
         } else if let Some(write) = node.as_instance_variable_write_node() {
-            (Some(write.value()), Some(Edge::Assigned { name: assigned(write.name().as_slice(), "") }))
+            assigned(write.value(), write.name().as_slice())
         } else if let Some(write) = node.as_instance_variable_or_write_node() {
-            (Some(write.value()), Some(Edge::Assigned { name: assigned(write.name().as_slice(), "") }))
+            assigned(write.value(), write.name().as_slice())
         } else if let Some(write) = node.as_local_variable_or_write_node() {
-            (Some(write.value()), Some(Edge::Assigned { name: assigned(write.name().as_slice(), "") }))
+            assigned(write.value(), write.name().as_slice())
         } else if let Some(write) = node.as_multi_write_node() {
             (Some(write.value()), Some(Edge::MultipleAssignment))
         } else if let Some(and) = node.as_and_node() {
@@ -562,7 +535,8 @@ fn calls_without_receiver(body: &Node<'_>) -> bool {
     impl<'pr> ruby_prism::Visit<'pr> for Found {
         fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
             let name = super::prism_ingest::convert::name_of(node.name());
-            if CHAIN_STARTS.contains(&name.as_str()) && node.receiver().is_none_or(|r| r.as_self_node().is_some()) {
+            let relation = REFINERS.contains(&name.as_str()) || CHAIN_STARTS.contains(&name.as_str());
+            if relation && node.receiver().is_none_or(|r| r.as_self_node().is_some()) {
                 self.0 = true;
             }
             ruby_prism::visit_call_node(self, node);
@@ -618,36 +592,11 @@ pub fn findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
 /// The methods something calls in `controller` or a controller inheriting from it: a filter's
 /// target, a call without a receiver in a method, a `helper_method`'s argument.
 fn called_methods(context: &AppContext, controller: &crate::rails::controller::Controller) -> std::collections::HashSet<String> {
-    let controllers: Vec<&crate::rails::controller::Controller> = context.files.iter().flat_map(|f| &f.controllers).collect();
-    let parent_of = |name: &str| -> Option<String> {
-        let found = controllers.iter().find(|c| c.class_name == name)?;
-        let written = found.superclass.as_deref()?.trim_start_matches("::");
-        // A parent named from inside a namespace (`BaseController` in `Admin::X`) is that
-        // namespace's when there is one.
-        let mut namespace: Vec<&str> = name.split("::").collect();
-        namespace.pop();
-        while !namespace.is_empty() {
-            let candidate = format!("{}::{written}", namespace.join("::"));
-            if controllers.iter().any(|c| c.class_name == candidate) {
-                return Some(candidate);
-            }
-            namespace.pop();
-        }
-        Some(written.to_owned())
-    };
-    let inherits = |name: &str| -> bool {
-        let mut current = Some(name.to_owned());
-        for _ in 0..16 {
-            match current {
-                Some(ref c) if *c == controller.class_name => return true,
-                Some(ref c) => current = parent_of(c),
-                None => return false,
-            }
-        }
-        false
+    let inherits = |other: &crate::rails::controller::Controller| {
+        context.controller_lineage(&other.class_name).iter().any(|c| c.class_name == controller.class_name)
     };
     let mut out = std::collections::HashSet::new();
-    for other in controllers.iter().filter(|c| inherits(&c.class_name)) {
+    for other in context.files.iter().flat_map(|f| &f.controllers).filter(|c| inherits(c)) {
         out.extend(other.filters.iter().flat_map(|f| f.targets.iter().cloned()));
         out.extend(other.action_calls.iter().chain(&other.method_calls).flat_map(|(_, calls)| calls.iter().cloned()));
         for helper in other.macros.iter().filter(|m| m.name == "helper_method") {

@@ -81,7 +81,6 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                 }
             }
             found.extend(judged);
-            // What the N+1 check reads of a controller's or a model's methods, on the same tree.
             // The queries of its methods the compiler may write inline, on the same tree.
             facts.inline_queries = match walk {
                 prism_ingest::Walk::ControllerFile => inline_queries::of_class_file(&result, text, &facts.line_index, Some("Controller")),
@@ -90,6 +89,7 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                 }
                 _ => Vec::new(),
             };
+            // What the N+1 check reads of a controller's or a model's methods, on the same tree.
             preload = match walk {
                 prism_ingest::Walk::ControllerFile => Some(preload::of_class_file(&result, text, &facts.line_index, Some("Controller"))),
                 prism_ingest::Walk::ModelFile if facts.models.iter().any(ingest::is_model_facts) => {

@@ -111,12 +111,8 @@ pub fn findings(path: &str, names: &TemplateNames, strict_locals: bool) -> Vec<D
     // A local marked optional by `local_assigns[:end]` is a parameter under that name, which no
     // keyword can be (`defined?(@end)` gives `end_`, as a read of `@end` does).
     let mut out = Vec::new();
-    let mut keywords: Vec<&str> = Vec::new();
-    for local in names.optional.iter().filter(|l| !l.instance_variable && crate::syntax::is_ruby_keyword(&l.name)) {
-        if keywords.contains(&local.name.as_str()) || local.name == function.record {
-            continue;
-        }
-        keywords.push(&local.name);
+    for name in signature.keywords() {
+        let Some(local) = names.optional.iter().find(|l| l.name == name) else { continue };
         let name = &local.name;
         out.push(Diagnostic::finding(
             rule!("views.variable-name-not-ruby"),

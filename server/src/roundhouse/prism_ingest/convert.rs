@@ -341,6 +341,11 @@ impl Converter {
         self.found.push(Found { rule, start, end, cost: self.cost, name: None, argument_of: None, slip: false, format: None });
     }
 
+    /// `report`, with what the message names (`Found::name`).
+    fn report_named(&mut self, rule: RuleId, start: usize, end: usize, name: String) {
+        self.found.push(Found { rule, start, end, cost: self.cost, name: Some(name), argument_of: None, slip: false, format: None });
+    }
+
     fn reject(&mut self, rule: RuleId, node: &Node<'_>) {
         let (start, end) = range(node);
         self.report(rule, start, end);
@@ -611,16 +616,7 @@ impl<'pr> Visit<'pr> for Converter {
     /// A `def` as a value is `nil` to the compiler: the method is gone and its body never read.
     fn visit_def_node(&mut self, node: &ruby_prism::DefNode<'pr>) {
         let (start, end) = range(&node.as_node());
-        self.found.push(Found {
-            rule: rule!("syntax.def-in-expression"),
-            start,
-            end,
-            cost: self.cost,
-            name: Some(name_of(node.name())),
-            argument_of: None,
-            slip: false,
-            format: None,
-        });
+        self.report_named(rule!("syntax.def-in-expression"), start, end, name_of(node.name()));
     }
 
     fn visit_defined_node(&mut self, node: &ruby_prism::DefinedNode<'pr>) {
@@ -690,16 +686,8 @@ impl<'pr> Visit<'pr> for Converter {
         let emitted = matches!(self.emitting, Emitting::Body | Emitting::Controller) && self.consumed == 0;
         if quoted && emitted && !reads_bare(node.unescaped()) {
             let location = node.location();
-            self.found.push(Found {
-                rule: rule!("syntax.symbol-quotes-dropped"),
-                start: location.start_offset(),
-                end: location.end_offset(),
-                cost: self.cost,
-                name: Some(String::from_utf8_lossy(node.unescaped()).into_owned()),
-                argument_of: None,
-                slip: false,
-                format: None,
-            });
+            let text = String::from_utf8_lossy(node.unescaped()).into_owned();
+            self.report_named(rule!("syntax.symbol-quotes-dropped"), location.start_offset(), location.end_offset(), text);
         }
     }
     fn visit_interpolated_symbol_node(&mut self, node: &ruby_prism::InterpolatedSymbolNode<'pr>) {
@@ -783,16 +771,7 @@ impl<'pr> Visit<'pr> for Converter {
         };
         if let Some((rule, reason)) = left_dynamic {
             let (start, end) = range(&node.as_node());
-            self.found.push(Found {
-                rule,
-                start,
-                end,
-                cost: self.cost,
-                name: Some(reason.to_owned()),
-                argument_of: None,
-                slip: false,
-                format: None,
-            });
+            self.report_named(rule, start, end, reason.to_owned());
         }
         if self.dispatch {
             if let Some(location) = node.message_loc().filter(|_| DYNAMIC_DISPATCH.iter().any(|m| m.as_bytes() == method)) {
@@ -902,16 +881,7 @@ impl<'pr> Visit<'pr> for Converter {
                                 .and_then(|a| a.key().as_symbol_node().map(|k| String::from_utf8_lossy(k.unescaped()).into_owned()))
                         })
                         .collect();
-                    self.found.push(Found {
-                        rule: rule!("views.select-options-not-ruby"),
-                        start,
-                        end,
-                        cost: self.cost,
-                        name: Some(keys.join(",")),
-                        argument_of: None,
-                        slip: false,
-                        format: None,
-                    });
+                    self.report_named(rule!("views.select-options-not-ruby"), start, end, keys.join(","));
                 }
             }
         }

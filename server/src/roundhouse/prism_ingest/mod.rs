@@ -252,11 +252,8 @@ pub fn judge_compiled(
     let template_names = (!unparsed).then(|| super::template_signature::names(compiled, result, source, line_index));
     let mut found: Vec<Found> = Vec::new();
     for mut f in converter.found {
-        let (start, end) = (compiled.place(f.start, source), compiled.place(f.end, source));
-        f.start = on_char(source, start);
         // A block's construct (a `for` loop) over several of the template's lines: its first line.
-        let line_end = source[f.start..].find('\n').map_or(source.len(), |n| f.start + n);
-        f.end = on_char(source, end.max(f.start).min(line_end));
+        (f.start, f.end) = on_first_template_line(compiled, source, f.start, f.end);
         // What the compiler writes into the emitted file is not there when the statement around it is
         // dropped (a rejection still stops the compile: its ingest reads the statement first).
         if EMITTED.contains(&f.rule) && lowering.dropping(f.start..f.end).is_some() {
@@ -415,6 +412,14 @@ fn whole_output_tag(source: &str, start: usize, end: usize) -> bool {
         })
 }
 
+/// A range of a template's program, placed in the template and cut at the end of its first line
+/// (on character boundaries).
+fn on_first_template_line(compiled: &erb::Compiled, source: &str, start: usize, end: usize) -> (usize, usize) {
+    let start = on_char(source, compiled.place(start, source));
+    let line_end = source[start..].find('\n').map_or(source.len(), |n| start + n);
+    (start, on_char(source, compiled.place(end, source).max(start).min(line_end)))
+}
+
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
 const EMITTED: [crate::diagnostic::RuleId; 9] = [
@@ -447,10 +452,10 @@ pub fn program_parses(broken: bool, result: &ruby_prism::ParseResult<'_>) -> boo
 
 /// `views.output-statements-not-ruby`: an ERB output tag whose code is two statements or more
 /// (`<%= parts = x.split; parts.join %>`), or an `if` without `else` whose body is (the compiler
-/// writes it as a branch that outputs the body; with an `else`, as an expression, which reads). The compiler writes an output tag's code as the argument
-/// of `html_escape(…)` with `.to_s` after its last word, and statements between a call's
-/// parentheses are not Ruby (fixture `views-output-statements`); a comment among them is not a
-/// statement. On the template's program (`erb::compile`), where the tag is
+/// writes it as a branch that outputs the body; with an `else`, as an expression, which reads).
+/// The compiler writes an output tag's code as the argument of `html_escape(…)` with `.to_s` after
+/// its last word, and statements between a call's parentheses are not Ruby (fixture
+/// `views-output-statements`); a comment among them is not a statement. On the template's program (`erb::compile`), where the tag is
 /// `_buf = _buf + (code).to_s`; one finding per tag, on its code's first line.
 pub fn output_statements(
     compiled: &erb::Compiled,
@@ -491,11 +496,10 @@ pub fn output_statements(
     tags.0
         .into_iter()
         .map(|(start, end, count)| {
-            let (start, end) = (on_char(source, compiled.place(start, source)), on_char(source, compiled.place(end, source)));
-            let line_end = source[start..].find('\n').map_or(source.len(), |n| start + n);
+            let (start, end) = on_first_template_line(compiled, source, start, end);
             Diagnostic::finding(
                 rule!("views.output-statements-not-ruby"),
-                line_index.span(start..end.min(line_end).max(start)),
+                line_index.span(start..end),
                 format!(
                     "Roundhouse writes an output tag's code as the argument of `html_escape(…)`, and this tag's code is {count} statements: between the parentheses they are not Ruby (and the `.to_s` it adds would join the last one alone), so the emitted file does not parse, and the compiled app requires every view at boot: it does not start (every tree). Instead, do the work in a code tag (`<% … %>`) and output the last expression alone (`<%= … %>`), which Rails renders the same."
                 ),
@@ -1134,7 +1138,6 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
 // Names and shapes
 // ----------------------------------------------------------------------------------------------
 
-/// A constant's path as the ingest reads it (a leading `::` and a non-constant parent dropped).
 /// The methods of a class file's class — its first, or the first whose name ends with
 /// `class_suffix` (`Controller`) — each with whether it is a class method (`def self.x`, or a `def`
 /// in `class << self`): what the N+1 check and the inline-query check read of a model or a
@@ -1177,6 +1180,7 @@ pub fn class_defs<'pr>(root: &Node<'pr>, class_suffix: Option<&str>) -> Vec<(rub
     defs
 }
 
+/// A constant's path as the ingest reads it (a leading `::` and a non-constant parent dropped).
 fn constant_path(node: &Node<'_>) -> Option<Vec<String>> {
     if let Some(read) = node.as_constant_read_node() {
         return Some(vec![name_of(read.name())]);
