@@ -214,13 +214,7 @@ fn symbol_list(elements: &[Node<'_>], text: &str) -> Option<Vec<String>> {
 
 /// The span of `node`'s first line.
 fn first_line(node: Node<'_>, text: &str) -> crate::syntax::Span {
-    let mut span = crate::syntax::Span::of(node);
-    let start = span.start_byte as usize;
-    if let Some(newline) = text.get(start..span.end_byte as usize).and_then(|t| t.find('\n')) {
-        span.end_byte = (start + newline) as u32;
-        span.end = crate::syntax::LineCol { line: span.start.line, col: span.start.col + newline as u32 };
-    }
-    span
+    crate::syntax::Span::of(node).first_line(text)
 }
 
 fn all_array_values(node: Node<'_>) -> bool {

@@ -248,9 +248,13 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
     for namespace in facts.outline.namespaces() {
         if namespace.kind == crate::syntax::outline::NamespaceKind::Class
             && bodies.get(&namespace.span.start()) == Some(&super::ingest::Body::Library)
-            && let Some((span, message)) = delegate_forwarders_lost(namespace, text)
         {
-            push(&mut out, rule!("library.delegates-lost"), span, message);
+            if let Some((span, message)) = delegate_forwarders_lost(namespace, text) {
+                push(&mut out, rule!("library.delegates-lost"), span, message);
+            }
+            for (span, message) in delegates_dropped(namespace, text) {
+                push(&mut out, rule!("library.class-body-call-dropped"), span, message);
+            }
         }
     }
     for namespace in facts.outline.namespaces() {
@@ -588,23 +592,84 @@ fn document_message(class: &crate::syntax::outline::Namespace, library: &str) ->
     )
 }
 
-/// `library.delegates-lost`: Roundhouse writes a library class's `delegate`s as methods, all of the
-/// class's in one piece of Ruby it then reads back. A setter among them (`delegate :x=, to: :y`
-/// becomes `def x=` without a parameter) or a keyword for a target (`to: :class` becomes
-/// `class.x`) makes that piece unreadable, and the class gets none of them. The declarations it
-/// writes are the plain ones: symbol names, `to:` a symbol, no option but `prefix: true` and
-/// `allow_nil:`, no name the class calls with arguments or a block, no name the class defines.
-fn delegate_forwarders_lost(class: &crate::syntax::outline::Namespace, text: &str) -> Option<(Span, String)> {
-    use crate::syntax::outline::Item;
-    // Ruby's keywords that cannot stand as a receiver (`self`, `nil`, `true` and `false` can).
-    const KEYWORDS: &[&str] = &[
-        "class", "module", "def", "end", "if", "unless", "while", "until", "case", "when", "begin", "do", "for", "return", "yield",
-        "super", "then", "else", "elsif", "and", "or", "not", "in", "rescue", "ensure", "alias", "undef", "defined?", "break", "next",
-        "redo", "retry",
-    ];
-    if class.superclass.as_deref().is_some_and(|s| s.trim_start_matches("::") == "ActiveSupport::CurrentAttributes") {
-        return None;
+/// What Roundhouse makes of one `delegate` call in a library class's body: it writes the plain
+/// declarations as methods (symbol names, `to:` a symbol, no option but `prefix: true` and
+/// `allow_nil:`, no name the class calls with arguments or a block), all of the class's in one piece
+/// of Ruby it then reads back; any other it leaves in the class body, which it drops.
+enum DelegateFate<'a> {
+    /// Written: the target, and each delegated name with its method's name.
+    Written { to: &'a str, names: Vec<(&'a str, String)> },
+    /// Dropped: why (in words), and the methods Rails would have defined.
+    Dropped { why: String, methods: Vec<String> },
+}
+
+fn delegate_fate<'a>(
+    call: &'a crate::syntax::outline::Call,
+    called_with_arguments: &std::collections::HashSet<String>,
+    text: &str,
+) -> DelegateFate<'a> {
+    let symbols: Vec<Option<&str>> =
+        call.arguments.iter().map(|a| if let Value::Symbol(s) = a { Some(s.as_str()) } else { None }).collect();
+    let names: Vec<&str> = symbols.iter().flatten().copied().collect();
+    let (mut to, mut declined) = (None, None::<String>);
+    for ((key, value), span) in call.options.iter().zip(call.option_spans.iter()) {
+        match (key, value) {
+            (Value::Symbol(k), Value::Symbol(target)) if k == "to" => to = Some(target.as_str()),
+            (Value::Symbol(k), Value::Bool(true)) if k == "prefix" => {}
+            (Value::Symbol(k), _) if k == "allow_nil" => {}
+            _ => {
+                declined.get_or_insert_with(|| {
+                    let option = text.get(span.range()).unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+                    if key.as_name() == Some("to") {
+                        format!("its target (`{option}`) is not a symbol")
+                    } else {
+                        format!("`{option}` is not an option it writes")
+                    }
+                });
+            }
+        }
     }
+    // The methods as Rails names them: `prefix: true` puts the target's name before each, and
+    // `prefix: :other` that name.
+    let target = call.option("to").map(|v| match v {
+        Value::Symbol(s) => s.clone(),
+        other => other.to_string(),
+    });
+    let rails_prefix = match call.option("prefix") {
+        Some(Value::Bool(true)) => target.as_deref().map(|t| t.trim_start_matches('@').to_ascii_lowercase()),
+        Some(Value::Symbol(p) | Value::String(p)) => Some(p.clone()),
+        _ => None,
+    };
+    let methods = || names.iter().map(|n| rails_prefix.as_ref().map_or_else(|| (*n).to_owned(), |p| format!("{p}_{n}"))).collect();
+    let why = if symbols.iter().any(Option::is_none) {
+        Some("its names are not all symbols".to_owned())
+    } else if names.is_empty() {
+        Some("it names no method".to_owned())
+    } else if declined.is_some() {
+        declined
+    } else if to.is_none() {
+        Some("it has no `to:` symbol".to_owned())
+    } else {
+        names
+            .iter()
+            .find(|n| called_with_arguments.contains(**n))
+            .map(|n| format!("the class calls `{n}` with arguments, which a written method would not pass on"))
+    };
+    if let Some(why) = why {
+        return DelegateFate::Dropped { why, methods: methods() };
+    }
+    let to = to.unwrap_or_default();
+    let prefixed = matches!(call.option("prefix"), Some(Value::Bool(true)));
+    let names = names.into_iter().map(|n| (n, if prefixed { format!("{to}_{n}") } else { n.to_owned() })).collect();
+    DelegateFate::Written { to, names }
+}
+
+/// The methods of a library class (its own and its singleton class's), and their bodies' text.
+fn library_methods<'a>(
+    class: &'a crate::syntax::outline::Namespace,
+    text: &'a str,
+) -> (Vec<&'a crate::syntax::outline::MethodDef>, Vec<&'a str>) {
+    use crate::syntax::outline::Item;
     let methods: Vec<&crate::syntax::outline::MethodDef> = class
         .items
         .iter()
@@ -616,34 +681,70 @@ fn delegate_forwarders_lost(class: &crate::syntax::outline::Namespace, text: &st
             _ => Vec::new(),
         })
         .collect();
-    let bodies: Vec<&str> = methods.iter().filter_map(|m| text.get(m.span.range())).collect();
+    let bodies = methods.iter().filter_map(|m| text.get(m.span.range())).collect();
+    (methods, bodies)
+}
+
+/// The `delegate` calls of a library class's body, each with its fate.
+fn delegates<'a>(class: &'a crate::syntax::outline::Namespace, text: &'a str) -> Vec<(&'a crate::syntax::outline::Call, DelegateFate<'a>)> {
+    use crate::syntax::outline::Item;
+    if class.superclass.as_deref().is_some_and(|s| s.trim_start_matches("::") == "ActiveSupport::CurrentAttributes") {
+        return Vec::new();
+    }
+    let calls: Vec<&crate::syntax::outline::Call> = class
+        .items
+        .iter()
+        .filter_map(|item| if let Item::Call(call) = item { Some(call) } else { None })
+        .filter(|call| call.receiver.is_none() && call.method == "delegate" && call.block.is_none())
+        .collect();
+    if calls.is_empty() {
+        return Vec::new();
+    }
+    let (_, bodies) = library_methods(class, text);
+    let called_with_arguments = names_called_with_arguments(&bodies);
+    calls.into_iter().map(|call| (call, delegate_fate(call, &called_with_arguments, text))).collect()
+}
+
+/// `library.class-body-call-dropped` of a library class's `delegate`s Roundhouse does not write (see
+/// [`DelegateFate`]): the class has none of their methods. Whether the class's base replays its body
+/// (a gem's does) is the app's to say (`checks`).
+fn delegates_dropped(class: &crate::syntax::outline::Namespace, text: &str) -> Vec<(Span, String)> {
+    delegates(class, text)
+        .into_iter()
+        .filter_map(|(call, fate)| {
+            let DelegateFate::Dropped { why, methods } = fate else { return None };
+            let span = call.span.first_line(text);
+            let listed = methods.iter().take(4).map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+            let more = if methods.len() > 4 { format!(" and {} more", methods.len() - 4) } else { String::new() };
+            Some((
+                span,
+                format!(
+                    "Roundhouse drops this `delegate` from the class body ({why}): it writes a `delegate` as methods only in its plain shape (symbol names, `to:` a symbol, no option but `prefix: true` and `allow_nil:`, no name the class calls with arguments), and replays a class body only for a class whose base is a gem's. So {} has no {listed}{more}, and calls raise NoMethodError (every target). Instead, define each method yourself (`def name`, the target's call, `end`), or write the `delegate` in its plain shape.",
+                    class.name
+                ),
+            ))
+        })
+        .collect()
+}
+
+/// `library.delegates-lost`: of the `delegate`s Roundhouse writes as methods, in one piece of Ruby, a
+/// setter (`delegate :x=, to: :y` becomes `def x=` without a parameter) or a keyword for a target
+/// (`to: :class` becomes `class.x`) makes that piece unreadable, and the class gets none of them.
+fn delegate_forwarders_lost(class: &crate::syntax::outline::Namespace, text: &str) -> Option<(Span, String)> {
+    // Ruby's keywords that cannot stand as a receiver (`self`, `nil`, `true` and `false` can).
+    const KEYWORDS: &[&str] = &[
+        "class", "module", "def", "end", "if", "unless", "while", "until", "case", "when", "begin", "do", "for", "return", "yield",
+        "super", "then", "else", "elsif", "and", "or", "not", "in", "rescue", "ensure", "alias", "undef", "defined?", "break", "next",
+        "redo", "retry",
+    ];
+    let (methods, _) = library_methods(class, text);
     let defines = |name: &str| methods.iter().any(|m| !m.singleton && m.name == name);
     let mut written: Vec<String> = Vec::new();
     // The first delegation that cannot be written: its statement, and what to write instead.
     let mut broken: Option<(Span, String, String)> = None;
-    for item in &class.items {
-        let Item::Call(call) = item else { continue };
-        if call.receiver.is_some() || call.method != "delegate" || call.block.is_some() {
-            continue;
-        }
-        let names: Option<Vec<&str>> =
-            call.arguments.iter().map(|a| if let Value::Symbol(s) = a { Some(s.as_str()) } else { None }).collect();
-        let Some(names) = names.filter(|n| !n.is_empty()) else { continue };
-        let (mut to, mut prefix, mut declined) = (None, false, false);
-        for (key, value) in call.options.iter() {
-            match (key, value) {
-                (Value::Symbol(k), Value::Symbol(target)) if k == "to" => to = Some(target.as_str()),
-                (Value::Symbol(k), Value::Bool(true)) if k == "prefix" => prefix = true,
-                (Value::Symbol(k), _) if k == "allow_nil" => {}
-                _ => declined = true,
-            }
-        }
-        let Some(to) = to else { continue };
-        if declined || names.iter().any(|n| bodies.iter().any(|b| called_with_arguments(b, n))) {
-            continue;
-        }
-        for name in names {
-            let method = if prefix { format!("{to}_{name}") } else { name.to_owned() };
+    for (call, fate) in delegates(class, text) {
+        let DelegateFate::Written { to, names } = fate else { continue };
+        for (name, method) in names {
             if defines(&method) {
                 continue;
             }
@@ -677,35 +778,25 @@ fn delegate_forwarders_lost(class: &crate::syntax::outline::Namespace, text: &st
     ))
 }
 
-/// Whether `body` calls `name` without a receiver with arguments or a block (`name(x)`, `name x`,
-/// `name do`, `name { }`), as Roundhouse's delegate expansion looks for before it writes a method.
-fn called_with_arguments(body: &str, name: &str) -> bool {
-    const NOT_ARGUMENTS: &[&str] = &["if", "unless", "and", "or", "then", "rescue", "while", "until", "end"];
-    body.match_indices(name).any(|(at, _)| {
-        let before = body[..at].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '@' | ':' | '$' | '&')) {
-            return false;
+/// The names `bodies` (methods' text) call without a receiver with arguments or a block (`name(x)`,
+/// `name x`, `name do … end`), read with Prism as Roundhouse's delegate expansion looks for them
+/// before it writes a method.
+fn names_called_with_arguments(bodies: &[&str]) -> std::collections::HashSet<String> {
+    struct Calls(std::collections::HashSet<String>);
+    impl<'pr> ruby_prism::Visit<'pr> for Calls {
+        fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
+            if node.receiver().is_none() && (node.arguments().is_some() || node.block().is_some()) {
+                self.0.insert(super::prism_ingest::convert::name_of(node.name()));
+            }
+            ruby_prism::visit_call_node(self, node);
         }
-        let rest = &body[at + name.len()..];
-        if rest.chars().next().is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '?' | '!' | '=')) {
-            return false;
-        }
-        if let Some(inside) = rest.strip_prefix('(') {
-            return !inside.trim_start().starts_with(')');
-        }
-        let spaced = rest.trim_start_matches([' ', '\t']);
-        if spaced.starts_with('{') || spaced.starts_with("do") && !spaced[2..].starts_with(|c: char| c.is_alphanumeric() || c == '_') {
-            return true;
-        }
-        if spaced.len() == rest.len() {
-            return false;
-        }
-        let word: String = spaced.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        let first = spaced.chars().next();
-        first.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '"' | '\'' | ':' | '@' | '[' | '*'))
-            && !NOT_ARGUMENTS.contains(&word.as_str())
-            && !spaced.starts_with("= ")
-    })
+    }
+    let mut calls = Calls(std::collections::HashSet::new());
+    for body in bodies {
+        let parsed = ruby_prism::parse(body.as_bytes());
+        ruby_prism::Visit::visit(&mut calls, &parsed.node());
+    }
+    calls.0
 }
 
 #[cfg(test)]

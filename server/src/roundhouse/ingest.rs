@@ -79,8 +79,10 @@ pub struct AppReading {
     pub modules: std::collections::HashSet<String>,
     /// The gems of the bundle (the lockfile's and the Gemfile's), `-` read as `_`.
     pub gems: std::collections::HashSet<String>,
-    /// The classes the app defines, by full name, and those of them that are models.
+    /// The classes the app defines, by full name (those of the files the compiler reads as code).
     pub classes: std::collections::HashSet<String>,
+    /// The models whose superclasses, as written, reach Active Record: a subclass of one is the
+    /// model rules' to judge. (A class on an Active Model base is a plain class to the compiler.)
     pub models: std::collections::HashSet<String>,
     /// The `to_fs` formats the initializers register, those the compiler reads and the others.
     pub time_formats: crate::roundhouse::time_formats::AppFormats,
@@ -118,6 +120,7 @@ impl AppReading {
     pub fn new(files: &[std::sync::Arc<FileFacts>]) -> AppReading {
         let mut reading = AppReading::default();
         let mut required: Vec<&str> = Vec::new();
+        let mut superclasses: std::collections::HashMap<&str, Option<&str>> = std::collections::HashMap::new();
         for file in files {
             match file.deploy.as_deref() {
                 Some(crate::rails::deploy::DeployFile::Lockfile(lockfile)) => {
@@ -128,14 +131,11 @@ impl AppReading {
                 }
                 _ => {}
             }
-            for namespace in file.outline.namespaces() {
-                let names = match namespace.kind {
-                    crate::syntax::outline::NamespaceKind::Module => &mut reading.modules,
-                    _ => &mut reading.classes,
-                };
-                names.insert(namespace.name.clone());
+            for namespace in file.outline.namespaces().into_iter().filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Module) {
+                reading.modules.insert(namespace.name.clone());
             }
-            reading.models.extend(file.models.iter().map(|m| m.class_name.clone()));
+            superclasses
+                .extend(file.models.iter().map(|m| (m.class_name.as_str(), m.superclass.as_deref().map(|s| s.trim_start_matches("::")))));
             if let Some(config) = file.config.as_ref().filter(|_| file.kind == Some(FileKind::Initializer)) {
                 required.extend(config.requires.iter().map(String::as_str));
                 if file.relative_path.starts_with("config/initializers/") {
@@ -165,6 +165,34 @@ impl AppReading {
         // `autoload_lib(ignore:)` takes a folder off the autoload paths, not out of the app: one an
         // initializer requires by name (`require "rails_ext/…"`) is read after all.
         reading.lib_ignored.retain(|dir| !required.iter().any(|statement| statement.contains(dir.as_str())));
+        // The classes of the files the compiler reads as code: a class of a folder it does not read
+        // (`app/events/`) is no class of the compiled app, and a base to it is a gem's.
+        let classes: std::collections::HashSet<String> = files
+            .iter()
+            .filter(|file| self::reading(file, Some(&reading)).compiles_code())
+            .flat_map(|file| file.outline.namespaces())
+            .filter(|n| n.kind != crate::syntax::outline::NamespaceKind::Module)
+            .map(|n| n.name.clone())
+            .collect();
+        reading.classes = classes;
+        reading.models = superclasses
+            .keys()
+            .filter(|name| {
+                let mut name: &str = name;
+                (0..8).any(|_| match superclasses.get(name).copied().flatten() {
+                    Some("ApplicationRecord" | "ActiveRecord::Base") => true,
+                    Some(next) => {
+                        name = next;
+                        false
+                    }
+                    None => {
+                        name = "";
+                        false
+                    }
+                })
+            })
+            .map(|name| (*name).to_owned())
+            .collect();
         reading
     }
 }

@@ -50,6 +50,19 @@ impl Span {
         Span { start_byte: a.start_byte, end_byte: b.end_byte, start: a.start, end: b.end }
     }
 
+    /// The part of this span on its first line of `text`.
+    pub fn first_line(self, text: &str) -> Span {
+        let start = self.start_byte as usize;
+        match text.get(start..self.end_byte as usize).and_then(|t| t.find('\n')) {
+            Some(newline) => Span {
+                end_byte: (start + newline) as u32,
+                end: LineCol { line: self.start.line, col: self.start.col + newline as u32 },
+                ..self
+            },
+            None => self,
+        }
+    }
+
     pub fn contains(&self, offset: usize) -> bool {
         self.start() <= offset && offset <= self.end()
     }

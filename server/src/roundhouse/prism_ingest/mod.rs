@@ -1913,8 +1913,8 @@ fn declaration_body(body: Option<Node<'_>>, converter: &mut Converter, notes: &m
         // Read, it is kept to be replayed in the class body; which only a class on a gem's base
         // does (the app decides that: `checks`). A concern's `included` and `class_methods` blocks
         // reach its includers.
-        // `delegate`s are written as methods where they can be (`library.delegates-lost` says where
-        // they cannot).
+        // `delegate`s are written as methods in their plain shape, and the others dropped: the
+        // outline's reading says which (`facts_rules::delegate_fate`).
         if converter.found.len() == before && !matches!(name.as_str(), "included" | "class_methods" | "delegate") {
             let location = statement.location();
             let slice = location.as_slice();
