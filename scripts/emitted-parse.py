@@ -23,6 +23,7 @@ import subprocess
 
 RULES = {
     "controller.build-attributes-not-ruby",
+    "model.operator-writer-not-ruby",
     "views.function-name-not-ruby",
     "views.render-path-leading-slash",
     "views.variable-name-not-ruby",
@@ -37,6 +38,9 @@ RULES = {
     "views.output-statements-not-ruby",
     "syntax.symbol-quotes-dropped",
 }
+
+# Rules that say so in some of their findings only: those whose message says the file does not parse.
+SOME_RULES = {"model.query-inlined"}
 
 
 def parse_errors(checker, files):
@@ -115,7 +119,9 @@ def main():
         findings = [json.loads(l) for l in run.stdout.splitlines() if l.strip()]
         covered = set()
         for finding in findings:
-            if finding["rule"] not in RULES or finding.get("app", ".") != ".":
+            if finding.get("app", ".") != ".":
+                continue
+            if finding["rule"] not in RULES and not (finding["rule"] in SOME_RULES and "does not parse" in finding["message"]):
                 continue
             found[finding["rule"]] += 1
             hit = [
@@ -137,7 +143,7 @@ def main():
                 if args.show:
                     print(f"  not said: {os.path.relpath(path, os.path.dirname(folder))}:{line}: {message}")
     print(f"{apps} emitted trees, {broken_apps} with a file that does not parse; {unparsed} such files, {said} said")
-    for rule in sorted(RULES):
+    for rule in sorted(RULES | SOME_RULES):
         print(f"{rule:36} {borne[rule]}/{found[rule]} in a file that does not parse")
     print("not said, by the parser's message:")
     for message, n in families.most_common(12):

@@ -416,10 +416,10 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: Family::Syntax,
-        trigger: "an argument (or a keyword argument's value) in parentheses that is not Ruby without them: a call without parentheses among other arguments (`t(:x, (h name))`, `key: (method :cmd)`), `or`/`and` (`(params[:page] or 1)`). Roundhouse writes the grouped expression without its parentheses, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        trigger: "an argument (or a keyword argument's value), or an operand of `&&`/`||`, in parentheses that is not Ruby without them: a call without parentheses among other arguments (`t(:x, (h name))`, `key: (method :cmd)`) or beside an operator (`a && (xs.include? x)`), `or`/`and` among arguments (`(params[:page] or 1)`). Roundhouse writes the grouped expression without its parentheses (it keeps those an operator's precedence needs), so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
         says: Some(Says {
-            what: "an argument in parentheses that is not Ruby without them",
-            instead: "write the inner call with parentheses (`h(x)`, `method(:x)`), or `||`/`&&` for `or`/`and`",
+            what: "an argument or operand in parentheses that is not Ruby without them",
+            instead: "write the inner call with parentheses (`h(x)`, `include?(x)`), or `||`/`&&` for `or`/`and`",
         }),
         ..CONSTRUCT
     },
@@ -1278,6 +1278,15 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Model,
         trigger: "a `belongs_to` (not polymorphic) a model declares twice — in its body and in the `included` block of a module it includes, or twice in its body — in an app whose `includes`/`preload`/`eager_load` and scopes turn on Roundhouse's preload methods: the reader gets its cache guard twice, and its memo is then not Ruby",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
+        id: "model.operator-writer-not-ruby",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Model,
+        trigger: "an Active Record model with a table that defines the instance method `[]=` or `==`: Roundhouse's `update(attrs)` assigns through every method of the model whose name ends in `=`, by the name without it, and writes `[]=(attrs[:[]])` or `self == attrs[:=]`, which are not Ruby",
         says: None,
         ..CONSTRUCT
     },

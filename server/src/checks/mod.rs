@@ -202,6 +202,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(model_reopenings(file, context));
     found.extend(preload_crashes(file, context));
     found.extend(belongs_to_twice(file, context));
+    found.extend(operator_writers(file, context));
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
     found.extend(permitted_fields_without_writer(file, context));
@@ -480,6 +481,48 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 class.name, class.name, model_file.relative_path
             ),
         ));
+    }
+    out
+}
+
+/// `model.operator-writer-not-ruby`: an Active Record model with a table gets an `update(attrs)` that
+/// calls each instance method of its body whose name ends in `=` by the name without it; of the
+/// operators, `[]=` and `==` make that call something that is not Ruby (`[]=(attrs[:[]])`,
+/// `self == attrs[:=]`). (`<=`, `>=`, `!=`, `===` make a comparison that parses.)
+fn operator_writers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if !file.relative_path.starts_with("app/models/") || file.models.is_empty() {
+        return Vec::new();
+    }
+    let bodies = roundhouse::ingest::bodies(file);
+    let mut out = Vec::new();
+    for model in &file.models {
+        // The compiler's models, with the table it reads known: a model that names its table is left
+        // to exact mode (the compiler may find no table under that name, and then writes no `update`).
+        if bodies.get(&model.span.start()) != Some(&roundhouse::ingest::Body::Full)
+            || !roundhouse::ingest::is_model_facts(model)
+            || model.table_name.is_some()
+            || model.table_name_computed
+        {
+            continue;
+        }
+        for method in model.methods.iter().filter(|m| !m.singleton && matches!(m.name.as_str(), "[]=" | "==")) {
+            if context.nav().model_table(context, &model.class_name).is_none() {
+                break;
+            }
+            let (written, why, instead) = if method.name == "[]=" {
+                ("[]=(attrs[:[]])", "which is not Ruby", "`def write(key, value)`, and callers write `record.write(key, value)`")
+            } else {
+                ("self == attrs[:=]", "and `:=` is not a symbol", "`def same_as?(other)`")
+            };
+            out.push(Diagnostic::finding(
+                rule!("model.operator-writer-not-ruby"),
+                method.name_span,
+                format!(
+                    "Roundhouse's `update(attrs)` of {} calls every method of the model whose name ends in `=` by the name without it, so for `{}` it writes `{written}`, {why}: the emitted model does not parse, and the compiled app does not start (every tree). Instead, give this method a name ({instead}).",
+                    model.class_name, method.name
+                ),
+            ));
+        }
     }
     out
 }

@@ -570,11 +570,13 @@ pub fn findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 Some(action) if query.method_body && (action.implicit.is_some() || !action.inlined.is_empty()) => statements += 1,
                 Some(_) => {}
                 None => {
-                    // A method no route reaches: said when something calls it (a filter, another
-                    // method, `helper_method`), or no compiled code runs it. A filter method inlined
-                    // into the actions is not emitted.
-                    if !called.get_or_insert_with(|| called_methods(context, controller)).contains(&query.method)
-                        || lowering.dead.contains(&query.method)
+                    // A method no route reaches is emitted all the same: said when something calls it
+                    // (a filter, another method, `helper_method`), or when the file does not parse
+                    // for it; else no compiled code runs it. A filter method inlined into the actions
+                    // is not emitted.
+                    let parses = !matches!(query.lands, Lands::Brackets);
+                    if lowering.dead.contains(&query.method)
+                        || (parses && !called.get_or_insert_with(|| called_methods(context, controller)).contains(&query.method))
                     {
                         continue;
                     }

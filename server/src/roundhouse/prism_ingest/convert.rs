@@ -745,6 +745,20 @@ impl<'pr> Visit<'pr> for Converter {
         self.ternaries -= u32::from(ternary);
     }
 
+    fn visit_and_node(&mut self, node: &ruby_prism::AndNode<'pr>) {
+        if node.operator_loc().as_slice() == b"&&" {
+            self.operands_grouped(&[node.left(), node.right()]);
+        }
+        ruby_prism::visit_and_node(self, node);
+    }
+
+    fn visit_or_node(&mut self, node: &ruby_prism::OrNode<'pr>) {
+        if node.operator_loc().as_slice() == b"||" {
+            self.operands_grouped(&[node.left(), node.right()]);
+        }
+        ruby_prism::visit_or_node(self, node);
+    }
+
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
         let method = node.name().as_slice();
         if let Some(format) = format_call(node)
@@ -796,17 +810,10 @@ impl<'pr> Visit<'pr> for Converter {
             };
             for value in values {
                 // Measured inside: a call without parentheses with arguments, `or`, `and`.
-                let inner = value.as_parentheses_node().and_then(|g| g.body()).and_then(|b| b.as_statements_node()).and_then(|s| {
-                    let body: Vec<Node<'_>> = s.body().iter().collect();
-                    match body.as_slice() {
-                        [one] => Some(
-                            // A method named by a word (not `a & b`), with arguments after a space.
-                            one.as_call_node().is_some_and(|c| named_by_word(&c) && c.opening_loc().is_none() && c.arguments().is_some())
-                                || one.as_or_node().is_some_and(|o| o.operator_loc().as_slice() == b"or")
-                                || one.as_and_node().is_some_and(|a| a.operator_loc().as_slice() == b"and"),
-                        ),
-                        _ => None,
-                    }
+                let inner = grouped(&value).map(|one| {
+                    command_call(&one)
+                        || one.as_or_node().is_some_and(|o| o.operator_loc().as_slice() == b"or")
+                        || one.as_and_node().is_some_and(|a| a.operator_loc().as_slice() == b"and")
                 });
                 // Not in a template: the view lowering rewrites the helpers around it (`link_to`,
                 // `check_box_tag`), and where the argument lands is theirs.
@@ -980,6 +987,31 @@ impl Converter {
         let rule = if self.in_def > 0 { rule!("syntax.class-variable-in-method") } else { rule!("model.class-variable-initializer") };
         self.reject(rule, node);
     }
+
+    /// An operand of `&&`/`||` in parentheses around a call without them (`a && (b.include? x)`):
+    /// the compiler writes it without its parentheses (it keeps those an operator's precedence
+    /// needs). Whether that is Ruby is decided on the whole text (`settle_yields`).
+    fn operands_grouped(&mut self, operands: &[Node<'_>]) {
+        for operand in operands {
+            if self.emitting != Emitting::Template && grouped(operand).is_some_and(|one| command_call(&one)) {
+                let (start, end) = range(operand);
+                self.report(rule!("syntax.grouping-not-ruby"), start, end);
+            }
+        }
+    }
+}
+
+/// The one statement of a parenthesized expression (`(f x)`).
+fn grouped<'pr>(node: &Node<'pr>) -> Option<Node<'pr>> {
+    let statements = node.as_parentheses_node()?.body()?.as_statements_node()?;
+    let mut body = statements.body().iter();
+    let one = body.next()?;
+    body.next().is_none().then_some(one)
+}
+
+/// A call of a method named by a word (not `a & b`), with arguments after a space (`h name`).
+fn command_call(node: &Node<'_>) -> bool {
+    node.as_call_node().is_some_and(|c| named_by_word(&c) && c.opening_loc().is_none() && c.arguments().is_some())
 }
 
 /// Whether the call's method is named by a word (`link_to`, `present?`), not an operator, an index

@@ -1023,7 +1023,7 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
             line_index,
             severity,
             format!(
-                "Roundhouse writes an argument in parentheses without them: `({inner})` becomes `{inner}`, which is not Ruby here (a call without parentheses, or `or`/`and`, among other arguments). The emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, write the call with parentheses (`h(x)`, `method(:x)`) or the operator as `||`/`&&`."
+                "Roundhouse writes an argument, or an operand of `&&`/`||`, in parentheses without them: `({inner})` becomes `{inner}`, which is not Ruby here (a call without parentheses among other arguments or beside an operator, or `or`/`and` among arguments). The emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, write the call with parentheses (`h(x)`, `include?(x)`) or the operator as `||`/`&&`."
             ),
         ));
     }
