@@ -1045,7 +1045,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: Family::Views,
-        trigger: "in an emitted template, an instance variable named like a Ruby keyword written (`@class = \"wide\"`), or a local named so passed to a partial (`render \"row\", class: \"narrow\"`): Roundhouse compiles them into a local or a parameter of that name (`class = \"wide\"`, `def self.row(…, class = nil)`), which is not Ruby, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        trigger: "in an emitted template, an instance variable named like a Ruby keyword written (`@class = \"wide\"`), a local named so passed to a partial (`render \"row\", class: \"narrow\"`), or a `render template: \"layouts/…\"` of a layout that takes such an instance variable (it reads it, or a layout it renders does): Roundhouse compiles them into a local, a parameter or an argument of that name (`class = \"wide\"`, `def self.row(…, class = nil)`, `Views::Layouts.narrow(class)`), which is not Ruby, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
         ..CONSTRUCT
     },
     Rule {

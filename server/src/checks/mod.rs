@@ -203,6 +203,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(preload_crashes(file, context));
     found.extend(belongs_to_twice(file, context));
     found.extend(operator_writers(file, context));
+    found.extend(nested_layout_keywords(file, context));
     found.extend(concern_statements(file, context));
     found.extend(json_hash_assignments(file, context));
     found.extend(permitted_fields_without_writer(file, context));
@@ -481,6 +482,60 @@ fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
                 class.name, class.name, model_file.relative_path
             ),
         ));
+    }
+    out
+}
+
+/// `views.variable-name-not-ruby` at a template's `render template: "layouts/…"`: the compiler calls
+/// the layout's function with the instance variables it takes, each under its own name: those the
+/// layout reads, and those of the templates it renders in turn (`render template:`). One named like
+/// a keyword (`@class`) is passed as `class`, which is not Ruby. (The layout's own file is said where
+/// it assigns or reads it; the instance variables of the partials it renders are not followed.)
+fn nested_layout_keywords(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if file.template.is_none() || roundhouse::tree::view_function(&file.relative_path).is_none() {
+        return Vec::new();
+    }
+    let rendered_layout = |render: &crate::rails::references::RenderCall| {
+        render.named.as_ref().filter(|(how, _)| how == "template").map(|(_, name)| name.trim_start_matches('/').to_owned())
+    };
+    let mut out = Vec::new();
+    for render in &file.render_calls {
+        let (Some(name), Some(span)) = (rendered_layout(render).filter(|n| n.starts_with("layouts/")), render.target_span) else {
+            continue;
+        };
+        // The layout's instance variables, and those of the templates it renders, transitively.
+        let (mut seen, mut queue, mut keyword) = (vec![name.clone()], vec![name.clone()], None);
+        while let Some(current) = queue.pop() {
+            let Some(template) = context
+                .nav()
+                .template_files(&current)
+                .iter()
+                .find(|t| t.template_names.is_some() && roundhouse::tree::view_function(&t.relative_path).is_some())
+            else {
+                continue;
+            };
+            let names = template.template_names.as_deref().into_iter().flat_map(|n| n.ivars.iter().map(|(ivar, _)| ivar.as_str()));
+            // Kept as the function's parameter, which the compiler writes with a trailing underscore.
+            if let Some(found) = names.into_iter().find_map(|n| n.strip_suffix('_').filter(|n| crate::syntax::is_ruby_keyword(n))) {
+                keyword = Some(found.to_owned());
+                break;
+            }
+            for next in template.render_calls.iter().filter_map(rendered_layout) {
+                if !seen.contains(&next) {
+                    seen.push(next.clone());
+                    queue.push(next);
+                }
+            }
+        }
+        if let Some(keyword) = keyword {
+            out.push(Diagnostic::finding(
+                rule!("views.variable-name-not-ruby"),
+                span,
+                format!(
+                    "Roundhouse compiles this into a call of the layout's function with the instance variables it takes, each under its own name: `@{keyword}` is passed as `{keyword}`, a Ruby keyword, which is not Ruby there. The emitted file does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, rename `@{keyword}` (`@{keyword}_name`) wherever the layouts set and read it."
+                ),
+            ));
+        }
     }
     out
 }
