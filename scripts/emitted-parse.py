@@ -8,7 +8,8 @@ and the copy it compiled (`repaired-app`, else the app itself). Every `.rb` file
 and `lib/` is given to Prism (`cargo run --example parse_check`, or --checker); Switchyard checks the
 copy, and each finding of the rules that say an emitted file will not parse is matched to the file it
 emits into (a template: its `app/views/<path>.rb`; anything else: a file of the tree with its name;
-a permit list: the tree's `*_params.rb` files whose `case` has no `when` — the record's name is the
+a permit list: the tree's `*_params.rb` files whose `case` has no `when`, or that hold the instance
+variable a key that is no Ruby name gives — the record's name is the
 compiler's choice, so this one is matched per app). Prints, per rule, its findings and how many
 land in a file that does not parse (borne out), and how many of the files that do not parse a
 finding is in (said), with the first error of each file not said under --show.
@@ -41,6 +42,13 @@ RULES = {
 
 # Rules that say so in some of their findings only: those whose message says the file does not parse.
 SOME_RULES = {"model.query-inlined"}
+
+
+def key_in(finding, path):
+    """Whether a params record's file holds the instance variable a finding names (`@x(3i)_provided`)."""
+    named = re.search(r"gives `(@[^`]*_provided)`", finding["message"])
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return bool(named) and named.group(1) in f.read()
 
 
 def parse_errors(checker, files):
@@ -126,7 +134,7 @@ def main():
             found[finding["rule"]] += 1
             hit = [
                 f for f in emitted_files(tree, finding)
-                if f in errors and (finding["rule"] != "controller.params-class-not-ruby" or "`when`" in errors[f][1])
+                if f in errors and (finding["rule"] != "controller.params-class-not-ruby" or "`when`" in errors[f][1] or key_in(finding, f))
             ]
             if not hit and finding["rule"] == "syntax.yield-not-ruby":
                 hit = yield_files(tree, source, finding, errors)

@@ -1197,7 +1197,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: Family::Controller,
-        trigger: "a permit list Roundhouse reads (`params.require(:x).permit(…)`, `params.expect(x: […])`) whose keys are all array-valued (`permit(tag_ids: [])`): the `<X>Params` record it writes keeps string fields only, so it has none, and its `[]` is a `case` with no `when`, which is not Ruby. The emitted file does not parse and the compiled app does not boot. The compiler says only that the keys are dropped",
+        trigger: "a permit list Roundhouse reads (`params.require(:x).permit(…)`, `params.expect(x: […])`) whose keys are all array-valued (`permit(tag_ids: [])`): the `<X>Params` record it writes keeps string fields only, so it has none, and its `[]` is a `case` with no `when`, which is not Ruby; or with a key that is no Ruby name (`:\"published_at(3i)\"`), which the record's instance variable and reader are named after (`@published_at(3i)_provided`). The emitted file does not parse and the compiled app does not boot. The compiler says only that the keys are dropped, or have no writer",
         ..CONSTRUCT
     },
     Rule {

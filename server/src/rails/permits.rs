@@ -21,6 +21,9 @@ pub struct PermitList {
     /// compiler says so.
     #[serde(skip)]
     pub dropped: Vec<(String, crate::syntax::Span)>,
+    /// The first line of the call, from `params`.
+    #[serde(skip)]
+    pub at: crate::syntax::Span,
 }
 
 /// Every permit list in the file, in source order, attributed to the controller classes given by
@@ -59,7 +62,8 @@ fn walk(node: Node<'_>, text: &str, controller: &str, out: &mut Vec<PermitList>)
     if let Some((resource, fields)) = match_permit(node, text) {
         let mut dropped = Vec::new();
         array_keys(node, text, &mut dropped);
-        out.push(PermitList { controller: controller.to_owned(), resource, fields, dropped });
+        let at = first_line(node, text);
+        out.push(PermitList { controller: controller.to_owned(), resource, fields, dropped, at });
         return;
     }
     let mut cursor = node.walk();

@@ -235,6 +235,21 @@ pub fn check(facts: &FileFacts, text: &str) -> Vec<Diagnostic> {
             ),
         );
     }
+    // A permitted key that is no Ruby name (`:"published_at(3i)"`, a date_select's part): the params
+    // record gets an instance variable and a reader under it.
+    for permit in &facts.permits {
+        let Some(key) = permit.fields.iter().find(|f| !is_ruby_name(f)) else { continue };
+        push(
+            &mut out,
+            rule!("controller.params-class-not-ruby"),
+            permit.at,
+            format!(
+                "Roundhouse writes a params record for this `{}` permit list (a `…Params` class under `app/models`) with an instance variable and a reader for each key: `{key}` gives `@{key}_provided`, which is not Ruby. The emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, permit only keys that are Ruby names (for a date, `:{}` sent whole, from a `date_field`), and read any other from `params` yourself.",
+                permit.resource,
+                key.split('(').next().unwrap_or(key)
+            ),
+        );
+    }
     // A class another library persists (a Mongoid document): Roundhouse compiles it as a plain class.
     if facts.relative_path.starts_with("app/models/") {
         for namespace in facts.outline.namespaces().into_iter().filter(|ns| ns.kind == crate::syntax::outline::NamespaceKind::Class) {
@@ -776,6 +791,12 @@ fn delegate_forwarders_lost(class: &crate::syntax::outline::Namespace, text: &st
             class.name
         ),
     ))
+}
+
+/// Whether `name` reads as a Ruby local or method name (`title`, `Title2`, `_x`): not `a-b`, `x(3i)`.
+fn is_ruby_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// The names `bodies` (methods' text) call without a receiver with arguments or a block (`name(x)`,
