@@ -38,6 +38,7 @@ RULES = {
     "model.belongs-to-declared-twice",
     "views.output-statements-not-ruby",
     "syntax.symbol-quotes-dropped",
+    "syntax.safe-navigation-arguments",
 }
 
 # Rules that say so in some of their findings only: those whose message says the file does not parse.

@@ -412,6 +412,18 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "syntax.safe-navigation-arguments",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Syntax,
+        trigger: "a safe-navigation call with arguments and without parentheses (`logger&.info \"saved\"`) in a model's, controller's or library class's method: Roundhouse writes `x&.m arg` as `x && x.m arg`, and a call with its arguments after a space is no operand of `&&`, so the emitted file does not parse and the compiled app does not boot. The compiler says nothing; its emitted file shows it",
+        says: Some(Says {
+            what: "a safe-navigation call with arguments and without parentheses",
+            instead: "put the arguments in parentheses (`logger&.info(\"saved\")`)",
+        }),
+        ..CONSTRUCT
+    },
+    Rule {
         id: "syntax.grouping-not-ruby",
         severity: Severity::Error,
         targets: ALL,

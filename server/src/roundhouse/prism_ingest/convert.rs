@@ -60,8 +60,9 @@ pub struct Found {
 /// Collects what the converter finds in the expressions it is handed.
 /// What the converter reports without rejecting anything: the Spinel lane's dynamic dispatch, and a
 /// block's parameters it drops.
-pub const NOT_REJECTING: [RuleId; 14] = [
+pub const NOT_REJECTING: [RuleId; 15] = [
     rule!("syntax.symbol-quotes-dropped"),
+    rule!("syntax.safe-navigation-arguments"),
     rule!("views.yield-slot-kept"),
     rule!("syntax.grouping-not-ruby"),
     rule!("views.select-options-not-ruby"),
@@ -838,6 +839,28 @@ impl<'pr> Visit<'pr> for Converter {
                     format: None,
                 });
             }
+        }
+        // `x&.m arg` without parentheses: the compiler writes `x && x.m arg`, a call with arguments
+        // after a space as the operand of `&&`, which is not Ruby. (Not a method it rewrites into
+        // an operator: `x&.before? t` becomes `x && x < t`.)
+        if matches!(self.emitting, Emitting::Body | Emitting::Controller)
+            && node.call_operator_loc().is_some_and(|o| o.as_slice() == b"&.")
+            && !matches!(method, b"before?" | b"after?" | b"in?" | b"exclude?" | b"including" | b"excluding")
+            && named_by_word(node)
+            && node.opening_loc().is_none()
+            && node.arguments().is_some()
+        {
+            let (start, end) = range(&node.as_node());
+            self.found.push(Found {
+                rule: rule!("syntax.safe-navigation-arguments"),
+                start,
+                end,
+                cost: self.cost,
+                name: node.receiver().map(|r| String::from_utf8_lossy(r.location().as_slice()).into_owned()),
+                argument_of: Some(name_of(node.name())),
+                slip: false,
+                format: None,
+            });
         }
         if self.ternary_argument_kept(node)
             && let Some(first) = node.arguments().and_then(|a| a.arguments().iter().next())

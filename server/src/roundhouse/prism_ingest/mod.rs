@@ -422,8 +422,9 @@ fn on_first_template_line(compiled: &erb::Compiled, source: &str, start: usize, 
 
 /// The converter's findings about what the compiler writes into the emitted file (not what its
 /// ingest rejects).
-const EMITTED: [crate::diagnostic::RuleId; 9] = [
+const EMITTED: [crate::diagnostic::RuleId; 10] = [
     rule!("syntax.symbol-quotes-dropped"),
+    rule!("syntax.safe-navigation-arguments"),
     rule!("views.yield-slot-kept"),
     rule!("syntax.grouping-not-ruby"),
     rule!("views.select-options-not-ruby"),
@@ -1060,6 +1061,22 @@ fn diagnostic(found: &Found, text: &str, line_index: &LineIndex, notes: &Notes) 
                 "Roundhouse compiles a template's instance variables into locals of its function, under the same name: `@{name} = …` becomes `{name} = …`, and `{name}` is a Ruby keyword, which is not Ruby. The emitted file does not parse, and the compiled app requires every view at boot, so it does not start (every tree). Instead, give it another name (`@css_{name}`)."
             ),
         });
+    }
+    if found.rule == rule!("syntax.safe-navigation-arguments") {
+        let (receiver, method) = (found.name.as_deref().unwrap_or("x"), found.argument_of.as_deref().unwrap_or("m"));
+        let call = snippet.lines().next().unwrap_or("").trim_end();
+        let arguments = call.get(receiver.len() + "&.".len() + method.len()..).unwrap_or("");
+        let more = if snippet.trim_end().contains('\n') { " …" } else { "" };
+        return Some(on_first_line(
+            found,
+            snippet,
+            line_index,
+            severity,
+            format!(
+                "Roundhouse writes `{receiver}&.{method} …` as `{receiver} && {receiver}.{method} …`, keeping the arguments after a space: a call like that is no operand of `&&`, so the emitted file does not parse, and the compiled app requires it at boot, so it does not start (every tree). Instead, put the arguments in parentheses: `{receiver}&.{method}({}{more})`.",
+                arguments.trim()
+            ),
+        ));
     }
     if found.rule == rule!("syntax.ternary-argument") {
         let ternary = snippet.lines().next().unwrap_or("").trim();
