@@ -39,6 +39,7 @@ RULES = {
     "views.output-statements-not-ruby",
     "syntax.symbol-quotes-dropped",
     "syntax.safe-navigation-arguments",
+    "controller.format-arm-jump",
 }
 
 # Rules that say so in some of their findings only: those whose message says the file does not parse.

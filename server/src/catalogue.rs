@@ -1229,6 +1229,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "controller.format-arm-jump",
+        severity: Severity::Error,
+        targets: RUBY_FAMILY,
+        family: Family::Controller,
+        trigger: "a `next` or `break` in a `respond_to` arm the compiler keeps (`format.html`, `format.json`, `format.rss`), outside any block or loop of the arm's own: Roundhouse writes the arm's body into the action under an `if` on the format, where the `next` leaves no block, which is not Ruby, so the emitted controller does not parse and the compiled app does not boot. Said for the CRuby and JVM trees (the Spinel tree drops a json arm of more than a `render`/`head`; its html arms are not measured). The compiler says nothing; its emitted file shows it",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "controller.format-arms-unread",
         severity: Severity::Warning,
         targets: ALL,

@@ -746,6 +746,17 @@ fn findings(converter: Converter, notes: Notes, text: &str, line_index: &LineInd
             ),
         });
     }
+    for (start, end, keyword, format) in notes.arm_jumps {
+        let statement = text.get(start..end).unwrap_or(&keyword).lines().next().unwrap_or(&keyword).trim_end();
+        out.push(Diagnostic {
+            span: line_index.span(start..start + statement.len()),
+            severity: Severity::Error,
+            rule: rule!("controller.format-arm-jump"),
+            message: format!(
+                "Roundhouse writes this `format.{format}` arm's body into the action itself (under an `if` on the request's format), so its `{keyword}` is in no block there, which is not Ruby (\"Invalid {keyword}\"): the emitted controller does not parse, and the compiled app requires it at boot, so it does not start. Instead, write the arm as `if … else … end`, each branch ending in its answer (`head :bad_request` / `render …`)."
+            ),
+        });
+    }
     for (start, end, arms) in notes.unread_arms {
         let head = text.get(start..end).unwrap_or("if").lines().next().unwrap_or("if").trim_end();
         let plural = if arms == 1 { "arm" } else { "arms" };
@@ -880,6 +891,10 @@ struct Notes {
     /// A `format.<x>` arm for a format the compiler does not model (not html, json or rss), which
     /// every tree drops (`controller.format-arm-dropped`): its span and the format.
     other_arms: Vec<(usize, usize, String)>,
+    /// A `next`/`break` of a kept arm (html, json, rss) outside any block or loop of its own: the
+    /// compiler writes the arm's body into the action, where it leaves nothing (its span, the
+    /// keyword, the format).
+    arm_jumps: Vec<(usize, usize, String, String)>,
     /// An `if` beside other statements in a `respond_to` block, whose `format.<x>` arms the compiler
     /// copies as written: the statement's start, the end of its first line, how many arms.
     unread_arms: Vec<(usize, usize, usize)>,
@@ -1679,6 +1694,13 @@ fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
             notes.other_arms.push((call.location().start_offset(), location.end_offset(), format));
             continue;
         }
+        if let Some(body) = call.block().and_then(|b| b.as_block_node()).and_then(|b| b.body()) {
+            let mut jumps = Vec::new();
+            jumps_outside_blocks(&body, &mut jumps);
+            for (start, end, keyword) in jumps {
+                notes.arm_jumps.push((start, end, keyword, format.clone()));
+            }
+        }
         if format != "json" {
             continue;
         }
@@ -1700,6 +1722,29 @@ fn format_arms(body: Node<'_>, binding: Option<&str>, notes: &mut Notes) {
             notes.json_arms.push((start, location.end_offset()));
         }
     }
+}
+
+/// The `next`s and `break`s in `node` that leave it (none inside a block, a lambda, a loop or a
+/// method of its own), as (start, end, keyword).
+fn jumps_outside_blocks(node: &Node<'_>, out: &mut Vec<(usize, usize, String)>) {
+    struct Jumps<'o>(&'o mut Vec<(usize, usize, String)>);
+    impl<'pr> ruby_prism::Visit<'pr> for Jumps<'_> {
+        fn visit_next_node(&mut self, node: &ruby_prism::NextNode<'pr>) {
+            let location = node.location();
+            self.0.push((location.start_offset(), location.end_offset(), "next".to_owned()));
+        }
+        fn visit_break_node(&mut self, node: &ruby_prism::BreakNode<'pr>) {
+            let location = node.location();
+            self.0.push((location.start_offset(), location.end_offset(), "break".to_owned()));
+        }
+        fn visit_block_node(&mut self, _: &ruby_prism::BlockNode<'pr>) {}
+        fn visit_lambda_node(&mut self, _: &ruby_prism::LambdaNode<'pr>) {}
+        fn visit_def_node(&mut self, _: &ruby_prism::DefNode<'pr>) {}
+        fn visit_while_node(&mut self, _: &ruby_prism::WhileNode<'pr>) {}
+        fn visit_until_node(&mut self, _: &ruby_prism::UntilNode<'pr>) {}
+        fn visit_for_node(&mut self, _: &ruby_prism::ForNode<'pr>) {}
+    }
+    ruby_prism::Visit::visit(&mut Jumps(out), node);
 }
 
 /// The `format.<x>` calls on the block's binding inside a statement (through `if`/`unless`/`else`
