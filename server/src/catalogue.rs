@@ -847,6 +847,24 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "model.presence-check-never-passes",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Model,
+        trigger: "`validates :x, presence: true` (or `validates_presence_of :x`) where `x` is one of the model's associations (`belongs_to`, `has_one`, `has_many`): Roundhouse writes the check as a test of the instance variable `@x`, which nothing in the compiled model assigns (the association's reader queries through its key), so every record fails it and none saves. The compiler says nothing; its emitted `validate` shows it",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
+        id: "model.row-struct-collision",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Model,
+        trigger: "a model named like the row struct Roundhouse writes for another model with a table (`ImportRow` beside `Import`): the struct is written under the same name to the same file, so the compiled class is the struct and the model (its table, associations, validations, callbacks and methods) is gone from every tree. The compiler says nothing; its emitted file shows it",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "model.validation-ignored",
         severity: Severity::Warning,
         targets: ALL,
@@ -1108,6 +1126,15 @@ pub const RULES: &[Rule] = &[
         targets: ALL,
         family: Family::Views,
         trigger: "`render template: \"layouts/…\"` in a template (Rails' nested layouts): Roundhouse calls the layout's function with the instance variables it reads and not the page's content, its first parameter — ArgumentError when it reads none, the content lost otherwise",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
+        id: "views.present-check-raises",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "`x.present?`/`x.blank?` in a template's condition (`if`/`unless`/`elsif`, a ternary or a modifier, at the template's level or in an `each` loop, through `&&`/`||`/`!`) or a template local's value, where `x` is known to hold a record (an instance variable the rendering actions bind to one, a partial's local, a loop's record) or a number, time or boolean column read on one: Roundhouse writes it as an `empty?` test whatever `x` is (only a `belongs_to`/`has_one` reader or a reader ending in `_id` called on a value becomes a `nil?` test), so the compiled page raises NoMethodError whenever `x` is not nil. The compiler says nothing; its emitted view shows it",
         says: None,
         ..CONSTRUCT
     },

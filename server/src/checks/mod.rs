@@ -63,6 +63,14 @@ pub fn file_diagnostics(facts: &FileFacts, derived: &[Diagnostic], app: Option<&
                 _ => true,
             }
         });
+        // A model whose compiled file is written from something else has none of its body compiled.
+        for model in facts.models.iter().filter(|m| app.replaced.contains(&m.class_name)) {
+            diagnostics.retain(|d| {
+                !(d.rule == rule!("model.presence-check-never-passes")
+                    && model.span.start_byte <= d.span.start_byte
+                    && d.span.end_byte <= model.span.end_byte)
+            });
+        }
         // A class in a gem's namespace (`Doorkeeper::AccessToken`) reopens the gem's: its associations
         // are the gem's too, which the app's files do not list.
         for model in facts.models.iter().filter(|m| reopens_gem_class(app, &m.class_name)) {
@@ -200,6 +208,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(model_subclass_statements(file, context));
     found.extend(entry_points(file, context));
     found.extend(model_reopenings(file, context));
+    found.extend(row_struct_collisions(file, context));
     found.extend(preload_crashes(file, context));
     found.extend(belongs_to_twice(file, context));
     found.extend(operator_writers(file, context));
@@ -209,6 +218,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(permitted_fields_without_writer(file, context));
     found.extend(unexpanded_time_formats(file, context));
     found.extend(roundhouse::preload::findings(file, context));
+    found.extend(roundhouse::preload::predicate_findings(file, context));
     found.extend(roundhouse::inline_queries::findings(file, context));
     found.extend(nav::check(file, context));
     found
@@ -423,6 +433,44 @@ fn active_record_ancestry(context: &AppContext, namespace: Option<&str>, supercl
 /// `model.reopened-without-superclass`: `class Post … end` without a superclass in another file the
 /// compiler reads (`app/**`, `lib/**`): Roundhouse takes the reopening for a plain class of that name
 /// and writes the model's emitted file from it, so the compiled model keeps only its scopes.
+/// `model.row-struct-collision`: a model named like the row struct the compiler writes for another
+/// model that has a table (`ImportRow` beside `Import`, both in `app/models`): the struct is written
+/// to the same file and under the same name, and the model is lost.
+fn row_struct_collisions(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    if !file.relative_path.starts_with("app/models/") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for model in file.models.iter().filter(|m| roundhouse::ingest::is_model_facts(m)) {
+        let Some(owner_name) = roundhouse::ingest::row_struct_of(&model.class_name) else { continue };
+        let Some(owner) = context.model(owner_name).filter(|o| o.class_name == owner_name) else { continue };
+        let direct =
+            owner.superclass.as_deref().is_some_and(|s| matches!(s.trim_start_matches("::"), "ApplicationRecord" | "ActiveRecord::Base"));
+        let Some(table) = context.nav().model_table(context, owner_name).filter(|_| direct && !owner.abstract_class) else { continue };
+        let span = file
+            .outline
+            .namespaces()
+            .into_iter()
+            .find(|n| n.kind == crate::syntax::outline::NamespaceKind::Class && n.name == model.class_name)
+            .map_or(model.span, |n| n.name_span);
+        out.push(Diagnostic::finding(
+            rule!("model.row-struct-collision"),
+            span,
+            format!(
+                "Roundhouse writes, for the model `{owner_name}`, a struct of its table's rows (`{}`) named `{}`, to app/models/{}.rb: this model's name and file. The compiled `{}` is that struct, and this model's table, associations, validations, callbacks and methods are gone from every tree. Instead, rename this model, its file and its table, e.g. `{owner_name}Line` in `{}_line.rb`, with a migration `rename_table :{}, :{}_lines` (Roundhouse does not read `self.table_name`, so the table's name must follow the model's).",
+                table.table().name,
+                model.class_name,
+                crate::rails::inflect::underscore(&model.class_name),
+                model.class_name,
+                crate::rails::inflect::underscore(owner_name),
+                crate::app::nav::model_table_name(context, &model.class_name),
+                crate::rails::inflect::underscore(owner_name),
+            ),
+        ));
+    }
+    out
+}
+
 fn model_reopenings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     use crate::syntax::outline::{Item, NamespaceKind};
     let read = file.relative_path.starts_with("app/") || file.relative_path.starts_with("lib/");

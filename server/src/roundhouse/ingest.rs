@@ -86,6 +86,11 @@ pub struct AppReading {
     pub models: std::collections::HashSet<String>,
     /// The `to_fs` formats the initializers register, those the compiler reads and the others.
     pub time_formats: crate::roundhouse::time_formats::AppFormats,
+    /// The models whose compiled file the compiler writes from something else: one named like the
+    /// row struct it writes for another model (`ImportRow` beside `Import`), or one a class of the
+    /// same name without a superclass reopens in another file it reads. Nothing of their bodies is
+    /// compiled, so nothing is said of what it would make of them.
+    pub replaced: std::collections::HashSet<String>,
 }
 
 impl AppReading {
@@ -193,8 +198,27 @@ impl AppReading {
             })
             .map(|name| (*name).to_owned())
             .collect();
+        let reopened: std::collections::HashSet<String> = files
+            .iter()
+            .filter(|file| self::reading(file, Some(&reading)).compiles_code())
+            .flat_map(|file| file.outline.namespaces())
+            .filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Class && n.superclass.is_none())
+            .map(|n| n.name.clone())
+            .collect();
+        reading.replaced = reading
+            .models
+            .iter()
+            .filter(|name| reopened.contains(*name) || row_struct_of(name).is_some_and(|owner| reading.models.contains(owner)))
+            .cloned()
+            .collect();
         reading
     }
+}
+
+/// The model whose row struct the compiler names like `class_name` (`ImportRow` for `Import`), by
+/// the name alone: a top-level name ending in `Row`.
+pub fn row_struct_of(class_name: &str) -> Option<&str> {
+    class_name.strip_suffix("Row").filter(|owner| !owner.is_empty() && !class_name.contains("::"))
 }
 
 /// The names of the `config/routes/*.rb` files reached from `config/routes.rb` through `draw`.

@@ -110,7 +110,7 @@ pub fn lower(model: &Model, tables: Tables<'_>) -> Vec<Lowered> {
         out.push(named(association_item(model, association, tables, &own_table), &association.kind));
     }
     for validation in &model.validations {
-        out.push(named(validation_item(validation), &validation.kind));
+        out.push(named(validation_item(validation, &model.associations), &validation.kind));
     }
     for callback in &model.callbacks {
         out.push(named(callback_item(callback), &callback.kind));
@@ -629,7 +629,7 @@ const VALIDATORS_IGNORED: &[&str] =
 /// Options that make the rule conditional in Rails; Roundhouse runs it always.
 const CONDITIONS: &[&str] = &["if", "unless", "on"];
 
-fn validation_item(validation: &Validation) -> Lowered {
+fn validation_item(validation: &Validation, associations: &[Association]) -> Lowered {
     let span = validation.span;
     let attributes = &validation.attributes;
     let unsupported_form = |consequence: &str| {
@@ -661,7 +661,7 @@ fn validation_item(validation: &Validation) -> Lowered {
         }
         "validates_presence_of" | "validates_absence_of" if validation.options.is_empty() => {
             let check = validation.kind.trim_start_matches("validates_").trim_end_matches("_of");
-            return enforced(span, attributes, &[(check.to_owned(), Value::Bool(true))]);
+            return with_unread_presence(enforced(span, attributes, &[(check.to_owned(), Value::Bool(true))]), attributes, associations);
         }
         "validates" => {}
         other => {
@@ -760,6 +760,7 @@ fn validation_item(validation: &Validation) -> Lowered {
         ));
         comments.push("    # model.validation-option-ignored: length messages: ignored".to_owned());
     }
+    let enforces_presence = enforces("presence");
     let mut item = enforced(span, attributes, &checks);
     item.emitted.extend(comments);
     let ignored = findings.iter().filter(|f| f.rule == rule!("model.validation-ignored")).count();
@@ -769,6 +770,31 @@ fn validation_item(validation: &Validation) -> Lowered {
         item.fate = if checks.is_empty() && ignored > 0 { Fate::Dropped } else { Fate::Changed };
     }
     item.findings = findings;
+    if enforces_presence { with_unread_presence(item, attributes, associations) } else { item }
+}
+
+/// `model.presence-check-never-passes`: a presence check Roundhouse writes as a test of the
+/// attribute's instance variable (`@user.nil? || …`), on an association of the model, whose reader
+/// queries through its key and whose instance variable nothing in the compiled class assigns: the
+/// check fails on every record.
+fn with_unread_presence(mut item: Lowered, attributes: &[String], associations: &[Association]) -> Lowered {
+    for attribute in attributes {
+        let Some(association) = associations.iter().find(|a| &a.name == attribute) else { continue };
+        let label = humanize(attribute);
+        let test = match association.kind.as_str() {
+            "has_many" | "has_and_belongs_to_many" => format!("{attribute}.empty?"),
+            _ => format!("{attribute}.nil?"),
+        };
+        item.findings.push(finding(
+            rule!("model.presence-check-never-passes"),
+            item.span,
+            format!(
+                "Roundhouse compiles this presence check as a test of the instance variable `@{attribute}`, which nothing in the compiled model assigns (`{attribute}` is a `{}` association: its reader queries the database instead): every record fails it with \"{label} can't be blank\", so none saves. Instead, check the association in a method: `validate :{attribute}_present`, with `def {attribute}_present` / `errors.add(:{attribute}, \"can't be blank\") if {test}` / `end`.",
+                association.kind
+            ),
+        ));
+        item.fate = Fate::Changed;
+    }
     item
 }
 

@@ -145,6 +145,28 @@ pub struct Body {
     /// Each partial it renders by name (`render "form", post: @post`, `render partial: "form",
     /// locals: { post: @post }`), in a template: what the partial's locals are given.
     pub partials: Vec<PartialRender>,
+    /// Each `present?`/`blank?` of a template that the compiler writes as an `empty?` test.
+    pub predicates: Vec<Predicate>,
+}
+
+/// A `present?`/`blank?` in a template's condition (an `if`/`unless`/`elsif`, a ternary or a
+/// modifier, at the template's level or in an `each` loop's body; through `&&`, `||`, `!`) or in
+/// the value of a template's local: the compiler writes it as `!(x || "").empty?` / `(x || "").empty?`
+/// whatever `x` is (a single-record association's reader, or a call named with `_id` at its end,
+/// excepted: those become `nil?` tests).
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct Predicate {
+    /// The receiver, as far as this reading follows it.
+    pub receiver: Chain,
+    /// `present?` or `blank?`.
+    pub method: String,
+    /// The call, from its receiver's start.
+    pub span: Span,
+    /// The name the compiler looks up among single-record association readers: the method of a
+    /// call with a receiver; `None` for an instance variable, a local or a call without a receiver
+    /// (an instance variable is a template's parameter by then: `@user` is tested with `empty?`
+    /// even where `user` is an association's name).
+    pub name: Option<String>,
 }
 
 /// A `render` of a partial named by a literal: the name as written, and each local it passes (a
@@ -164,7 +186,7 @@ pub struct PreloadFacts {
 
 impl PreloadFacts {
     pub fn is_empty(&self) -> bool {
-        self.bodies.iter().all(|b| b.bindings.is_empty() && b.iterations.is_empty() && b.partials.is_empty())
+        self.bodies.iter().all(|b| b.bindings.is_empty() && b.iterations.is_empty() && b.partials.is_empty() && b.predicates.is_empty())
     }
 
     /// What other files' findings read of these facts (the instance variables each method binds,
@@ -234,6 +256,7 @@ pub fn of_template(
     let place = |offset: usize| compiled.template_offset(offset).min(source.len());
     let mut walker = Walker::new(source, line_index, place);
     if let Some(program) = root.as_program_node() {
+        rewritten_predicates(program.statements().body().iter(), &mut walker.rewritten);
         for statement in program.statements().body().iter() {
             walker.visit(&statement);
         }
@@ -258,11 +281,106 @@ struct Walker<'t, F: Fn(usize) -> usize> {
     body: Body,
     /// How many `respond_to` blocks the walk is in.
     respond_to: u32,
+    /// The `present?`/`blank?` calls (start, end) the compiler writes as `empty?` tests, in a
+    /// template (`rewritten_predicates`).
+    rewritten: std::collections::HashSet<(usize, usize)>,
+}
+
+/// The `present?`/`blank?` calls of a template's statements that the compiler's view lowering
+/// rewrites into `empty?` tests: those in the condition of an `if`/`unless`/`elsif` statement (at
+/// the template's level, in its branches, in an `each` loop's body), of an output tag that is an
+/// `if`/ternary/modifier, and in a local's value; not in a helper's block, an output's other
+/// calls, or a helper's arguments (left as written, answered at run time).
+fn rewritten_predicates<'pr>(statements: impl Iterator<Item = Node<'pr>>, out: &mut std::collections::HashSet<(usize, usize)>) {
+    fn condition(node: &Node<'_>, out: &mut std::collections::HashSet<(usize, usize)>) {
+        if let Some(and) = node.as_and_node() {
+            condition(&and.left(), out);
+            condition(&and.right(), out);
+        } else if let Some(or) = node.as_or_node() {
+            condition(&or.left(), out);
+            condition(&or.right(), out);
+        } else if let Some(parentheses) = node.as_parentheses_node() {
+            if let Some(statements) = parentheses.body().and_then(|b| b.as_statements_node()) {
+                let inner: Vec<Node<'_>> = statements.body().iter().collect();
+                if let [only] = inner.as_slice() {
+                    condition(only, out);
+                }
+            }
+        } else if let Some(call) = node.as_call_node() {
+            let name = call.name();
+            let Some(receiver) = call.receiver() else { return };
+            if call.arguments().is_some() || call.block().is_some() || call.is_safe_navigation() {
+                return;
+            }
+            if name.as_slice() == b"!" {
+                condition(&receiver, out);
+            } else if matches!(name.as_slice(), b"present?" | b"blank?") {
+                let location = call.location();
+                out.insert((location.start_offset(), location.end_offset()));
+            }
+        }
+    }
+    fn branch(statements: Option<ruby_prism::StatementsNode<'_>>, out: &mut std::collections::HashSet<(usize, usize)>) {
+        if let Some(statements) = statements {
+            rewritten_predicates(statements.body().iter(), out);
+        }
+    }
+    for statement in statements {
+        if let Some(node) = statement.as_if_node() {
+            condition(&node.predicate(), out);
+            branch(node.statements(), out);
+            match node.subsequent() {
+                Some(next) if next.as_else_node().is_some() => branch(next.as_else_node().and_then(|e| e.statements()), out),
+                Some(next) => rewritten_predicates(std::iter::once(next), out),
+                None => {}
+            }
+        } else if let Some(node) = statement.as_unless_node() {
+            condition(&node.predicate(), out);
+            branch(node.statements(), out);
+            branch(node.else_clause().and_then(|e| e.statements()), out);
+        } else if let Some(call) = statement.as_call_node() {
+            if matches!(call.name().as_slice(), b"each" | b"each_with_index")
+                && let Some(body) = call.block().and_then(|b| b.as_block_node()).and_then(|b| b.body())
+                && let Some(statements) = body.as_statements_node()
+            {
+                rewritten_predicates(statements.body().iter(), out);
+            }
+        } else if let Some(write) = statement.as_local_variable_write_node() {
+            if write.name().as_slice() != b"_buf" {
+                condition(&write.value(), out);
+                continue;
+            }
+            // An output tag: `_buf = _buf + (expression).to_s`, the expression an `if`/ternary.
+            let value = write.value();
+            let Some(output) = value
+                .as_call_node()
+                .and_then(|plus| plus.arguments())
+                .and_then(|a| a.arguments().iter().next())
+                .and_then(|a| a.as_call_node())
+                .and_then(|to_s| to_s.receiver())
+                .and_then(|r| r.as_parentheses_node())
+                .and_then(|p| p.body())
+                .and_then(|b| b.as_statements_node())
+            else {
+                continue;
+            };
+            let inner: Vec<Node<'_>> = output.body().iter().collect();
+            if let [only] = inner.as_slice() {
+                if let Some(node) = only.as_if_node() {
+                    condition(&node.predicate(), out);
+                } else if let Some(node) = only.as_unless_node() {
+                    condition(&node.predicate(), out);
+                }
+            }
+        } else if let Some(write) = statement.as_local_variable_or_write_node() {
+            condition(&write.value(), out);
+        }
+    }
 }
 
 impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
     fn new(text: &'t str, line_index: &'t LineIndex, place: F) -> Self {
-        Walker { text, line_index, place, env: Vec::new(), body: Body::default(), respond_to: 0 }
+        Walker { text, line_index, place, env: Vec::new(), body: Body::default(), respond_to: 0, rewritten: Default::default() }
     }
 
     fn finish(mut self, name: String) -> Body {
@@ -344,6 +462,10 @@ impl<'t, F: Fn(usize) -> usize> Walker<'t, F> {
         };
         let method = crate::roundhouse::prism_ingest::convert::name_of(call.name());
         if method == "paginate" && !only_page(&call) {
+            return None;
+        }
+        // `find` given a list (`find(ids)`, `find([1, 2])`, `find(a, b)`) gives the records, not one.
+        if method == "find" && !one_id(&call) {
             return None;
         }
         let mut preloads = Vec::new();
@@ -501,6 +623,24 @@ fn rendered_template(call: &ruby_prism::CallNode<'_>) -> Option<String> {
     matches!(key.unescaped(), b"template" | b"action").then(|| literal(&pair.value())).flatten()
 }
 
+/// Whether a `find` is given one id, as far as its text tells: one argument, not an array, a splat,
+/// nor a name ending in `ids`.
+fn one_id(call: &ruby_prism::CallNode<'_>) -> bool {
+    let arguments: Vec<Node<'_>> = call.arguments().iter().flat_map(|a| a.arguments().iter()).collect();
+    let [argument] = arguments.as_slice() else { return false };
+    if argument.as_array_node().is_some() || argument.as_splat_node().is_some() {
+        return false;
+    }
+    let name = if let Some(read) = argument.as_local_variable_read_node() {
+        Some(read.name())
+    } else if let Some(read) = argument.as_instance_variable_read_node() {
+        Some(read.name())
+    } else {
+        argument.as_call_node().map(|c| c.name())
+    };
+    !name.is_some_and(|n| n.as_slice().ends_with(b"ids"))
+}
+
 /// Whether a `paginate` call is given `page:` alone.
 fn only_page(call: &ruby_prism::CallNode<'_>) -> bool {
     let arguments: Vec<Node<'_>> = call.arguments().iter().flat_map(|a| a.arguments().iter()).collect();
@@ -602,6 +742,18 @@ impl<'pr, F: Fn(usize) -> usize> Visit<'pr> for Walker<'_, F> {
     }
 
     fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
+        let location = node.location();
+        if self.rewritten.contains(&(location.start_offset(), location.end_offset()))
+            && let Some(receiver) = node.receiver().and_then(|r| self.chain(&r, 0))
+        {
+            let span = self.span(location.start_offset(), location.end_offset());
+            let method = crate::roundhouse::prism_ingest::convert::name_of(node.name());
+            let name = node.receiver().and_then(|r| {
+                let call = r.as_call_node()?;
+                call.receiver().map(|_| crate::roundhouse::prism_ingest::convert::name_of(call.name()))
+            });
+            self.body.predicates.push(Predicate { receiver, method, span, name });
+        }
         let respond_to = node.receiver().is_none() && node.name().as_slice() == b"respond_to";
         if node.receiver().is_none()
             && self.respond_to == 0
@@ -1281,6 +1433,93 @@ fn found(file: &FileFacts, context: &AppContext) -> Vec<(Diagnostic, Option<Prel
     out.sort_by_key(|(d, _)| (d.span.start_byte, d.message.clone()));
     out.dedup_by(|a, b| a.0.span == b.0.span && a.0.message == b.0.message);
     out
+}
+
+/// The rule of [`predicate_findings`].
+pub const PREDICATE_RULE: crate::diagnostic::RuleId = rule!("views.present-check-raises");
+
+/// Column types whose compiled reader gives a value with no `empty?` (a number, a time, a date,
+/// `true`/`false`).
+const NOT_EMPTIABLE: &[&str] =
+    &["integer", "bigint", "smallint", "float", "decimal", "numeric", "datetime", "timestamp", "timestamptz", "date", "time", "boolean"];
+
+/// `views.present-check-raises` in a template: each `present?`/`blank?` the compiler writes as an
+/// `empty?` test whose receiver this reading knows to hold a record (an instance variable the actions
+/// rendering it bind to one, a partial's local, a loop's record, a local) or a number, time or
+/// boolean column read on one. The compiled page raises NoMethodError there whenever it is not nil.
+pub fn predicate_findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let (Some(preload), Some(template)) = (file.preload.as_ref(), file.template.as_ref()) else { return Vec::new() };
+    if preload.bodies.iter().all(|b| b.predicates.is_empty()) {
+        return Vec::new();
+    }
+    let env = context.template_envs().0.get(&template.logical_path).cloned().unwrap_or_default();
+    let scope = Scope { context, path: &file.relative_path, env: &env, model: None };
+    // The names the compiler reads as a single record's reader (a `nil?` test instead): every
+    // `belongs_to`/`has_one` of the app's models, and (not knowing their kinds) every association a
+    // concern's `included` block declares.
+    let mut references: BTreeSet<String> = BTreeSet::new();
+    for (facts, index) in context.models.values() {
+        let model = &facts.models[*index];
+        references
+            .extend(model.associations.iter().filter(|a| matches!(a.kind.as_str(), "belongs_to" | "has_one")).map(|a| a.name.clone()));
+        references.extend(associations(context, model).into_iter().filter(|name| !model.associations.iter().any(|a| &a.name == name)));
+    }
+    let mut out = Vec::new();
+    for predicate in preload.bodies.iter().flat_map(|b| &b.predicates) {
+        if predicate.name.as_ref().is_some_and(|name| references.contains(name) || name.ends_with("_id")) {
+            continue;
+        }
+        let held = match resolve(&scope, &predicate.receiver, 0) {
+            Some(Typed::Record(model)) => format!("a record of `{model}`"),
+            _ => {
+                let Value::Call { receiver, method, .. } = &predicate.receiver else { continue };
+                if **receiver == Value::Implicit {
+                    continue;
+                }
+                let Some(Typed::Record(model)) = resolve(&scope, receiver, 0) else { continue };
+                let Some(kind) = column_kind(context, &model, method) else { continue };
+                match kind {
+                    "boolean" => format!("`true` (`{model}#{method}`, a column of type `boolean`)"),
+                    "datetime" | "timestamp" | "timestamptz" | "date" | "time" => {
+                        format!("a time (`{model}#{method}`, a column of type `{kind}`)")
+                    }
+                    _ => format!("a number (`{model}#{method}`, a column of type `{kind}`)"),
+                }
+            }
+        };
+        let (test, instead) = if predicate.method == "present?" {
+            ("!(x || \"\").empty?", "test the value itself (`if x`: a record, a number or a time is present whenever it is there)")
+        } else {
+            ("(x || \"\").empty?", "test it for nil (`x.nil?`; `!x` for a boolean)")
+        };
+        out.push(Diagnostic {
+            span: predicate.span,
+            severity: Severity::Error,
+            rule: PREDICATE_RULE,
+            message: format!(
+                "Roundhouse compiles this `{}` as an `empty?` test, `{test}`, whatever `x` holds; here it holds {held}, which has no `empty?`, so the compiled page raises NoMethodError whenever it is not nil (Rails answers `{}`). Instead, {instead}.",
+                predicate.method,
+                if predicate.method == "present?" { "true" } else { "false" },
+            ),
+        });
+    }
+    out
+}
+
+/// The type of `model`'s column `name`, when it is one whose compiled reader gives no `empty?` and
+/// nothing in the model (an enum, an `attribute`, a method of that name…) declares it otherwise.
+fn column_kind(context: &AppContext, model: &str, name: &str) -> Option<&'static str> {
+    let declaring = model_of(context, model)?;
+    let attributes = context.nav().attributes(context, &declaring.class_name);
+    if attributes.declared.contains(name) || declaring.enums.iter().any(|e| e.name == name) {
+        return None;
+    }
+    let table = context.nav().model_table(context, &declaring.class_name)?;
+    let column = table.column(name)?;
+    if column.options.iter().any(|(key, _)| key == "array") {
+        return None;
+    }
+    NOT_EMPTIABLE.iter().find(|kind| **kind == column.column_type).copied()
 }
 
 #[cfg(test)]
