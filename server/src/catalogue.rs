@@ -1139,6 +1139,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "views.helper-undefined",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "a call in a template of a Rails or gem view helper that Roundhouse neither expands nor answers from its runtime (`t`, `l`, `number_to_currency`, `simple_format`, `sanitize`, `current_page?`, `text_field_tag`, `options_for_select`, `time_tag`, `link_to_if`, `can?`, `policy`, `paginate`…), where the app defines no method of that name: the compiled template calls it as written, in a module that has no such method, and the page raises NoMethodError. The compiler says nothing; its emitted view shows it",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "views.output-statements-not-ruby",
         severity: Severity::Error,
         targets: ALL,

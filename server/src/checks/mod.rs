@@ -217,6 +217,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(json_hash_assignments(file, context));
     found.extend(permitted_fields_without_writer(file, context));
     found.extend(unexpanded_time_formats(file, context));
+    found.extend(undefined_helpers(file, context));
     found.extend(roundhouse::preload::findings(file, context));
     found.extend(roundhouse::preload::predicate_findings(file, context));
     found.extend(roundhouse::inline_queries::findings(file, context));
@@ -239,6 +240,40 @@ fn unexpanded_time_formats(file: &FileFacts, context: &AppContext) -> Vec<Diagno
             Some(Diagnostic::finding(rule!("syntax.to-fs-not-expanded"), call.span, roundhouse::time_formats::message(call, &kept)))
         })
         .collect()
+}
+
+/// `views.helper-undefined`: a template's call of a view helper the compiler leaves as written,
+/// which no method of the app defines (a helper of its own is called as that module's method).
+fn undefined_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    file.helper_calls
+        .iter()
+        .filter(|(name, _)| !context.method_names.contains(name))
+        .map(|(name, span)| {
+            Diagnostic::finding(
+                rule!("views.helper-undefined"),
+                *span,
+                format!(
+                    "Roundhouse writes this `{name}` call into the compiled template as it stands, and nothing there defines `{name}` (its runtime's view helpers do not, nor does the app): the page raises NoMethodError when it reaches it, in every tree. Instead, {}.",
+                    helper_instead(name)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// What to write instead of a helper the compiled app lacks.
+fn helper_instead(name: &str) -> &'static str {
+    match name {
+        "t" | "translate" | "l" | "localize" => {
+            "write the text into the template, or define the helper in `app/helpers` (a method of your own is compiled and called)"
+        }
+        "can?" | "policy" | "user_signed_in?" | "will_paginate" | "paginate" | "pagy_nav" => {
+            "define what the page needs as a method of a module in `app/helpers` (the gem's helpers are not compiled into the app)"
+        }
+        _ => {
+            "write the HTML it produces, or define the helper as a method of a module in `app/helpers` (a method of your own is compiled and called)"
+        }
+    }
 }
 
 /// `controller.permit-field-no-writer`: a field of a permit list of a model's resource (each sizes a

@@ -94,6 +94,10 @@ pub struct FileFacts {
     /// `roundhouse::time_formats`).
     #[serde(skip)]
     pub format_calls: Vec<crate::roundhouse::time_formats::FormatCall>,
+    /// A compiled template's calls of view helpers the compiler leaves as written: the name and where
+    /// (`views.helper-undefined` where the app defines no method of that name).
+    #[serde(skip)]
+    pub helper_calls: Vec<(String, crate::syntax::Span)>,
     /// A compiled template's program: what becomes its function's parameters
     /// (`roundhouse::template_signature`).
     /// Queries of a model's or a controller's methods the compiler may write inline
@@ -394,6 +398,7 @@ impl FileFacts {
             diagnostics: Vec::new(),
             migration_verbs: Vec::new(),
             format_calls: Vec::new(),
+            helper_calls: Vec::new(),
             template_names: None,
             inline_queries: Vec::new(),
             constants: Vec::new(),

@@ -163,6 +163,9 @@ pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors
 #[derive(Debug, Default)]
 pub struct Judged {
     pub diagnostics: Vec<Diagnostic>,
+    /// A template's calls of Rails (and gem) view helpers that the compiler leaves as written:
+    /// each helper's name and the call's place (`views.helper-undefined`, once the app is known).
+    pub helper_calls: Vec<(String, crate::syntax::Span)>,
     pub format_calls: Vec<crate::roundhouse::time_formats::FormatCall>,
     /// A template's program that parses: what it names that becomes its function's parameters.
     pub template_names: Option<crate::roundhouse::template_signature::TemplateNames>,
@@ -209,7 +212,7 @@ pub fn judge_parsed(
     let format_calls = format_calls(&mut converter.found, text, line_index);
     out.extend(findings(converter, notes, text, line_index));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
-    Judged { diagnostics: out, format_calls, template_names: None }
+    Judged { diagnostics: out, helper_calls: Vec::new(), format_calls, template_names: None }
 }
 
 /// What the ingest makes of an ERB template: its Ruby as Roundhouse compiles it (`erb`), converted
@@ -280,6 +283,7 @@ pub fn judge_compiled(
     let format_calls = format_calls(&mut found, source, line_index);
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
     // Each statement its lowering drops, on its first line.
+    let helper_calls = if unparsed { Vec::new() } else { helper_calls(compiled, &program, source, line_index, &lowering) };
     out.extend(lowering.dropped.into_iter().map(|d| d.finding));
     // Each line where Prism finds the program broken: the compile stops at the template.
     let mut lines_seen: Vec<usize> = Vec::new();
@@ -392,7 +396,7 @@ pub fn judge_compiled(
     out.retain(|d| d.rule != rule!("views.template-parse-error") || known(d) || std::mem::replace(&mut first_other, false));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     // A program that does not parse is not compiled: nothing in it is expanded or kept.
-    Judged { diagnostics: out, format_calls: if unparsed { Vec::new() } else { format_calls }, template_names }
+    Judged { diagnostics: out, helper_calls, format_calls: if unparsed { Vec::new() } else { format_calls }, template_names }
 }
 
 /// Whether the ERB tag around `start..end` is an output tag whose code is that expression alone, or
@@ -418,6 +422,137 @@ fn on_first_template_line(compiled: &erb::Compiled, source: &str, start: usize, 
     let start = on_char(source, compiled.place(start, source));
     let line_end = source[start..].find('\n').map_or(source.len(), |n| start + n);
     (start, on_char(source, compiled.place(end, source).max(start).min(line_end)))
+}
+
+/// View helpers of Rails and of common gems that Roundhouse's view lowering neither expands nor
+/// points at its runtime's `ActionView::ViewHelpers`: a call of one is written as it stands, in a
+/// module that defines no such method (each held by `tests/fixtures/fidelity/views-helper-undefined`,
+/// whose emitted template raises NoMethodError on it). The helpers the runtime answers
+/// (`time_ago_in_words`, `number_with_delimiter`, `truncate`, `image_tag`…) and those the lowering
+/// expands (`link_to`, `label_tag`, `submit_tag`, `check_box_tag`…) are not among them.
+pub const HELPERS_LEFT_AS_WRITTEN: &[&str] = &[
+    "t",
+    "translate",
+    "l",
+    "localize",
+    "number_to_currency",
+    "number_to_percentage",
+    "number_to_phone",
+    "number_to_human_size",
+    "simple_format",
+    "sanitize",
+    "strip_tags",
+    "strip_links",
+    "cycle",
+    "excerpt",
+    "highlight",
+    "word_wrap",
+    "current_page?",
+    "debug",
+    "distance_of_time_in_words_to_now",
+    "dom_class",
+    "provide",
+    "text_field_tag",
+    "select_tag",
+    "password_field_tag",
+    "email_field_tag",
+    "number_field_tag",
+    "text_area_tag",
+    "radio_button_tag",
+    "file_field_tag",
+    "date_field_tag",
+    "search_field_tag",
+    "telephone_field_tag",
+    "url_field_tag",
+    "image_submit_tag",
+    "options_for_select",
+    "options_from_collection_for_select",
+    "grouped_options_for_select",
+    "time_select",
+    "date_select",
+    "collection_select",
+    "time_tag",
+    "favicon_link_tag",
+    "auto_discovery_link_tag",
+    "audio_tag",
+    "video_tag",
+    "asset_path",
+    "link_to_if",
+    "link_to_unless",
+    "link_to_unless_current",
+    "escape_javascript",
+    "javascript_tag",
+    "can?",
+    "policy",
+    "user_signed_in?",
+    "will_paginate",
+    "paginate",
+    "pagy_nav",
+];
+
+/// The calls of `HELPERS_LEFT_AS_WRITTEN` in a template's program, without a receiver, with
+/// arguments or a block (or a name ending in `?`: not a local's), outside the statements its
+/// lowering drops: the helper's name and the call's place on its first line.
+fn helper_calls(
+    compiled: &erb::Compiled,
+    program: &ruby_prism::ProgramNode<'_>,
+    source: &str,
+    line_index: &LineIndex,
+    lowering: &super::template_lowering::TemplateLowering,
+) -> Vec<(String, crate::syntax::Span)> {
+    /// The calls found, and how many arguments of a call on a local the walk is in: a form
+    /// builder's `f.select(:x, options_for_select(…))` is expanded into markup with what it is given,
+    /// which this reading does not follow.
+    struct Calls(Vec<(String, usize, usize)>, u32);
+    impl<'pr> ruby_prism::Visit<'pr> for Calls {
+        fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
+            let name = node.name();
+            let name = String::from_utf8_lossy(name.as_slice());
+            if self.1 == 0
+                && node.receiver().is_none()
+                && HELPERS_LEFT_AS_WRITTEN.contains(&name.as_ref())
+                && (node.arguments().is_some() || node.block().is_some() || name.ends_with('?'))
+            {
+                let location = node.location();
+                let end = node.message_loc().map_or(location.end_offset(), |m| m.end_offset());
+                self.0.push((name.to_string(), location.start_offset(), end));
+            }
+            // A call on a local (a form builder `f`, a loop's record; not the template's buffer), or on
+            // a bare name (a partial's local: the `f` a form's partial is given).
+            let on_local = node.receiver().is_some_and(|r| {
+                r.as_local_variable_read_node().is_some_and(|l| l.name().as_slice() != b"_buf")
+                    || r.as_call_node().is_some_and(|c| c.receiver().is_none() && c.arguments().is_none() && c.block().is_none())
+            });
+            // `form_tag do … end` without arguments: the compiler writes nothing of it.
+            if node.receiver().is_none() && name == "form_tag" && node.arguments().is_none() {
+                return;
+            }
+            match node.receiver() {
+                Some(receiver) if on_local => {
+                    self.visit(&receiver);
+                    if let Some(arguments) = node.arguments() {
+                        self.1 += 1;
+                        self.visit_arguments_node(&arguments);
+                        self.1 -= 1;
+                    }
+                    if let Some(block) = node.block() {
+                        self.visit(&block);
+                    }
+                }
+                _ => ruby_prism::visit_call_node(self, node),
+            }
+        }
+    }
+    let mut calls = Calls(Vec::new(), 0);
+    ruby_prism::Visit::visit(&mut calls, &program.as_node());
+    calls
+        .0
+        .into_iter()
+        .filter_map(|(name, start, end)| {
+            let (start, end) = on_first_template_line(compiled, source, start, end);
+            (lowering.dropping(start..end).is_none() && end > start).then(|| (name, line_index.span(start..end)))
+        })
+        .collect()
 }
 
 /// The converter's findings about what the compiler writes into the emitted file (not what its
