@@ -245,6 +245,10 @@ fn unexpanded_time_formats(file: &FileFacts, context: &AppContext) -> Vec<Diagno
 /// `views.helper-undefined`: a template's call of a view helper the compiler leaves as written,
 /// which no method of the app defines (a helper of its own is called as that module's method).
 fn undefined_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    // A template written to the same file as another may not be in the tree at all.
+    if file.helper_calls.is_empty() || output_collisions(context).contains_key(&file.path) {
+        return Vec::new();
+    }
     file.helper_calls
         .iter()
         .filter(|(name, _)| !context.method_names.contains(name))

@@ -1449,7 +1449,8 @@ const NOT_EMPTIABLE: &[&str] =
 /// boolean column read on one. The compiled page raises NoMethodError there whenever it is not nil.
 pub fn predicate_findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let (Some(preload), Some(template)) = (file.preload.as_ref(), file.template.as_ref()) else { return Vec::new() };
-    if preload.bodies.iter().all(|b| b.predicates.is_empty()) {
+    // A template written to the same file as another may not be in the tree at all.
+    if preload.bodies.iter().all(|b| b.predicates.is_empty()) || crate::checks::output_collisions(context).contains_key(&file.path) {
         return Vec::new();
     }
     let env = context.template_envs().0.get(&template.logical_path).cloned().unwrap_or_default();

@@ -523,8 +523,10 @@ fn helper_calls(
                 r.as_local_variable_read_node().is_some_and(|l| l.name().as_slice() != b"_buf")
                     || r.as_call_node().is_some_and(|c| c.receiver().is_none() && c.arguments().is_none() && c.block().is_none())
             });
-            // `form_tag do … end` without arguments: the compiler writes nothing of it.
-            if node.receiver().is_none() && name == "form_tag" && node.arguments().is_none() {
+            // `form_tag do … end` without arguments: the compiler writes nothing of it. A `render`'s
+            // locals are passed or dropped by forms this reading does not follow (a braced hash of
+            // them is dropped).
+            if node.receiver().is_none() && ((name == "form_tag" && node.arguments().is_none()) || name == "render") {
                 return;
             }
             match node.receiver() {
@@ -545,9 +547,13 @@ fn helper_calls(
     }
     let mut calls = Calls(Vec::new(), 0);
     ruby_prism::Visit::visit(&mut calls, &program.as_node());
+    // The statements the lowering drops, on the program (a HAML line's interpolation is placed in
+    // its text, which the template's ranges of them need not cover).
+    let dropped = template_walk::dropped(program);
     calls
         .0
         .into_iter()
+        .filter(|(_, start, end)| !dropped.iter().any(|d| d.start <= *start && *end <= d.end))
         .filter_map(|(name, start, end)| {
             let (start, end) = on_first_template_line(compiled, source, start, end);
             (lowering.dropping(start..end).is_none() && end > start).then(|| (name, line_index.span(start..end)))
