@@ -1148,6 +1148,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "views.form-tag-dropped",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "`form_tag do … end` given no URL (Rails posts it to the page's own): Roundhouse writes it as an empty string, so the form and everything inside it are missing from the compiled page. The compiler says nothing; its emitted view shows it",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "views.output-statements-not-ruby",
         severity: Severity::Error,
         targets: ALL,

@@ -284,6 +284,9 @@ pub fn judge_compiled(
     let mut out = findings(Converter { found, ..Converter::new(Cost::Rejected, dispatch) }, Notes::default(), source, line_index);
     // Each statement its lowering drops, on its first line.
     let helper_calls = if unparsed { Vec::new() } else { helper_calls(compiled, &program, source, line_index, &lowering) };
+    if !unparsed {
+        out.extend(forms_without_url(compiled, &program, source, line_index));
+    }
     out.extend(lowering.dropped.into_iter().map(|d| d.finding));
     // Each line where Prism finds the program broken: the compile stops at the template.
     let mut lines_seen: Vec<usize> = Vec::new();
@@ -557,6 +560,45 @@ fn helper_calls(
         .filter_map(|(name, start, end)| {
             let (start, end) = on_first_template_line(compiled, source, start, end);
             (lowering.dropping(start..end).is_none() && end > start).then(|| (name, line_index.span(start..end)))
+        })
+        .collect()
+}
+
+/// `views.form-tag-dropped`: each `form_tag … do` given no arguments (Rails posts it to the page's
+/// own URL), which the compiler writes as nothing, the form's content with it; outside the
+/// statements its lowering drops.
+fn forms_without_url(
+    compiled: &erb::Compiled,
+    program: &ruby_prism::ProgramNode<'_>,
+    source: &str,
+    line_index: &LineIndex,
+) -> Vec<Diagnostic> {
+    struct Forms(Vec<(usize, usize)>);
+    impl<'pr> ruby_prism::Visit<'pr> for Forms {
+        fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
+            if node.receiver().is_none() && node.name().as_slice() == b"form_tag" && node.arguments().is_none() && node.block().is_some() {
+                let location = node.location();
+                self.0.push((location.start_offset(), node.message_loc().map_or(location.end_offset(), |m| m.end_offset())));
+                return;
+            }
+            ruby_prism::visit_call_node(self, node);
+        }
+    }
+    let mut forms = Forms(Vec::new());
+    ruby_prism::Visit::visit(&mut forms, &program.as_node());
+    let dropped = template_walk::dropped(program);
+    forms
+        .0
+        .into_iter()
+        .filter(|(start, end)| !dropped.iter().any(|d| d.start <= *start && *end <= d.end))
+        .map(|(start, end)| {
+            let (start, end) = on_first_template_line(compiled, source, start, end);
+            Diagnostic {
+                span: line_index.span(start..end.max(start)),
+                severity: Severity::Warning,
+                rule: rule!("views.form-tag-dropped"),
+                message: "Roundhouse writes a `form_tag` given no URL as nothing: the form and everything inside it are missing from the compiled page (Rails posts it to the page's own URL). Instead, give it the URL it posts to, with the route helper of this page (`form_tag publish_post_path(@post) do`).".to_owned(),
+            }
         })
         .collect()
 }
