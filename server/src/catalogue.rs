@@ -1157,6 +1157,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "views.render-raises",
+        severity: Severity::Error,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "an output tag that is one `render` of records the compiled template cannot make: a target other than an instance variable or one association read on an instance variable or a local (`render @posts.first.comments`, `render @posts.where(…)`, `render post.comments` on a partial's local), which Roundhouse writes as it stands (the module has no `render`); or one whose partial, named after the instance variable or the method (`render @recent_posts` → `recent_posts/_recent_post`, `render @post.author` → `author/_author`), the app does not have. The page raises NoMethodError or NameError. The compiler says nothing; its emitted view shows it",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "views.output-statements-not-ruby",
         severity: Severity::Error,
         targets: ALL,

@@ -218,6 +218,7 @@ fn routeless_checks(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     found.extend(permitted_fields_without_writer(file, context));
     found.extend(unexpanded_time_formats(file, context));
     found.extend(undefined_helpers(file, context));
+    found.extend(raising_renders(file, context));
     found.extend(roundhouse::preload::findings(file, context));
     found.extend(roundhouse::preload::predicate_findings(file, context));
     found.extend(roundhouse::inline_queries::findings(file, context));
@@ -261,6 +262,34 @@ fn undefined_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
                     helper_instead(name)
                 ),
             )
+        })
+        .collect()
+}
+
+/// `views.render-raises`: an output tag's `render` of records that the compiled template cannot
+/// make: kept as written (the module has no `render`), or a call of a partial the app does not
+/// have (the compiler names it after the instance variable or the method, where Rails asks each
+/// record). Said in the templates of the app's top-level view folders (a namespaced controller's
+/// views look for the partial under the namespace in Rails).
+fn raising_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
+    let Some(template) = file.template.as_ref() else { return Vec::new() };
+    if file.record_renders.is_empty()
+        || template.logical_path.matches('/').count() != 1
+        || output_collisions(context).contains_key(&file.path)
+    {
+        return Vec::new();
+    }
+    file.record_renders
+        .iter()
+        .filter_map(|(partial, span)| {
+            let message = match partial {
+                None => "Roundhouse compiles a `render` of records into a call of their partial only for an instance variable (`render @posts`) or one association read on one (`render @post.comments`, `render post.comments` in a loop); this one it writes as it stands, and the compiled template has no `render`: the page raises NoMethodError here, in every tree. Instead, loop and render the partial by name: `<% records.each do |record| %><%= render \"records/record\", record: record %><% end %>`.".to_owned(),
+                Some(path) if context.templates.contains(path) => return None,
+                Some(path) => format!(
+                    "Roundhouse compiles this `render` into a call of the partial `{path}` (named after the instance variable or the method, where Rails asks each record for its partial), which the app does not have: the page raises NameError here, in every tree. Instead, name the partial: `render partial: \"<folder>/<name>\", collection: …` (a loop of `render \"<folder>/<name>\", <name>: record` for one record)."
+                ),
+            };
+            Some(Diagnostic::finding(rule!("views.render-raises"), *span, message))
         })
         .collect()
 }

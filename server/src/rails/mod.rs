@@ -98,6 +98,10 @@ pub struct FileFacts {
     /// (`views.helper-undefined` where the app defines no method of that name).
     #[serde(skip)]
     pub helper_calls: Vec<(String, crate::syntax::Span)>,
+    /// A compiled template's output tags that `render` a record or a collection: the partial the
+    /// compiler calls, or `None` where it keeps the `render` as written (`views.render-raises`).
+    #[serde(skip)]
+    pub record_renders: Vec<(Option<String>, crate::syntax::Span)>,
     /// A compiled template's program: what becomes its function's parameters
     /// (`roundhouse::template_signature`).
     /// Queries of a model's or a controller's methods the compiler may write inline
@@ -399,6 +403,7 @@ impl FileFacts {
             migration_verbs: Vec::new(),
             format_calls: Vec::new(),
             helper_calls: Vec::new(),
+            record_renders: Vec::new(),
             template_names: None,
             inline_queries: Vec::new(),
             constants: Vec::new(),

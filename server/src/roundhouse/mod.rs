@@ -108,6 +108,7 @@ pub fn check_file(facts: &mut FileFacts, text: &str, parsed: &ParsedFile) {
                 let judged = prism_ingest::judge_compiled(&compiled, &result, text, &facts.line_index, dispatch);
                 facts.format_calls = judged.format_calls;
                 facts.helper_calls = judged.helper_calls;
+                facts.record_renders = judged.record_renders;
                 // The names its function takes twice: the compiled app does not start.
                 if let Some(names) = &judged.template_names {
                     let strict = facts.template.as_ref().is_some_and(|t| t.strict_locals.is_some());

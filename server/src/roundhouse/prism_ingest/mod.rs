@@ -163,6 +163,9 @@ pub fn judge(text: &str, line_index: &LineIndex, walk: Walk, report_parse_errors
 #[derive(Debug, Default)]
 pub struct Judged {
     pub diagnostics: Vec<Diagnostic>,
+    /// A template's output tags that are one `render` of a record or a collection: the partial the
+    /// compiler calls for it (by names alone), or `None` where it keeps the `render` as written.
+    pub record_renders: Vec<(Option<String>, crate::syntax::Span)>,
     /// A template's calls of Rails (and gem) view helpers that the compiler leaves as written:
     /// each helper's name and the call's place (`views.helper-undefined`, once the app is known).
     pub helper_calls: Vec<(String, crate::syntax::Span)>,
@@ -212,7 +215,7 @@ pub fn judge_parsed(
     let format_calls = format_calls(&mut converter.found, text, line_index);
     out.extend(findings(converter, notes, text, line_index));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
-    Judged { diagnostics: out, helper_calls: Vec::new(), format_calls, template_names: None }
+    Judged { diagnostics: out, helper_calls: Vec::new(), record_renders: Vec::new(), format_calls, template_names: None }
 }
 
 /// What the ingest makes of an ERB template: its Ruby as Roundhouse compiles it (`erb`), converted
@@ -287,6 +290,7 @@ pub fn judge_compiled(
     if !unparsed {
         out.extend(forms_without_url(compiled, &program, source, line_index));
     }
+    let record_renders = if unparsed { Vec::new() } else { record_renders(compiled, &program, source, line_index) };
     out.extend(lowering.dropped.into_iter().map(|d| d.finding));
     // Each line where Prism finds the program broken: the compile stops at the template.
     let mut lines_seen: Vec<usize> = Vec::new();
@@ -399,7 +403,13 @@ pub fn judge_compiled(
     out.retain(|d| d.rule != rule!("views.template-parse-error") || known(d) || std::mem::replace(&mut first_other, false));
     out.sort_by_key(|d| (d.span.start_byte, d.rule));
     // A program that does not parse is not compiled: nothing in it is expanded or kept.
-    Judged { diagnostics: out, helper_calls, format_calls: if unparsed { Vec::new() } else { format_calls }, template_names }
+    Judged {
+        diagnostics: out,
+        helper_calls,
+        record_renders,
+        format_calls: if unparsed { Vec::new() } else { format_calls },
+        template_names,
+    }
 }
 
 /// Whether the ERB tag around `start..end` is an output tag whose code is that expression alone, or
@@ -560,6 +570,109 @@ fn helper_calls(
         .filter_map(|(name, start, end)| {
             let (start, end) = on_first_template_line(compiled, source, start, end);
             (lowering.dropping(start..end).is_none() && end > start).then(|| (name, line_index.span(start..end)))
+        })
+        .collect()
+}
+
+/// The output tags (`<%= … %>`, HAML's `=`) of a template's program that are a `render` of one
+/// argument that is no name of a partial nor options: `render @posts`, `render @post.comments`,
+/// `render post.comments.order(:id)`. The compiler calls the partial it names after the instance
+/// variable (`posts/_post`) or the method (`comments/_comment`), looping when the name is plural,
+/// for an instance variable, or one method without arguments on an instance variable or a local;
+/// it keeps any other `render` as written (`None`). Placed on the `render`.
+fn record_renders(
+    compiled: &erb::Compiled,
+    program: &ruby_prism::ProgramNode<'_>,
+    source: &str,
+    line_index: &LineIndex,
+) -> Vec<(Option<String>, crate::syntax::Span)> {
+    struct Renders(Vec<(Option<String>, usize, usize)>);
+    impl<'pr> ruby_prism::Visit<'pr> for Renders {
+        fn visit_local_variable_write_node(&mut self, node: &ruby_prism::LocalVariableWriteNode<'pr>) {
+            let value = node.value();
+            if node.name().as_slice() == b"_buf"
+                && let Some(render) = value
+                    .as_call_node()
+                    .and_then(|plus| plus.arguments())
+                    .and_then(|a| a.arguments().iter().next())
+                    .and_then(|a| a.as_call_node())
+                    .and_then(|to_s| to_s.receiver())
+                    .and_then(|r| r.as_parentheses_node())
+                    .and_then(|p| p.body())
+                    .and_then(|b| b.as_statements_node())
+                    .and_then(|s| {
+                        let inner: Vec<Node<'_>> = s.body().iter().collect();
+                        match inner.as_slice() {
+                            [only] => only.as_call_node(),
+                            _ => None,
+                        }
+                    })
+                && render.receiver().is_none()
+                && render.name().as_slice() == b"render"
+                && render.block().is_none()
+                && let Some(arguments) = render.arguments()
+            {
+                let arguments: Vec<Node<'_>> = arguments.arguments().iter().collect();
+                if let [target] = arguments.as_slice()
+                    && let Some(partial) = record_partial(target)
+                {
+                    let location = render.location();
+                    let end = render.message_loc().map_or(location.end_offset(), |m| m.end_offset());
+                    self.0.push((partial, location.start_offset(), end));
+                }
+            }
+            ruby_prism::visit_local_variable_write_node(self, node);
+        }
+    }
+    /// `Some(partial)` for a render the compiler turns into a partial call, `Some(None)` for one it
+    /// keeps as written, `None` for a target this reading leaves alone (a string, options, a local).
+    fn record_partial(target: &Node<'_>) -> Option<Option<String>> {
+        let name_of = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        if let Some(ivar) = target.as_instance_variable_read_node() {
+            let name = name_of(ivar.name().as_slice()).trim_start_matches('@').to_owned();
+            return Some(Some(format!("{}/_{}", crate::rails::inflect::pluralize(&name), crate::rails::inflect::singularize(&name))));
+        }
+        let call = target.as_call_node()?;
+        if call.is_safe_navigation() || call.block().is_some() {
+            return None;
+        }
+        let receiver = call.receiver()?;
+        let simple_root = receiver.as_instance_variable_read_node().is_some() || receiver.as_local_variable_read_node().is_some();
+        if simple_root && call.arguments().is_none() {
+            let method = name_of(call.name().as_slice());
+            if !method.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
+                return None;
+            }
+            return Some(Some(format!("{method}/_{}", crate::rails::inflect::singularize(&method))));
+        }
+        // A chain the compiler does not read as a partial's records: a call with arguments, two
+        // calls deep, or on a bare name (a partial's local).
+        let root_is_name = |node: &Node<'_>| {
+            node.as_instance_variable_read_node().is_some()
+                || node.as_local_variable_read_node().is_some()
+                || node.as_call_node().is_some_and(|c| c.receiver().is_none() && c.arguments().is_none() && c.block().is_none())
+        };
+        let mut root = receiver;
+        let mut depth = 0;
+        while let Some(inner) = root.as_call_node().filter(|c| c.receiver().is_some()) {
+            root = inner.receiver()?;
+            depth += 1;
+            if depth > 8 {
+                return None;
+            }
+        }
+        root_is_name(&root).then_some(None)
+    }
+    let mut renders = Renders(Vec::new());
+    ruby_prism::Visit::visit(&mut renders, &program.as_node());
+    let dropped = template_walk::dropped(program);
+    renders
+        .0
+        .into_iter()
+        .filter(|(_, start, end)| !dropped.iter().any(|d| d.start <= *start && *end <= d.end))
+        .map(|(partial, start, end)| {
+            let (start, end) = on_first_template_line(compiled, source, start, end);
+            (partial, line_index.span(start..end.max(start)))
         })
         .collect()
 }
