@@ -109,7 +109,8 @@ fn a_path_inside_an_app_checks_what_it_names() {
     assert_eq!(out.status.code(), Some(1));
     let findings: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).collect();
     let files: Vec<&str> = findings.iter().map(|f| f["file"].as_str().unwrap()).collect();
-    assert_eq!(files, ["app/views/posts/show.html.erb"]);
+    // The index's `render @posts` names a partial the app does not have (`views.render-raises`).
+    assert_eq!(files, ["app/views/posts/index.html.erb", "app/views/posts/show.html.erb"]);
     assert_eq!(findings[0]["app"], "../..", "the app's root, seen from the checked folder");
     let _ = std::fs::remove_dir_all(app);
 }

@@ -251,8 +251,14 @@ fn findings_follow_edits_elsewhere() {
     let cleared = client.wait_for(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == show);
     assert_eq!(cleared["params"]["diagnostics"], json!([]), "{cleared}");
 
+    // The template's `t(…)` calls are also said for the compiled app (`views.helper-undefined`), which
+    // the locale file does not change.
+    let rails_codes =
+        |diagnostics: &[Value]| -> Vec<String> { codes(diagnostics).into_iter().filter(|c| c.starts_with("rails.")).collect() };
     let edit = uri(&app.join("app/views/books/edit.html.haml"));
-    assert_eq!(codes(&client.published(&edit)), ["rails.missing-translation"]);
+    let before = client.published(&edit);
+    assert_eq!(rails_codes(&before), ["rails.missing-translation"]);
+    let compiled: Vec<String> = codes(&before).into_iter().filter(|c| !c.starts_with("rails.")).collect();
     let en = client.open(&app.join("config/locales/en.yml"), "yaml", 1);
     // After `    edit:` (line 9, 0-based 8) and its `title:`, add `back:`.
     client.change(
@@ -261,7 +267,9 @@ fn findings_follow_edits_elsewhere() {
         json!([{"range": {"start": {"line": 10, "character": 0}, "end": {"line": 10, "character": 0}}, "text": "      back: \"Back\"\n"}]),
     );
     let cleared = client.wait_for(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == edit);
-    assert_eq!(cleared["params"]["diagnostics"], json!([]), "{cleared}");
+    let after = cleared["params"]["diagnostics"].as_array().cloned().unwrap_or_default();
+    assert!(rails_codes(&after).is_empty(), "{cleared}");
+    assert_eq!(codes(&after), compiled, "{cleared}");
     assert_eq!(client.shutdown().code(), Some(0));
     let _ = std::fs::remove_dir_all(&app);
 }

@@ -1482,6 +1482,7 @@ mod tests {
                 app/controllers/posts_controller.rb:6 rails.missing-template No partial `posts/_sidebar` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
                 app/views/posts/new.html.erb:2 rails.missing-template No partial `posts/_frm` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
                 app/views/posts/new.html.erb:4 rails.missing-template No partial `comments/_coment` in app/views: this `render` raises ActionView::MissingTemplate when it runs.
+                app/views/posts/new.html.erb:6 views.render-raises Roundhouse compiles this `render` into a call of the partial `posts/_post` (named after the instance variable or the method, where Rails asks each record for its partial), which the app does not have: the page raises NameError here, in every tree. Instead, name the partial: `render partial: "<folder>/<name>", collection: …` (a loop of `render "<folder>/<name>", <name>: record` for one record).
             "#]],
         );
     }
