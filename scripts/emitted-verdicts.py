@@ -19,6 +19,14 @@ import json, os, re, subprocess, sys, glob
 BIN = sys.argv[1]
 works = sys.argv[2:]
 stats = {}
+
+
+def emitted_template(tree, path):
+    """The text of the file the compiler writes for a template, or None."""
+    em = os.path.join(tree, re.sub(r"(\.[a-z_]+)*\.(erb|haml|slim)$", ".rb", path))
+    return open(em).read() if os.path.exists(em) else None
+
+
 for work in works:
     for cj in sorted(glob.glob(f"{work}/*/compiler.json")):
         d = json.load(open(cj))
@@ -39,21 +47,17 @@ for work in works:
                 verdict = "removed"
             elif rule == "views.helper-undefined":
                 name = re.search(r"this `([^`]+)` call", f["message"]).group(1)
-                base = re.sub(r"(\.[a-z_]+)*\.(erb|haml|slim)$", ".rb", f["file"])
-                em = os.path.join(tree, base)
-                if not os.path.exists(em):
+                t = emitted_template(tree, f["file"])
+                if t is None:
                     verdict = "no-file"
                 else:
-                    t = open(em).read()
                     bare = re.search(r"(?<![\w.:@])%s(?![\w?!])" % re.escape(name), t)
                     verdict = "held" if bare else "NOT " + name
             elif rule == "views.render-raises":
-                base = re.sub(r"(\.[a-z_]+)*\.(erb|haml|slim)$", ".rb", f["file"])
-                em = os.path.join(tree, base)
-                if not os.path.exists(em):
+                t = emitted_template(tree, f["file"])
+                if t is None:
                     verdict = "no-file"
                 else:
-                    t = open(em).read()
                     m = re.search(r"partial `([^`]+)`", f["message"])
                     if m:
                         folder, name = m.group(1).split("/_")

@@ -350,20 +350,8 @@ fn rewritten_predicates<'pr>(statements: impl Iterator<Item = Node<'pr>>, out: &
                 condition(&write.value(), out);
                 continue;
             }
-            // An output tag: `_buf = _buf + (expression).to_s`, the expression an `if`/ternary.
-            let value = write.value();
-            let Some(output) = value
-                .as_call_node()
-                .and_then(|plus| plus.arguments())
-                .and_then(|a| a.arguments().iter().next())
-                .and_then(|a| a.as_call_node())
-                .and_then(|to_s| to_s.receiver())
-                .and_then(|r| r.as_parentheses_node())
-                .and_then(|p| p.body())
-                .and_then(|b| b.as_statements_node())
-            else {
-                continue;
-            };
+            // An output tag whose expression is an `if`/ternary.
+            let Some(output) = crate::roundhouse::prism_ingest::output_code(&write) else { continue };
             let inner: Vec<Node<'_>> = output.body().iter().collect();
             if let [only] = inner.as_slice() {
                 if let Some(node) = only.as_if_node() {

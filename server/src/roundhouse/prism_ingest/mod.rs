@@ -560,16 +560,41 @@ fn helper_calls(
     }
     let mut calls = Calls(Vec::new(), 0);
     ruby_prism::Visit::visit(&mut calls, &program.as_node());
-    // The statements the lowering drops, on the program (a HAML line's interpolation is placed in
-    // its text, which the template's ranges of them need not cover).
+    // The statements the lowering drops, judged on the program (a HAML line's interpolation is
+    // placed in its text, which the template's ranges of them need not cover) and on the template.
+    kept_on_first_line(calls.0, program, compiled, source)
+        .into_iter()
+        .filter(|(_, start, end)| lowering.dropping(*start..*end).is_none() && end > start)
+        .map(|(name, start, end)| (name, line_index.span(start..end)))
+        .collect()
+}
+
+/// The code of an output tag (`<%= … %>`, HAML's `=`), as the template's program writes it: the
+/// statements inside `_buf = _buf + (…).to_s`; `None` for any other assignment.
+pub(crate) fn output_code<'pr>(write: &ruby_prism::LocalVariableWriteNode<'pr>) -> Option<ruby_prism::StatementsNode<'pr>> {
+    if write.name().as_slice() != b"_buf" {
+        return None;
+    }
+    let plus = write.value().as_call_node()?;
+    let to_s = plus.arguments()?.arguments().iter().next()?.as_call_node().filter(|c| c.name().as_slice() == b"to_s")?;
+    to_s.receiver()?.as_parentheses_node()?.body()?.as_statements_node()
+}
+
+/// The calls (start, end in the program) outside the statements its lowering drops, each placed on
+/// its first line in the template.
+fn kept_on_first_line<T>(
+    found: Vec<(T, usize, usize)>,
+    program: &ruby_prism::ProgramNode<'_>,
+    compiled: &erb::Compiled,
+    source: &str,
+) -> Vec<(T, usize, usize)> {
     let dropped = template_walk::dropped(program);
-    calls
-        .0
+    found
         .into_iter()
         .filter(|(_, start, end)| !dropped.iter().any(|d| d.start <= *start && *end <= d.end))
-        .filter_map(|(name, start, end)| {
+        .map(|(value, start, end)| {
             let (start, end) = on_first_template_line(compiled, source, start, end);
-            (lowering.dropping(start..end).is_none() && end > start).then(|| (name, line_index.span(start..end)))
+            (value, start, end.max(start))
         })
         .collect()
 }
@@ -589,25 +614,13 @@ fn record_renders(
     struct Renders(Vec<(Option<String>, usize, usize)>);
     impl<'pr> ruby_prism::Visit<'pr> for Renders {
         fn visit_local_variable_write_node(&mut self, node: &ruby_prism::LocalVariableWriteNode<'pr>) {
-            let value = node.value();
-            if node.name().as_slice() == b"_buf"
-                && let Some(render) = value
-                    .as_call_node()
-                    .and_then(|plus| plus.arguments())
-                    .and_then(|a| a.arguments().iter().next())
-                    .and_then(|a| a.as_call_node())
-                    .and_then(|to_s| to_s.receiver())
-                    .and_then(|r| r.as_parentheses_node())
-                    .and_then(|p| p.body())
-                    .and_then(|b| b.as_statements_node())
-                    .and_then(|s| {
-                        let inner: Vec<Node<'_>> = s.body().iter().collect();
-                        match inner.as_slice() {
-                            [only] => only.as_call_node(),
-                            _ => None,
-                        }
-                    })
-                && render.receiver().is_none()
+            if let Some(render) = output_code(node).and_then(|s| {
+                let inner: Vec<Node<'_>> = s.body().iter().collect();
+                match inner.as_slice() {
+                    [only] => only.as_call_node(),
+                    _ => None,
+                }
+            }) && render.receiver().is_none()
                 && render.name().as_slice() == b"render"
                 && render.block().is_none()
                 && let Some(arguments) = render.arguments()
@@ -665,15 +678,9 @@ fn record_renders(
     }
     let mut renders = Renders(Vec::new());
     ruby_prism::Visit::visit(&mut renders, &program.as_node());
-    let dropped = template_walk::dropped(program);
-    renders
-        .0
+    kept_on_first_line(renders.0, program, compiled, source)
         .into_iter()
-        .filter(|(_, start, end)| !dropped.iter().any(|d| d.start <= *start && *end <= d.end))
-        .map(|(partial, start, end)| {
-            let (start, end) = on_first_template_line(compiled, source, start, end);
-            (partial, line_index.span(start..end.max(start)))
-        })
+        .map(|(partial, start, end)| (partial, line_index.span(start..end)))
         .collect()
 }
 
@@ -699,15 +706,11 @@ fn forms_without_url(
     }
     let mut forms = Forms(Vec::new());
     ruby_prism::Visit::visit(&mut forms, &program.as_node());
-    let dropped = template_walk::dropped(program);
-    forms
-        .0
+    kept_on_first_line(forms.0.into_iter().map(|(start, end)| ((), start, end)).collect(), program, compiled, source)
         .into_iter()
-        .filter(|(start, end)| !dropped.iter().any(|d| d.start <= *start && *end <= d.end))
-        .map(|(start, end)| {
-            let (start, end) = on_first_template_line(compiled, source, start, end);
+        .map(|((), start, end)| {
             Diagnostic {
-                span: line_index.span(start..end.max(start)),
+                span: line_index.span(start..end),
                 severity: Severity::Warning,
                 rule: rule!("views.form-tag-dropped"),
                 message: "Roundhouse writes a `form_tag` given no URL as nothing: the form and everything inside it are missing from the compiled page (Rails posts it to the page's own URL). Instead, give it the URL it posts to, with the route helper of this page (`form_tag publish_post_path(@post) do`).".to_owned(),
