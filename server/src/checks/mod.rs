@@ -250,18 +250,31 @@ fn undefined_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
     if file.helper_calls.is_empty() || output_collisions(context).contains_key(&file.path) {
         return Vec::new();
     }
+    // The runtime's helpers are pointed at only in an app whose helper modules define a method (a
+    // controller's `helper_method`s are not measured: nothing said then).
+    let runtime_helpers_reached = || {
+        context.files.iter().any(|f| f.relative_path.starts_with("app/helpers/") && f.definitions.iter().any(|d| !d.methods.is_empty()))
+            || context.controllers.values().any(|(f, i)| f.controllers[*i].macros.iter().any(|m| m.name == "helper_method"))
+    };
     file.helper_calls
         .iter()
         .filter(|(name, _)| !context.method_names.contains(name))
-        .map(|(name, span)| {
-            Diagnostic::finding(
+        .filter_map(|(name, span)| {
+            let why = if roundhouse::prism_ingest::HELPERS_LEFT_AS_WRITTEN.contains(&name.as_str()) {
+                "its runtime's view helpers do not, nor does the app"
+            } else if !runtime_helpers_reached() {
+                "its runtime has one, but Roundhouse points a template's helper calls at it only in an app whose own helper modules define a method, and this app's define none"
+            } else {
+                return None;
+            };
+            Some(Diagnostic::finding(
                 rule!("views.helper-undefined"),
                 *span,
                 format!(
-                    "Roundhouse writes this `{name}` call into the compiled template as it stands, and nothing there defines `{name}` (its runtime's view helpers do not, nor does the app): the page raises NoMethodError when it reaches it, in every tree. Instead, {}.",
+                    "Roundhouse writes this `{name}` call into the compiled template as it stands, and nothing there defines `{name}` ({why}): the page raises NoMethodError when it reaches it, in every tree. Instead, {}.",
                     helper_instead(name)
                 ),
-            )
+            ))
         })
         .collect()
 }
@@ -302,6 +315,9 @@ fn helper_instead(name: &str) -> &'static str {
         }
         "can?" | "policy" | "user_signed_in?" | "will_paginate" | "paginate" | "pagy_nav" => {
             "define what the page needs as a method of a module in `app/helpers` (the gem's helpers are not compiled into the app)"
+        }
+        name if roundhouse::prism_ingest::HELPERS_ANSWERED_BY_THE_RUNTIME.contains(&name) => {
+            "define a method in a module of `app/helpers` (any: `def app_name` / `\"Blog\"` / `end` in `ApplicationHelper`): Roundhouse then points this call at its runtime's helper"
         }
         _ => {
             "write the HTML it produces, or define the helper as a method of a module in `app/helpers` (a method of your own is compiled and called)"

@@ -503,7 +503,28 @@ pub const HELPERS_LEFT_AS_WRITTEN: &[&str] = &[
     "pagy_nav",
 ];
 
-/// The calls of `HELPERS_LEFT_AS_WRITTEN` in a template's program, without a receiver, with
+/// View helpers Roundhouse's runtime answers (`ActionView::ViewHelpers.time_ago_in_words`), which it
+/// points a template's call at only in an app whose own helper modules define a method: in an app
+/// without one (a generated app's empty `ApplicationHelper`) they are written as they stand too
+/// (each held by `tests/fixtures/fidelity/views-helper-undefined-no-app-helpers`).
+pub const HELPERS_ANSWERED_BY_THE_RUNTIME: &[&str] = &[
+    "time_ago_in_words",
+    "number_with_delimiter",
+    "number_with_precision",
+    "number_to_human",
+    "image_tag",
+    "image_path",
+    "image_url",
+    "javascript_include_tag",
+    "content_tag",
+    "hidden_field_tag",
+    "raw",
+    "safe_join",
+    "mail_to",
+    "url_for",
+];
+
+/// The calls of `HELPERS_LEFT_AS_WRITTEN` and `HELPERS_ANSWERED_BY_THE_RUNTIME` in a template's program, without a receiver, with
 /// arguments or a block (or a name ending in `?`: not a local's), outside the statements its
 /// lowering drops: the helper's name and the call's place on its first line.
 fn helper_calls(
@@ -523,7 +544,7 @@ fn helper_calls(
             let name = String::from_utf8_lossy(name.as_slice());
             if self.1 == 0
                 && node.receiver().is_none()
-                && HELPERS_LEFT_AS_WRITTEN.contains(&name.as_ref())
+                && (HELPERS_LEFT_AS_WRITTEN.contains(&name.as_ref()) || HELPERS_ANSWERED_BY_THE_RUNTIME.contains(&name.as_ref()))
                 && (node.arguments().is_some() || node.block().is_some() || name.ends_with('?'))
             {
                 let location = node.location();
