@@ -1143,7 +1143,7 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         targets: ALL,
         family: Family::Views,
-        trigger: "a call in a template of a Rails or gem view helper that Roundhouse neither expands nor answers from its runtime (`t`, `l`, `number_to_currency`, `simple_format`, `sanitize`, `current_page?`, `text_field_tag`, `options_for_select`, `time_tag`, `link_to_if`, `can?`, `policy`, `paginate`…), where the app defines no method of that name: the compiled template calls it as written, in a module that has no such method, and the page raises NoMethodError. The compiler says nothing; its emitted view shows it",
+        trigger: "a call in a template of a Rails or gem view helper that Roundhouse neither expands nor answers from its runtime (`t`, `l`, `number_to_currency`, `simple_format`, `sanitize`, `current_page?`, `text_field_tag`, `options_for_select`, `time_tag`, `link_to_if`, `can?`, `policy`, `paginate`…), where the app defines no method of that name; and, in an app whose helper modules define no method at all, the helpers the runtime answers (`time_ago_in_words`, `image_tag`, `content_tag`, `raw`, `url_for`…), which the compiler then does not point at it: the compiled template calls it as written, in a module that has no such method, and the page raises NoMethodError. The compiler says nothing; its emitted view shows it",
         says: None,
         ..CONSTRUCT
     },
