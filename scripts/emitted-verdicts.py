@@ -9,6 +9,7 @@ the app and looks, for each finding of these rules, at the file the compiler wro
   names, which the emitted tree does not have;
 - model.presence-check-never-passes: the emitted model's `validate` tests `@x.nil?` and nothing in
   the file assigns `@x`;
+- views.content-tag-block-lost: the emitted template gives the runtime's `content_tag` a block;
 - model.row-struct-collision, views.form-tag-dropped: counted (held by their fixtures).
 A finding in a file the compile copy took out is counted as `removed`; one whose emitted file is not
 at the path the source maps to, as `no-file` (look at those by hand).
@@ -41,7 +42,7 @@ for work in works:
             except Exception:
                 continue
             rule = f.get("rule")
-            if rule not in ("model.presence-check-never-passes", "views.present-check-raises", "views.helper-undefined", "model.row-struct-collision", "views.render-raises", "views.form-tag-dropped"):
+            if rule not in ("model.presence-check-never-passes", "views.present-check-raises", "views.helper-undefined", "model.row-struct-collision", "views.render-raises", "views.form-tag-dropped", "views.content-tag-block-lost"):
                 continue
             if f["file"] in removed:
                 verdict = "removed"
@@ -67,6 +68,13 @@ for work in works:
                         verdict = "held" if called and missing else f"NOT called={called} missing={missing} {m.group(1)}"
                     else:
                         verdict = "held" if re.search(r"[(\s]render[ (]", t) else "NOT bare"
+            elif rule == "views.content-tag-block-lost":
+                t = emitted_template(tree, f["file"])
+                if t is None:
+                    verdict = "no-file"
+                else:
+                    given = re.search(r"ActionView::ViewHelpers\.content_tag\([^\n]*\)\s*(do\b|\{)", t)
+                    verdict = "held" if given else "NOT"
             elif rule in ("model.row-struct-collision", "views.form-tag-dropped"):
                 verdict = "held"
             elif rule == "model.presence-check-never-passes":

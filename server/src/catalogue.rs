@@ -1166,6 +1166,15 @@ pub const RULES: &[Rule] = &[
         ..CONSTRUCT
     },
     Rule {
+        id: "views.content-tag-block-lost",
+        severity: Severity::Warning,
+        targets: ALL,
+        family: Family::Views,
+        trigger: "`content_tag … do … end` (or `{ … }`) in a template of an app whose helper modules define a method: Roundhouse calls its runtime's `content_tag`, which takes the content as an argument and ignores the block, so the tag is written empty and options given beside the block become its text. (Where the app's helper modules define no method, the call raises: `views.helper-undefined`.) The compiler says nothing; the compiled page shows it",
+        says: None,
+        ..CONSTRUCT
+    },
+    Rule {
         id: "views.output-statements-not-ruby",
         severity: Severity::Error,
         targets: ALL,

@@ -258,12 +258,20 @@ fn undefined_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
     };
     file.helper_calls
         .iter()
-        .filter(|(name, _)| !context.method_names.contains(name))
-        .filter_map(|(name, span)| {
+        .filter(|call| !context.method_names.contains(&call.name))
+        .filter_map(|call| {
+            let (name, span) = (&call.name, &call.span);
             let why = if roundhouse::prism_ingest::HELPERS_LEFT_AS_WRITTEN.contains(&name.as_str()) {
                 "its runtime's view helpers do not, nor does the app"
             } else if !runtime_helpers_reached() {
                 "its runtime has one, but Roundhouse points a template's helper calls at it only in an app whose own helper modules define a method, and this app's define none"
+            } else if name == "content_tag" && call.block {
+                return Some(Diagnostic {
+                    span: *span,
+                    severity: Severity::Warning,
+                    rule: rule!("views.content-tag-block-lost"),
+                    message: "Roundhouse points this `content_tag` at its runtime's, which takes the tag's content as an argument and ignores a block: the compiled page has the tag empty, and options given beside the block (`class:`) become its text. Instead, write the tag's markup in the template (`<div class=\"card\">…</div>`), or give `content_tag` its content as an argument.".to_owned(),
+                });
             } else {
                 return None;
             };

@@ -97,7 +97,7 @@ pub struct FileFacts {
     /// A compiled template's calls of view helpers the compiler leaves as written: the name and where
     /// (`views.helper-undefined` where the app defines no method of that name).
     #[serde(skip)]
-    pub helper_calls: Vec<(String, crate::syntax::Span)>,
+    pub helper_calls: Vec<crate::roundhouse::prism_ingest::HelperCall>,
     /// A compiled template's output tags that `render` a record or a collection: the partial the
     /// compiler calls, or `None` where it keeps the `render` as written (`views.render-raises`).
     #[serde(skip)]

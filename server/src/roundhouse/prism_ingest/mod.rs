@@ -168,7 +168,7 @@ pub struct Judged {
     pub record_renders: Vec<(Option<String>, crate::syntax::Span)>,
     /// A template's calls of Rails (and gem) view helpers that the compiler leaves as written:
     /// each helper's name and the call's place (`views.helper-undefined`, once the app is known).
-    pub helper_calls: Vec<(String, crate::syntax::Span)>,
+    pub helper_calls: Vec<HelperCall>,
     pub format_calls: Vec<crate::roundhouse::time_formats::FormatCall>,
     /// A template's program that parses: what it names that becomes its function's parameters.
     pub template_names: Option<crate::roundhouse::template_signature::TemplateNames>,
@@ -503,6 +503,17 @@ pub const HELPERS_LEFT_AS_WRITTEN: &[&str] = &[
     "pagy_nav",
 ];
 
+/// A template's call of a view helper the compiler may leave as written (`views.helper-undefined`,
+/// `views.content-tag-block-lost`, once the app is known).
+#[derive(Debug, Clone, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub struct HelperCall {
+    pub name: String,
+    /// The call, on its first line.
+    pub span: crate::syntax::Span,
+    /// Whether it is given a block (`content_tag :div do … end`).
+    pub block: bool,
+}
+
 /// View helpers Roundhouse's runtime answers (`ActionView::ViewHelpers.time_ago_in_words`), which it
 /// points a template's call at only in an app whose own helper modules define a method: in an app
 /// without one (a generated app's empty `ApplicationHelper`) they are written as they stand too
@@ -533,11 +544,11 @@ fn helper_calls(
     source: &str,
     line_index: &LineIndex,
     lowering: &super::template_lowering::TemplateLowering,
-) -> Vec<(String, crate::syntax::Span)> {
+) -> Vec<HelperCall> {
     /// The calls found, and how many arguments of a call on a local the walk is in: a form
     /// builder's `f.select(:x, options_for_select(…))` is expanded into markup with what it is given,
     /// which this reading does not follow.
-    struct Calls(Vec<(String, usize, usize)>, u32);
+    struct Calls(Vec<((String, bool), usize, usize)>, u32);
     impl<'pr> ruby_prism::Visit<'pr> for Calls {
         fn visit_call_node(&mut self, node: &ruby_prism::CallNode<'pr>) {
             let name = node.name();
@@ -549,7 +560,7 @@ fn helper_calls(
             {
                 let location = node.location();
                 let end = node.message_loc().map_or(location.end_offset(), |m| m.end_offset());
-                self.0.push((name.to_string(), location.start_offset(), end));
+                self.0.push(((name.to_string(), node.block().is_some_and(|b| b.as_block_node().is_some())), location.start_offset(), end));
             }
             // A call on a local (a form builder `f`, a loop's record; not the template's buffer), or on
             // a bare name (a partial's local: the `f` a form's partial is given).
@@ -586,7 +597,7 @@ fn helper_calls(
     kept_on_first_line(calls.0, program, compiled, source)
         .into_iter()
         .filter(|(_, start, end)| lowering.dropping(*start..*end).is_none() && end > start)
-        .map(|(name, start, end)| (name, line_index.span(start..end)))
+        .map(|((name, block), start, end)| HelperCall { name, span: line_index.span(start..end), block })
         .collect()
 }
 
