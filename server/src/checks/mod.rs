@@ -246,16 +246,9 @@ fn unexpanded_time_formats(file: &FileFacts, context: &AppContext) -> Vec<Diagno
 /// `views.helper-undefined`: a template's call of a view helper the compiler leaves as written,
 /// which no method of the app defines (a helper of its own is called as that module's method).
 fn undefined_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
-    // A template written to the same file as another may not be in the tree at all.
-    if file.helper_calls.is_empty() || output_collisions(context).contains_key(&file.path) {
+    if file.helper_calls.is_empty() || written_over(file, context) {
         return Vec::new();
     }
-    // The runtime's helpers are pointed at only in an app whose helper modules define a method (a
-    // controller's `helper_method`s are not measured: nothing said then).
-    let runtime_helpers_reached = || {
-        context.files.iter().any(|f| f.relative_path.starts_with("app/helpers/") && f.definitions.iter().any(|d| !d.methods.is_empty()))
-            || context.controllers.values().any(|(f, i)| f.controllers[*i].macros.iter().any(|m| m.name == "helper_method"))
-    };
     file.helper_calls
         .iter()
         .filter(|call| !context.method_names.contains(&call.name))
@@ -263,7 +256,7 @@ fn undefined_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
             let (name, span) = (&call.name, &call.span);
             let why = if roundhouse::prism_ingest::HELPERS_LEFT_AS_WRITTEN.contains(&name.as_str()) {
                 "its runtime's view helpers do not, nor does the app"
-            } else if !runtime_helpers_reached() {
+            } else if !context.reading.helper_methods {
                 "its runtime has one, but Roundhouse points a template's helper calls at it only in an app whose own helper modules define a method, and this app's define none"
             } else if name == "content_tag" && call.block {
                 return Some(Diagnostic {
@@ -294,10 +287,7 @@ fn undefined_helpers(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> 
 /// views look for the partial under the namespace in Rails).
 fn raising_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let Some(template) = file.template.as_ref() else { return Vec::new() };
-    if file.record_renders.is_empty()
-        || template.logical_path.matches('/').count() != 1
-        || output_collisions(context).contains_key(&file.path)
-    {
+    if file.record_renders.is_empty() || template.logical_path.matches('/').count() != 1 || written_over(file, context) {
         return Vec::new();
     }
     file.record_renders
@@ -313,6 +303,12 @@ fn raising_renders(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
             Some(Diagnostic::finding(rule!("views.render-raises"), *span, message))
         })
         .collect()
+}
+
+/// Whether another template is written to the same file as this one (`views.output-collision`): it
+/// may not be in the tree at all, so nothing is said of what its compiled page does.
+pub(crate) fn written_over(file: &FileFacts, context: &AppContext) -> bool {
+    output_collisions(context).contains_key(&file.path)
 }
 
 /// What to write instead of a helper the compiled app lacks.

@@ -91,6 +91,10 @@ pub struct AppReading {
     /// same name without a superclass reopens in another file it reads. Nothing of their bodies is
     /// compiled, so nothing is said of what it would make of them.
     pub replaced: std::collections::HashSet<String>,
+    /// Whether a module of `app/helpers` defines a method, or a controller declares a
+    /// `helper_method`: only then does the compiler point a template's helper calls at its runtime's
+    /// view helpers (`views.helper-undefined`).
+    pub helper_methods: bool,
 }
 
 impl AppReading {
@@ -141,6 +145,9 @@ impl AppReading {
             }
             superclasses
                 .extend(file.models.iter().map(|m| (m.class_name.as_str(), m.superclass.as_deref().map(|s| s.trim_start_matches("::")))));
+            reading.helper_methods |= (file.relative_path.starts_with("app/helpers/")
+                && file.definitions.iter().any(|d| !d.methods.is_empty()))
+                || file.controllers.iter().any(|c| c.macros.iter().any(|m| m.name == "helper_method"));
             if let Some(config) = file.config.as_ref().filter(|_| file.kind == Some(FileKind::Initializer)) {
                 required.extend(config.requires.iter().map(String::as_str));
                 if file.relative_path.starts_with("config/initializers/") {
@@ -171,14 +178,18 @@ impl AppReading {
         // initializer requires by name (`require "rails_ext/…"`) is read after all.
         reading.lib_ignored.retain(|dir| !required.iter().any(|statement| statement.contains(dir.as_str())));
         // The classes of the files the compiler reads as code: a class of a folder it does not read
-        // (`app/events/`) is no class of the compiled app, and a base to it is a gem's.
-        let classes: std::collections::HashSet<String> = files
-            .iter()
-            .filter(|file| self::reading(file, Some(&reading)).compiles_code())
-            .flat_map(|file| file.outline.namespaces())
-            .filter(|n| n.kind != crate::syntax::outline::NamespaceKind::Module)
-            .map(|n| n.name.clone())
-            .collect();
+        // (`app/events/`) is no class of the compiled app, and a base to it is a gem's. Those written
+        // without a superclass may reopen a model (`replaced`, below).
+        let mut classes = std::collections::HashSet::new();
+        let mut reopened = std::collections::HashSet::new();
+        for file in files.iter().filter(|file| self::reading(file, Some(&reading)).compiles_code()) {
+            for namespace in file.outline.namespaces().into_iter().filter(|n| n.kind != crate::syntax::outline::NamespaceKind::Module) {
+                if namespace.kind == crate::syntax::outline::NamespaceKind::Class && namespace.superclass.is_none() {
+                    reopened.insert(namespace.name.clone());
+                }
+                classes.insert(namespace.name.clone());
+            }
+        }
         reading.classes = classes;
         reading.models = superclasses
             .keys()
@@ -197,13 +208,6 @@ impl AppReading {
                 })
             })
             .map(|name| (*name).to_owned())
-            .collect();
-        let reopened: std::collections::HashSet<String> = files
-            .iter()
-            .filter(|file| self::reading(file, Some(&reading)).compiles_code())
-            .flat_map(|file| file.outline.namespaces())
-            .filter(|n| n.kind == crate::syntax::outline::NamespaceKind::Class && n.superclass.is_none())
-            .map(|n| n.name.clone())
             .collect();
         reading.replaced = reading
             .models

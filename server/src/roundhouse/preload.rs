@@ -1219,7 +1219,7 @@ fn merged(context: &AppContext, bodies: &[(&Body, &str)], known: &Env) -> Env {
 /// named for it. The instance variables every one of them binds the same way (a query: with the
 /// preloads they all have). Worked out for every template at once, once per context
 /// (`AppContext::template_envs`): a controller's env is read once for all its templates.
-pub(crate) struct TemplateEnvs(HashMap<String, Env>);
+pub(crate) struct TemplateEnvs(HashMap<String, Env>, BTreeSet<String>);
 
 pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
     let mut given: HashMap<String, Vec<Env>> = HashMap::new();
@@ -1285,7 +1285,20 @@ pub(crate) fn template_envs(context: &AppContext) -> TemplateEnvs {
             envs.entry(partial).or_insert_with(|| shared(sites));
         }
     }
-    TemplateEnvs(envs)
+    TemplateEnvs(envs, single_record_readers(context))
+}
+
+/// The names the view lowering reads as a single record's reader, whose `present?`/`blank?` it
+/// writes as a `nil?` test (`views.present-check-raises`): every `belongs_to`/`has_one` of the app's
+/// models, and (not knowing their kinds) every association a concern's `included` block declares.
+fn single_record_readers(context: &AppContext) -> BTreeSet<String> {
+    let mut readers: BTreeSet<String> = BTreeSet::new();
+    for (facts, index) in context.models.values() {
+        let model = &facts.models[*index];
+        readers.extend(model.associations.iter().filter(|a| matches!(a.kind.as_str(), "belongs_to" | "has_one")).map(|a| a.name.clone()));
+        readers.extend(associations(context, model).into_iter().filter(|name| !model.associations.iter().any(|a| &a.name == name)));
+    }
+    readers
 }
 
 /// The logical path of the partial `name` a template at `from` renders: `posts/_form` for `"form"`
@@ -1437,22 +1450,12 @@ const NOT_EMPTIABLE: &[&str] =
 /// boolean column read on one. The compiled page raises NoMethodError there whenever it is not nil.
 pub fn predicate_findings(file: &FileFacts, context: &AppContext) -> Vec<Diagnostic> {
     let (Some(preload), Some(template)) = (file.preload.as_ref(), file.template.as_ref()) else { return Vec::new() };
-    // A template written to the same file as another may not be in the tree at all.
-    if preload.bodies.iter().all(|b| b.predicates.is_empty()) || crate::checks::output_collisions(context).contains_key(&file.path) {
+    if preload.bodies.iter().all(|b| b.predicates.is_empty()) || crate::checks::written_over(file, context) {
         return Vec::new();
     }
-    let env = context.template_envs().0.get(&template.logical_path).cloned().unwrap_or_default();
-    let scope = Scope { context, path: &file.relative_path, env: &env, model: None };
-    // The names the compiler reads as a single record's reader (a `nil?` test instead): every
-    // `belongs_to`/`has_one` of the app's models, and (not knowing their kinds) every association a
-    // concern's `included` block declares.
-    let mut references: BTreeSet<String> = BTreeSet::new();
-    for (facts, index) in context.models.values() {
-        let model = &facts.models[*index];
-        references
-            .extend(model.associations.iter().filter(|a| matches!(a.kind.as_str(), "belongs_to" | "has_one")).map(|a| a.name.clone()));
-        references.extend(associations(context, model).into_iter().filter(|name| !model.associations.iter().any(|a| &a.name == name)));
-    }
+    let (envs, empty) = (context.template_envs(), Env::new());
+    let scope = Scope { context, path: &file.relative_path, env: envs.0.get(&template.logical_path).unwrap_or(&empty), model: None };
+    let references = &envs.1;
     let mut out = Vec::new();
     for predicate in preload.bodies.iter().flat_map(|b| &b.predicates) {
         if predicate.name.as_ref().is_some_and(|name| references.contains(name) || name.ends_with("_id")) {

@@ -24,6 +24,9 @@ pub struct TemplateLowering {
 pub struct DroppedStatement {
     /// The whole statement in the template, from its code to the end of its block's `end`.
     pub range: Range<usize>,
+    /// The same statement in the template's program (a HAML line's interpolation is placed in its
+    /// text, which the template's range need not cover).
+    pub program: Range<usize>,
     /// `views.statement-dropped`, on the statement's first line.
     pub finding: Diagnostic,
 }
@@ -32,6 +35,11 @@ impl TemplateLowering {
     /// The dropped statement a template range lies in, if any.
     pub fn dropping(&self, range: Range<usize>) -> Option<&DroppedStatement> {
         self.dropped.iter().find(|d| d.range.start <= range.start && range.end <= d.range.end)
+    }
+
+    /// Whether a range of the template's program lies in a dropped statement.
+    pub fn drops_program(&self, range: Range<usize>) -> bool {
+        self.dropped.iter().any(|d| d.program.start <= range.start && range.end <= d.program.end)
     }
 }
 
@@ -68,7 +76,7 @@ pub(crate) fn of_program(
         let end = if end > start { end } else { line_end };
         let whole_end = on_char(source, compiled.place(statement.end, source)).max(end);
         let finding = statement_dropped(&statement.kind, &source[start..end], line_index.span(start..end));
-        dropped.push(DroppedStatement { range: start..whole_end, finding });
+        dropped.push(DroppedStatement { range: start..whole_end, program: statement.start..statement.end, finding });
     }
     TemplateLowering { dropped }
 }

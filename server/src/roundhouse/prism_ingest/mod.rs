@@ -288,9 +288,9 @@ pub fn judge_compiled(
     // Each statement its lowering drops, on its first line.
     let helper_calls = if unparsed { Vec::new() } else { helper_calls(compiled, &program, source, line_index, &lowering) };
     if !unparsed {
-        out.extend(forms_without_url(compiled, &program, source, line_index));
+        out.extend(forms_without_url(compiled, &program, source, line_index, &lowering));
     }
-    let record_renders = if unparsed { Vec::new() } else { record_renders(compiled, &program, source, line_index) };
+    let record_renders = if unparsed { Vec::new() } else { record_renders(compiled, &program, source, line_index, &lowering) };
     out.extend(lowering.dropped.into_iter().map(|d| d.finding));
     // Each line where Prism finds the program broken: the compile stops at the template.
     let mut lines_seen: Vec<usize> = Vec::new();
@@ -592,9 +592,8 @@ fn helper_calls(
     }
     let mut calls = Calls(Vec::new(), 0);
     ruby_prism::Visit::visit(&mut calls, &program.as_node());
-    // The statements the lowering drops, judged on the program (a HAML line's interpolation is
-    // placed in its text, which the template's ranges of them need not cover) and on the template.
-    kept_on_first_line(calls.0, program, compiled, source)
+    // The statements the lowering drops, judged on the program and on the template.
+    kept_on_first_line(calls.0, lowering, compiled, source)
         .into_iter()
         .filter(|(_, start, end)| lowering.dropping(*start..*end).is_none() && end > start)
         .map(|((name, block), start, end)| HelperCall { name, span: line_index.span(start..end), block })
@@ -616,14 +615,13 @@ pub(crate) fn output_code<'pr>(write: &ruby_prism::LocalVariableWriteNode<'pr>) 
 /// its first line in the template.
 fn kept_on_first_line<T>(
     found: Vec<(T, usize, usize)>,
-    program: &ruby_prism::ProgramNode<'_>,
+    lowering: &super::template_lowering::TemplateLowering,
     compiled: &erb::Compiled,
     source: &str,
 ) -> Vec<(T, usize, usize)> {
-    let dropped = template_walk::dropped(program);
     found
         .into_iter()
-        .filter(|(_, start, end)| !dropped.iter().any(|d| d.start <= *start && *end <= d.end))
+        .filter(|(_, start, end)| !lowering.drops_program(*start..*end))
         .map(|(value, start, end)| {
             let (start, end) = on_first_template_line(compiled, source, start, end);
             (value, start, end.max(start))
@@ -642,6 +640,7 @@ fn record_renders(
     program: &ruby_prism::ProgramNode<'_>,
     source: &str,
     line_index: &LineIndex,
+    lowering: &super::template_lowering::TemplateLowering,
 ) -> Vec<(Option<String>, crate::syntax::Span)> {
     struct Renders(Vec<(Option<String>, usize, usize)>);
     impl<'pr> ruby_prism::Visit<'pr> for Renders {
@@ -710,7 +709,7 @@ fn record_renders(
     }
     let mut renders = Renders(Vec::new());
     ruby_prism::Visit::visit(&mut renders, &program.as_node());
-    kept_on_first_line(renders.0, program, compiled, source)
+    kept_on_first_line(renders.0, lowering, compiled, source)
         .into_iter()
         .map(|(partial, start, end)| (partial, line_index.span(start..end)))
         .collect()
@@ -724,6 +723,7 @@ fn forms_without_url(
     program: &ruby_prism::ProgramNode<'_>,
     source: &str,
     line_index: &LineIndex,
+    lowering: &super::template_lowering::TemplateLowering,
 ) -> Vec<Diagnostic> {
     struct Forms(Vec<(usize, usize)>);
     impl<'pr> ruby_prism::Visit<'pr> for Forms {
@@ -738,7 +738,7 @@ fn forms_without_url(
     }
     let mut forms = Forms(Vec::new());
     ruby_prism::Visit::visit(&mut forms, &program.as_node());
-    kept_on_first_line(forms.0.into_iter().map(|(start, end)| ((), start, end)).collect(), program, compiled, source)
+    kept_on_first_line(forms.0.into_iter().map(|(start, end)| ((), start, end)).collect(), lowering, compiled, source)
         .into_iter()
         .map(|((), start, end)| {
             Diagnostic {
